@@ -1,0 +1,1 @@
+"""The targi-sim command line (installed as `targi_sim.cli`)."""

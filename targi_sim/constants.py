@@ -1,0 +1,129 @@
+"""Integer codes shared by the data loaders and the compiled engine.
+
+The engine works on flat integer arrays, so every enumerated concept (resource,
+border-card kind, ability kind, rule setting, decision type) is an int constant
+defined once here. numba treats module-level ints as compile-time constants.
+"""
+
+# --- resources -------------------------------------------------------------
+SALT = 0
+PEPPER = 1
+DATES = 2
+GOLD = 3
+VP = 4
+N_GOODS = 3  # salt, pepper, dates: the three "goods"; gold is not a good
+RESOURCE_NAMES = ("salt", "pepper", "dates", "gold", "vp")
+
+# --- tribe symbols -----------------------------------------------------------
+N_SYMBOLS = 5
+SYMBOL_NAMES = ("Targia", "Camel Rider", "Camp", "Well", "Oasis")
+
+# --- deck sizes ------------------------------------------------------------
+N_BORDER = 16
+MAX_TRIBE = 64  # engine buffers; the base deck has 45
+MAX_GOODS_CARDS = 64  # the base deck has 19
+N_CELLS = 9
+DISPLAY_ROWS = 3
+DISPLAY_COLS = 4
+DISPLAY_SLOTS = DISPLAY_ROWS * DISPLAY_COLS
+
+# --- border-card kinds -----------------------------------------------------
+BK_RAID = 0
+BK_GAIN = 1
+BK_EXCHANGE = 2
+BK_NOBLE = 3
+BK_FATA_MORGANA = 4
+BK_DRAW_GOODS = 5
+BK_DRAW_TRIBE = 6
+BORDER_KIND_NAMES = (
+    "raid", "gain", "exchange", "noble", "fata_morgana", "draw_goods", "draw_tribe",
+)
+
+# --- trade table (exchange border cards) -------------------------------------
+# give: what the player hands over
+TG_SAME_GOOD = 0   # `amount` goods all of one kind (player picks the kind)
+TG_GOLD = 1        # `amount` gold
+TG_SALT = 2        # `amount` of a named good
+TG_PEPPER = 3
+TG_DATES = 4
+TRADE_GIVE_NAMES = ("same_good", "gold", "salt", "pepper", "dates")
+# get: what the player receives
+TR_GOLD = 0
+TR_VP = 1
+TR_OTHER_GOOD = 2  # goods of a kind different from the one given (player picks)
+TR_ANY_GOOD = 3    # goods of any kind (player picks)
+TR_SALT = 4
+TR_PEPPER = 5
+TR_DATES = 6
+TRADE_GET_NAMES = ("gold", "vp", "other_good", "any_good", "salt", "pepper", "dates")
+
+# --- tribe-card abilities ----------------------------------------------------
+# Parameters live in tribe_ab_params[card, 0..5]; meaning per kind:
+AB_NONE = 0
+AB_IMMEDIATE = 1     # on placement gain p0 salt, p1 pepper, p2 dates, p3 gold, p4 vp
+AB_INCOME = 2        # each round end (before limits) gain p0..p4 as above
+AB_RAID_IMMUNITY = 3  # p0 = raid number 1..4 it protects from, 0 = all raids
+AB_DISCOUNT = 4      # later tribe cards cost p1 less of resource p0 (0..3); p2 symbol or -1
+AB_SET_VP = 5        # end game: p2 VP per complete set of p1 displayed cards of symbol p0
+AB_POSITION_VP = 6   # end game: p0 VP per displayed card of symbol p2 (-1 any) in column p1
+AB_PLAY_HAND = 7     # on placement: may play the hand card (paying its cost) without the Noble
+AB_MOVE_TWO = 8      # on placement: may swap two cards of the display (no gaps can appear)
+ABILITY_NAMES = (
+    "none", "immediate", "income", "raid_immunity", "discount",
+    "set_vp", "position_vp", "play_hand", "move_two",
+)
+N_AB_PARAMS = 6
+
+# --- rule settings (index into the int32 rules vector) -----------------------
+RL_RAID_UNPAID = 0        # 0 opponent gains RL_RAID_UNPAID_VP, 1 opponent gains the raid's VP cost, 2 nothing
+RL_RAID_UNPAID_VP = 1
+RL_NO_LEGAL_PLACEMENT = 2  # 0 the Targi stays unplaced, 1 the facing restriction is lifted for it
+RL_RAID4_END = 3          # 0 game ends immediately after the raid, 1 the round is played, then it ends
+RL_TIEBREAK = 4           # 0 gold then goods, 1 gold only, 2 goods + gold combined
+RL_MAX_GOODS = 5
+RL_MAX_GOLD = 6
+RL_START_SALT = 7
+RL_START_PEPPER = 8
+RL_START_DATES = 9
+RL_START_GOLD = 10
+RL_START_VP = 11
+RL_ROW_SAME_BONUS = 12
+RL_ROW_DIFF_BONUS = 13
+RL_FULL_DISPLAY = 14      # 0 a 12-card display sends further cards to hand or discard, 1 discard only
+RL_HAND_LIMIT = 15
+N_RULES = 16
+
+# --- strategy kinds (compiled policies) --------------------------------------
+SK_RANDOM = 0
+N_STRAT_PARAMS = 64
+
+# --- decision types (what a strategy is asked) --------------------------------
+DT_PLACE = 0          # option: border index 0..15
+DT_ACTION = 1         # option: action slot 0..2 Targis, 3..4 markers
+DT_CENTRAL_GOODS = 2  # option: 0 leave, 1 take
+DT_CHOOSE_GOOD = 3    # option: good kind 0..2
+DT_TRIBE = 4          # option: OPT_* code for an acquired tribe card (see engine.acquire)
+DT_TRADE = 5          # option: -1 stop, else encoded trade
+DT_FATA_MORGANA = 6   # option: -1 skip, else marker*16 + cell
+DT_RAID_MODE = 7      # option: 0 pay goods/gold, 1 pay VP
+DT_RAID_GOOD = 8      # option: good kind to give up (one unit at a time)
+DT_DISCARD_GOOD = 9   # option: good kind to discard at round end (one at a time)
+DT_NOBLE = 10         # option: 0 skip, 1 play hand card, 2 discard hand card
+DT_TRIBAL_EXPANSION = 11  # option: 0 skip, 1 draw
+DT_CENTRAL_TRIBE = 12     # option: 0 leave, 1 take
+DT_ABILITY = 13       # option: ability-specific (0 = decline)
+DECISION_NAMES = (
+    "place", "action", "central_goods", "choose_good", "tribe", "trade",
+    "fata_morgana", "raid_mode", "raid_good", "discard_good", "noble",
+    "tribal_expansion", "central_tribe", "ability",
+)
+
+# --- outcomes ----------------------------------------------------------------
+END_DISPLAY_FULL = 0
+END_FINAL_RAID = 1
+END_REASON_NAMES = ("display_full", "final_raid")
+TB_NONE = 0
+TB_GOLD = 1
+TB_GOODS = 2
+TB_DRAW = 3
+TIEBREAK_NAMES = ("none", "gold", "goods", "draw")
