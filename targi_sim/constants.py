@@ -102,20 +102,19 @@ DT_PLACE = 0          # option: border index 0..15
 DT_ACTION = 1         # option: action slot 0..2 Targis, 3..4 markers
 DT_CENTRAL_GOODS = 2  # option: 0 leave, 1 take
 DT_CHOOSE_GOOD = 3    # option: good kind 0..2
-DT_TRIBE = 4          # option: OPT_* code for an acquired tribe card (see engine.acquire)
+DT_TRIBE = 4          # option: OPT_* code for a tribe card (see engine.acquire); a centre
+                      # card's "leave it" is one of these options
 DT_TRADE = 5          # option: -1 stop, else encoded trade
 DT_FATA_MORGANA = 6   # option: -1 skip, else marker*16 + cell
 DT_RAID_MODE = 7      # option: 0 pay goods/gold, 1 pay VP
 DT_RAID_GOOD = 8      # option: good kind to give up (one unit at a time)
 DT_DISCARD_GOOD = 9   # option: good kind to discard at round end (one at a time)
-DT_NOBLE = 10         # option: 0 skip, 1 play hand card, 2 discard hand card
-DT_TRIBAL_EXPANSION = 11  # option: 0 skip, 1 draw
-DT_CENTRAL_TRIBE = 12     # option: 0 leave, 1 take
-DT_ABILITY = 13       # option: ability-specific (0 = decline)
+DT_TRIBAL_EXPANSION = 10  # option: 0 skip, 1 draw the top tribe card
+DT_ABILITY = 11       # option: ability-specific (0 = decline)
 DECISION_NAMES = (
     "place", "action", "central_goods", "choose_good", "tribe", "trade",
-    "fata_morgana", "raid_mode", "raid_good", "discard_good", "noble",
-    "tribal_expansion", "central_tribe", "ability",
+    "fata_morgana", "raid_mode", "raid_good", "discard_good",
+    "tribal_expansion", "ability",
 )
 
 # --- outcomes ----------------------------------------------------------------

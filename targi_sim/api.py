@@ -1,0 +1,150 @@
+"""The public way to play games: one game with its full record, or a seeded batch."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import polars as pl
+
+from .deck import Deck, load_deck
+from .engine import layout as lay
+from .engine.batch import play_batch
+from .engine.buffers import make_logs
+from .engine.records import G_SIZE, LC_SIZE
+from .gamestate import GameState
+from .record import GameRecord, game_record, games_frame, log_frames
+from .rules import Rules, load_rules
+from .strategy import Strategy, strategy_matrix
+
+StrategySpec = str | Strategy
+MAX_TRACE_ROWS = 50_000
+
+
+def _load(deck: str | Deck, rules: str | Rules) -> tuple[Deck, Rules]:
+    d = deck if isinstance(deck, Deck) else load_deck(deck)
+    r = rules if isinstance(rules, Rules) else load_rules(rules)
+    return d, r
+
+
+def pair_seed(run_seed: int, pair_id: int) -> int:
+    """The game seed of a seat-swapped pair: run seed in the high half, pair in the low."""
+    if not 0 <= run_seed < 2**31:
+        raise ValueError(f"run seed must be in 0..{2**31 - 1}, got {run_seed}")
+    if not 0 <= pair_id < 2**32:
+        raise ValueError(f"pair id must be in 0..{2**32 - 1}, got {pair_id}")
+    return (run_seed << 32) | pair_id
+
+
+def play_game(
+    seed: int,
+    strategies: Sequence[StrategySpec] = ("random", "random"),
+    *,
+    deck: str | Deck = "base",
+    rules: str | Rules = "default",
+    first_player: int = 0,
+    game_id: int = 0,
+) -> GameRecord:
+    """Play one game and return its full record, including the decision trace.
+
+    A game is a pure function of (seed, strategies, deck, rules, first_player).
+    """
+    if first_player not in (0, 1):
+        raise ValueError("first_player must be 0 or 1")
+    d, r = _load(deck, rules)
+    SP, names = strategy_matrix(strategies)
+    state = GameState(np.zeros(lay.S_SIZE, dtype=np.int64), d, r)
+    L = make_logs(1, exact=True, trace_rows=MAX_TRACE_ROWS)
+    G = np.zeros((1, G_SIZE), dtype=np.int64)
+    seeds = np.array([seed], dtype=np.int64)
+    play_batch(state.D, state.R, SP, seeds, np.array([first_player]), np.array([game_id]),
+               G, L, 0, state.S)
+    return game_record(seed, names, G[0], L, state)
+
+
+@dataclass
+class BatchResult:
+    """Tables of a batch of games: `games` plus the per-round logs."""
+
+    games: pl.DataFrame
+    tables: dict[str, pl.DataFrame]
+    strategies: tuple[str, str]
+
+
+def game_plan(n_games: int, seed: int, paired: bool = True, start: int = 0) -> tuple:
+    """(seeds, first players, game ids) for games start..start+n-1 of a run.
+
+    Paired games share a seed and swap the first player, so seat advantage and
+    strategy strength can be told apart.
+    """
+    ids = np.arange(start, start + n_games, dtype=np.int64)
+    pairs = ids // 2 if paired else ids
+    seeds = np.array([pair_seed(seed, int(k)) for k in pairs], dtype=np.int64)
+    first = (ids % 2) if paired else np.zeros(n_games, dtype=np.int64)
+    return seeds, first.astype(np.int64), ids
+
+
+def run_batch(
+    D: np.ndarray,
+    R: np.ndarray,
+    SP: np.ndarray,
+    seeds: np.ndarray,
+    first: np.ndarray,
+    ids: np.ndarray,
+    *,
+    logs: bool = True,
+    on_flush: Callable[[tuple, int, int], None] | None = None,
+) -> tuple[np.ndarray, list[dict[str, pl.DataFrame]]]:
+    """Play every game of the plan; returns the results array and the log frames.
+
+    The logs are sized for typical games; when they fill, the batch stops
+    before the next game, the logs are flushed and play resumes.
+    """
+    n = len(seeds)
+    G = np.zeros((n, G_SIZE), dtype=np.int64)
+    L = make_logs(n if logs else 0)
+    S = np.zeros(lay.S_SIZE, dtype=np.int64)
+    frames: list[dict[str, pl.DataFrame]] = []
+    done = 0
+    while done < n:
+        nxt = play_batch(D, R, SP, seeds, first, ids, G, L, done, S)
+        if logs:
+            frames.append(log_frames(L))
+        if on_flush is not None:
+            on_flush(L, done, nxt)
+        L[5][:] = 0
+        done = nxt
+    return G, frames
+
+
+def play_games(
+    n_games: int,
+    *,
+    seed: int = 0,
+    strategies: Sequence[StrategySpec] = ("random", "random"),
+    deck: str | Deck = "base",
+    rules: str | Rules = "default",
+    paired: bool = True,
+    logs: bool = True,
+) -> BatchResult:
+    """Play n seeded games inside compiled code (seat-swapped pairs by default)."""
+    if n_games < 1:
+        raise ValueError("n_games must be at least 1")
+    d, r = _load(deck, rules)
+    D = lay.pack_deck(d)
+    R = r.vector.astype(np.int64)
+    SP, names = strategy_matrix(strategies)
+    seeds, first, ids = game_plan(n_games, seed, paired)
+    G, frames = run_batch(D, R, SP, seeds, first, ids, logs=logs)
+    games = games_frame(G).with_columns(
+        pl.Series("seed", seeds), pl.lit(names[0]).alias("p0_strategy"),
+        pl.lit(names[1]).alias("p1_strategy"),
+    )
+    tables = {}
+    if frames:
+        tables = {k: pl.concat([f[k] for f in frames]) for k in frames[0]}
+    return BatchResult(games=games, tables=tables, strategies=names)
+
+
+__all__ = ["play_game", "play_games", "game_plan", "pair_seed", "BatchResult", "LC_SIZE"]

@@ -1,0 +1,261 @@
+"""Acquiring tribe cards (RULES.md §6.6-7): pay and place, keep in hand, discard.
+
+Also the on-placement abilities (immediate tokens, play the hand card, swap two
+display cards) and cost discounts.
+"""
+
+from ..constants import (
+    AB_DISCOUNT,
+    AB_IMMEDIATE,
+    AB_MOVE_TWO,
+    AB_PLAY_HAND,
+    DISPLAY_COLS,
+    DISPLAY_ROWS,
+    DISPLAY_SLOTS,
+    DT_ABILITY,
+    DT_TRIBE,
+    GOLD,
+    RL_FULL_DISPLAY,
+    RL_HAND_LIMIT,
+)
+from .ask import ask
+from .jit import jit
+from .layout import (
+    P_ACQ_ROUND,
+    P_DISPLAY,
+    P_DISPLAY_N,
+    P_HAND,
+    P_RES,
+    S_END_AFTER_ROUND,
+    S_ROUND,
+    TC_ABILITY,
+    TC_ALT,
+    TC_COST,
+    TC_HAS_ALT,
+    TC_PARAMS,
+    TC_SYMBOL,
+)
+from .records import (
+    LC_ACQ,
+    OUT_DISCARDED,
+    OUT_KEPT,
+    OUT_LEFT,
+    OUT_PLAYED,
+    RA_CARD,
+    RA_COL,
+    RA_OUTCOME,
+    RA_PLAYER,
+    RA_ROUND,
+    RA_ROW,
+    RA_SOURCE,
+    SRC_HAND,
+    log_row,
+)
+from .state import add_res, discard_tribe, pbase, res, tribe
+
+# DT_TRIBE option codes
+OPT_LEAVE = 0     # leave the card where it is (centre: stays; hand: stays in hand)
+OPT_DISCARD = 1
+OPT_KEEP = 2
+OPT_PLAY = 3      # + alt * 3 + row
+
+# what may be done with the card, by where it comes from
+MODE_CENTRE = 0     # leave, discard, keep, play
+MODE_EXPANSION = 1  # discard, keep, play
+MODE_NOBLE = 2      # leave (stays in hand), discard, play
+MODE_ABILITY = 3    # leave (stays in hand), play
+
+
+@jit
+def effective_cost(S, D, p, c, alt):
+    """(salt, pepper, dates, gold) cost of card c, alternative `alt`, after discounts."""
+    base = TC_ALT if alt == 1 else TC_COST
+    cs = tribe(D, c, base)
+    cp = tribe(D, c, base + 1)
+    cd = tribe(D, c, base + 2)
+    cg = tribe(D, c, base + 3)
+    o = pbase(p) + P_DISPLAY
+    sym = tribe(D, c, TC_SYMBOL)
+    for slot in range(DISPLAY_SLOTS):
+        d = S[o + slot]
+        if d >= 0 and tribe(D, d, TC_ABILITY) == AB_DISCOUNT:
+            want = tribe(D, d, TC_PARAMS + 2)
+            if want < 0 or want == sym:
+                r = tribe(D, d, TC_PARAMS)
+                cut = tribe(D, d, TC_PARAMS + 1)
+                if r == 0:
+                    cs = max(0, cs - cut)
+                elif r == 1:
+                    cp = max(0, cp - cut)
+                elif r == 2:
+                    cd = max(0, cd - cut)
+                else:
+                    cg = max(0, cg - cut)
+    return cs, cp, cd, cg
+
+
+@jit
+def can_pay(S, p, cost):
+    return (
+        res(S, p, 0) >= cost[0]
+        and res(S, p, 1) >= cost[1]
+        and res(S, p, 2) >= cost[2]
+        and res(S, p, 3) >= cost[3]
+    )
+
+
+@jit
+def row_length(S, p, row):
+    o = pbase(p) + P_DISPLAY + row * DISPLAY_COLS
+    n = 0
+    for col in range(DISPLAY_COLS):
+        if S[o + col] >= 0:
+            n += 1
+    return n
+
+
+@jit
+def log_acquisition(S, L, p, c, source, outcome, row, col):
+    LA = L[1]
+    i = log_row(LA, L[5], LC_ACQ)
+    if i >= 0:
+        LA[i, RA_ROUND] = S[S_ROUND]
+        LA[i, RA_PLAYER] = p
+        LA[i, RA_CARD] = c
+        LA[i, RA_SOURCE] = source
+        LA[i, RA_OUTCOME] = outcome
+        LA[i, RA_ROW] = row
+        LA[i, RA_COL] = col
+
+
+@jit
+def tribe_options(S, D, R, p, c, mode, O):
+    """Fill O with the legal DT_TRIBE codes for card c; returns their count."""
+    n = 0
+    if mode == MODE_CENTRE or mode == MODE_NOBLE or mode == MODE_ABILITY:
+        O[n] = OPT_LEAVE
+        n += 1
+    if mode != MODE_ABILITY:
+        O[n] = OPT_DISCARD
+        n += 1
+    full = S[pbase(p) + P_DISPLAY_N] >= DISPLAY_SLOTS
+    if (
+        (mode == MODE_CENTRE or mode == MODE_EXPANSION)
+        and S[pbase(p) + P_HAND] < 0
+        and R[RL_HAND_LIMIT] >= 1
+        and not (full and R[RL_FULL_DISPLAY] == 1)
+    ):
+        O[n] = OPT_KEEP
+        n += 1
+    if not full:
+        n_alt = 2 if tribe(D, c, TC_HAS_ALT) == 1 else 1
+        for alt in range(n_alt):
+            if can_pay(S, p, effective_cost(S, D, p, c, alt)):
+                for row in range(DISPLAY_ROWS):
+                    if row_length(S, p, row) < DISPLAY_COLS:
+                        O[n] = OPT_PLAY + alt * 3 + row
+                        n += 1
+    return n
+
+
+@jit
+def place_card(S, D, p, c, row):
+    """Put card c in the leftmost free slot of `row`; returns the column."""
+    col = row_length(S, p, row)
+    S[pbase(p) + P_DISPLAY + row * DISPLAY_COLS + col] = c
+    S[pbase(p) + P_DISPLAY_N] += 1
+    if S[pbase(p) + P_DISPLAY_N] >= DISPLAY_SLOTS:
+        S[S_END_AFTER_ROUND] = 1
+    return col
+
+
+@jit
+def swap_options(S, p, O):
+    """DT_ABILITY options for a 'move two cards' ability: 0 declines, 1 + a*12 + b swaps."""
+    O[0] = 0
+    n = 1
+    o = pbase(p) + P_DISPLAY
+    for a in range(DISPLAY_SLOTS):
+        if S[o + a] < 0:
+            continue
+        for b in range(a + 1, DISPLAY_SLOTS):
+            if S[o + b] >= 0:
+                O[n] = 1 + a * DISPLAY_SLOTS + b
+                n += 1
+    return n
+
+
+@jit
+def on_placement(S, D, R, SP, L, p, c, O):
+    """Immediate and move-two abilities of a card just placed."""
+    kind = tribe(D, c, TC_ABILITY)
+    if kind == AB_IMMEDIATE:
+        for r in range(5):
+            add_res(S, p, r, tribe(D, c, TC_PARAMS + r))
+    elif kind == AB_MOVE_TWO:
+        n = swap_options(S, p, O)
+        v = ask(S, D, R, SP, L, p, DT_ABILITY, O, n, c)
+        if v > 0:
+            a = (v - 1) // DISPLAY_SLOTS
+            b = (v - 1) % DISPLAY_SLOTS
+            o = pbase(p) + P_DISPLAY
+            t = S[o + a]
+            S[o + a] = S[o + b]
+            S[o + b] = t
+
+
+@jit
+def acquire(S, D, R, SP, L, p, c, source, mode, O):
+    """Resolve one acquired tribe card; returns the OUT_* outcome of that card.
+
+    A card with the play-hand ability lets the player play the hand card at
+    once; that chain is followed here iteratively (at most one hand card).
+    """
+    first_outcome = OUT_LEFT
+    first = True
+    while True:
+        n = tribe_options(S, D, R, p, c, mode, O)
+        v = ask(S, D, R, SP, L, p, DT_TRIBE, O, n, c)
+        outcome = OUT_LEFT
+        from_hand = mode == MODE_NOBLE or mode == MODE_ABILITY
+        if v == OPT_DISCARD:
+            discard_tribe(S, c)
+            outcome = OUT_DISCARDED
+            log_acquisition(S, L, p, c, source, outcome, -1, -1)
+            if from_hand:
+                S[pbase(p) + P_HAND] = -1
+        elif v == OPT_KEEP:
+            S[pbase(p) + P_HAND] = c
+            outcome = OUT_KEPT
+            S[pbase(p) + P_ACQ_ROUND] += 1
+            log_acquisition(S, L, p, c, source, outcome, -1, -1)
+        elif v >= OPT_PLAY:
+            alt = (v - OPT_PLAY) // 3
+            row = (v - OPT_PLAY) % 3
+            cost = effective_cost(S, D, p, c, alt)
+            for r in range(4):
+                S[pbase(p) + P_RES + r] -= cost[r]
+            if from_hand:
+                S[pbase(p) + P_HAND] = -1
+            col = place_card(S, D, p, c, row)
+            outcome = OUT_PLAYED
+            if not from_hand:
+                S[pbase(p) + P_ACQ_ROUND] += 1
+            log_acquisition(S, L, p, c, source, outcome, row, col)
+            on_placement(S, D, R, SP, L, p, c, O)
+        if first:
+            first_outcome = outcome
+            first = False
+        if (
+            outcome == OUT_PLAYED
+            and tribe(D, c, TC_ABILITY) == AB_PLAY_HAND
+            and S[pbase(p) + P_HAND] >= 0
+        ):
+            c = S[pbase(p) + P_HAND]
+            source = SRC_HAND
+            mode = MODE_ABILITY
+            continue
+        return first_outcome
+
+
+__all__ = ["GOLD"]

@@ -1,0 +1,254 @@
+"""Resolving one Targi or tribe marker (RULES.md §3, §6.5): border cards and centre cells."""
+
+from ..constants import (
+    BK_DRAW_GOODS,
+    BK_DRAW_TRIBE,
+    BK_EXCHANGE,
+    BK_FATA_MORGANA,
+    BK_GAIN,
+    BK_NOBLE,
+    DT_CENTRAL_GOODS,
+    DT_CHOOSE_GOOD,
+    DT_FATA_MORGANA,
+    DT_TRADE,
+    DT_TRIBAL_EXPANSION,
+    GOLD,
+    N_CELLS,
+    N_GOODS,
+    TG_GOLD,
+    TG_SALT,
+    TG_SAME_GOOD,
+    TR_ANY_GOOD,
+    TR_GOLD,
+    TR_OTHER_GOOD,
+    TR_SALT,
+    TR_VP,
+    VP,
+)
+from .acquire import MODE_CENTRE, MODE_EXPANSION, MODE_NOBLE, OUT_LEFT, acquire
+from .ask import ask
+from .jit import jit
+from .layout import (
+    BD_AMOUNT,
+    BD_GAIN,
+    BD_KIND,
+    BD_TRADE_HI,
+    BD_TRADE_LO,
+    CELL_EMPTY,
+    CELL_GOODS,
+    CELL_TRIBE,
+    D_TRADES,
+    P_DONE,
+    P_HAND,
+    P_MARKER,
+    P_TARGI,
+    S_CELL_CARD,
+    S_CELL_MARKER,
+    S_CELL_TYPE,
+    S_CELL_UP,
+    TD_GET,
+    TD_GET_AMT,
+    TD_GIVE,
+    TD_GIVE_AMT,
+    TD_SIZE,
+)
+from .records import SRC_CENTRE, SRC_EXPANSION, SRC_HAND
+from .state import (
+    add_res,
+    border,
+    discard_goods,
+    draw_goods,
+    draw_tribe,
+    goods_card,
+    pbase,
+    res,
+)
+
+MAX_TRADES_PER_ACTION = 64
+
+
+@jit
+def receive_goods_card(S, D, R, SP, L, p, g, O):
+    """Take what goods card g shows; a 'good of your choice' asks which good."""
+    for r in range(5):
+        add_res(S, p, r, goods_card(D, g, r))
+    for _ in range(goods_card(D, g, 5)):
+        for k in range(N_GOODS):
+            O[k] = k
+        k = ask(S, D, R, SP, L, p, DT_CHOOSE_GOOD, O, N_GOODS, g)
+        add_res(S, p, k, 1)
+
+
+@jit
+def _received_kinds(get, given, out):
+    """Resource indices a trade with `get` may pay out, given the resource `given`."""
+    n = 0
+    if get == TR_GOLD:
+        out[0] = GOLD
+        n = 1
+    elif get == TR_VP:
+        out[0] = VP
+        n = 1
+    elif get == TR_OTHER_GOOD or get == TR_ANY_GOOD:
+        for k in range(N_GOODS):
+            if get == TR_ANY_GOOD or k != given:
+                out[n] = k
+                n += 1
+    else:
+        out[0] = get - TR_SALT
+        n = 1
+    return n
+
+
+@jit
+def trade_options(S, D, p, b, O):
+    """O[0] = -1 (stop) then every affordable trade, coded t*64 + given*8 + received."""
+    O[0] = -1
+    n = 1
+    kinds = O[200:208]
+    for t in range(border(D, b, BD_TRADE_LO), border(D, b, BD_TRADE_HI)):
+        o = D_TRADES + t * TD_SIZE
+        give = D[o + TD_GIVE]
+        amount = D[o + TD_GIVE_AMT]
+        for given in range(4):
+            if give == TG_SAME_GOOD:
+                if given == GOLD:
+                    continue
+            elif give == TG_GOLD:
+                if given != GOLD:
+                    continue
+            elif given != give - TG_SALT:
+                continue
+            if res(S, p, given) < amount:
+                continue
+            m = _received_kinds(D[o + TD_GET], given, kinds)
+            for i in range(m):
+                O[n] = t * 64 + given * 8 + kinds[i]
+                n += 1
+    return n
+
+
+@jit
+def resolve_exchange(S, D, R, SP, L, p, b, O):
+    """Merchant / Silversmith: any number of trades until the player stops."""
+    for _ in range(MAX_TRADES_PER_ACTION):
+        n = trade_options(S, D, p, b, O)
+        if n == 1:
+            return
+        v = ask(S, D, R, SP, L, p, DT_TRADE, O, n, b)
+        if v < 0:
+            return
+        t = v // 64
+        given = (v // 8) % 8
+        got = v % 8
+        o = D_TRADES + t * TD_SIZE
+        add_res(S, p, given, -D[o + TD_GIVE_AMT])
+        add_res(S, p, got, D[o + TD_GET_AMT])
+
+
+@jit
+def resolve_fata_morgana(S, D, R, SP, L, p, O):
+    """Move one unresolved own marker to a face-up card holding no marker (or skip)."""
+    O[0] = -1
+    n = 1
+    pb = pbase(p)
+    for m in range(2):
+        if S[pb + P_MARKER + m] < 0 or S[pb + P_DONE + 3 + m] == 1:
+            continue
+        for cell in range(N_CELLS):
+            if (
+                S[S_CELL_MARKER + cell] < 0
+                and S[S_CELL_UP + cell] == 1
+                and S[S_CELL_TYPE + cell] != CELL_EMPTY
+            ):
+                O[n] = m * 16 + cell
+                n += 1
+    v = ask(S, D, R, SP, L, p, DT_FATA_MORGANA, O, n, 0)
+    if v < 0:
+        return
+    m = v // 16
+    cell = v % 16
+    S[S_CELL_MARKER + S[pb + P_MARKER + m]] = -1
+    S[S_CELL_MARKER + cell] = p
+    S[pb + P_MARKER + m] = cell
+
+
+@jit
+def resolve_noble(S, D, R, SP, L, p, O):
+    """Play the hand card paying its cost, discard it, or leave it in hand."""
+    c = S[pbase(p) + P_HAND]
+    if c < 0:
+        return
+    acquire(S, D, R, SP, L, p, c, SRC_HAND, MODE_NOBLE, O)
+
+
+@jit
+def resolve_border(S, D, R, SP, L, p, b, O):
+    kind = border(D, b, BD_KIND)
+    if kind == BK_GAIN:
+        for r in range(5):
+            add_res(S, p, r, border(D, b, BD_GAIN + r))
+    elif kind == BK_EXCHANGE:
+        resolve_exchange(S, D, R, SP, L, p, b, O)
+    elif kind == BK_NOBLE:
+        resolve_noble(S, D, R, SP, L, p, O)
+    elif kind == BK_FATA_MORGANA:
+        resolve_fata_morgana(S, D, R, SP, L, p, O)
+    elif kind == BK_DRAW_GOODS:
+        for _ in range(border(D, b, BD_AMOUNT)):
+            g = draw_goods(S)
+            if g < 0:
+                break
+            receive_goods_card(S, D, R, SP, L, p, g, O)
+            discard_goods(S, g)
+    elif kind == BK_DRAW_TRIBE:
+        for _ in range(border(D, b, BD_AMOUNT)):
+            O[0] = 0
+            O[1] = 1
+            if ask(S, D, R, SP, L, p, DT_TRIBAL_EXPANSION, O, 2, b) == 0:
+                break
+            c = draw_tribe(S)
+            if c < 0:
+                break
+            acquire(S, D, R, SP, L, p, c, SRC_EXPANSION, MODE_EXPANSION, O)
+
+
+@jit
+def resolve_cell(S, D, R, SP, L, p, cell, O):
+    """A tribe marker's card: take the goods or acquire the tribe card, or leave it."""
+    kind = S[S_CELL_TYPE + cell]
+    if kind == CELL_EMPTY or S[S_CELL_UP + cell] == 0:
+        return
+    card = S[S_CELL_CARD + cell]
+    O[0] = 0
+    O[1] = 1
+    if kind == CELL_GOODS:
+        if ask(S, D, R, SP, L, p, DT_CENTRAL_GOODS, O, 2, card) == 0:
+            return
+        receive_goods_card(S, D, R, SP, L, p, card, O)
+        discard_goods(S, card)
+        new = draw_tribe(S)
+        S[S_CELL_CARD + cell] = new
+        S[S_CELL_TYPE + cell] = CELL_TRIBE if new >= 0 else CELL_EMPTY
+        S[S_CELL_UP + cell] = 0
+    elif kind == CELL_TRIBE:
+        if acquire(S, D, R, SP, L, p, card, SRC_CENTRE, MODE_CENTRE, O) == OUT_LEFT:
+            return
+        new = draw_goods(S)
+        S[S_CELL_CARD + cell] = new
+        S[S_CELL_TYPE + cell] = CELL_GOODS if new >= 0 else CELL_EMPTY
+        S[S_CELL_UP + cell] = 0
+
+
+@jit
+def resolve_slot(S, D, R, SP, L, p, slot, O):
+    """Action slot 0..2 is a Targi, 3..4 a tribe marker."""
+    pb = pbase(p)
+    S[pb + P_DONE + slot] = 1
+    if slot < 3:
+        resolve_border(S, D, R, SP, L, p, S[pb + P_TARGI + slot], O)
+    else:
+        resolve_cell(S, D, R, SP, L, p, S[pb + P_MARKER + slot - 3], O)
+
+
+__all__ = ["SRC_HAND", "TG_GOLD", "MODE_CENTRE"]

@@ -1,0 +1,88 @@
+"""Many seeded games inside one compiled call: the engine's throughput path."""
+
+import numpy as np
+
+from .jit import jit, jit_alloc
+from .layout import P_RES, S_END_REASON, S_FIRST_R1, S_ROUND
+from .records import (
+    G_BD,
+    G_BREAKDOWN,
+    G_END,
+    G_FIRST,
+    G_GAME,
+    G_ROUNDS,
+    G_SCORE0,
+    G_SCORE1,
+    G_TIEBREAK,
+    G_WINNER,
+    LC_ACQ,
+    LC_GAME,
+    LC_OFFERS,
+    LC_RAIDS,
+    LC_ROUNDS,
+    MAX_ACQ_ROWS,
+    MAX_OFFER_ROWS,
+    MAX_RAID_ROWS,
+    MAX_ROUND_ROWS,
+)
+from .rounds import play_to_end, setup_game
+from .scoring import decide_winner, score_parts
+from .state import goods_total, pbase
+
+OPTION_BUFFER = 256
+
+
+@jit
+def write_result(S, D, R, G, i, game_id):
+    parts0 = score_parts(S, D, R, 0)
+    parts1 = score_parts(S, D, R, 1)
+    winner, tb = decide_winner(S, D, R, parts0[4], parts1[4])
+    G[i, G_GAME] = game_id
+    G[i, G_FIRST] = S[S_FIRST_R1]
+    G[i, G_WINNER] = winner
+    G[i, G_SCORE0] = parts0[4]
+    G[i, G_SCORE1] = parts1[4]
+    G[i, G_ROUNDS] = S[S_ROUND]
+    G[i, G_END] = S[S_END_REASON]
+    G[i, G_TIEBREAK] = tb
+    for p in range(2):
+        parts = parts0 if p == 0 else parts1
+        o = G_BREAKDOWN + p * G_BD
+        G[i, o] = parts[0]
+        G[i, o + 1] = parts[1]
+        G[i, o + 2] = parts[2]
+        G[i, o + 3] = parts[3]
+        G[i, o + 4] = S[pbase(p) + P_RES + 3]
+        G[i, o + 5] = goods_total(S, p)
+
+
+@jit
+def _room(log, LC, counter, need):
+    return log.shape[0] == 0 or log.shape[0] - LC[counter] >= need
+
+
+@jit_alloc
+def play_batch(D, R, SP, seeds, first_players, game_ids, G, L, start, S):
+    """Play games start.. into G (results) and the logs L; returns the next game index.
+
+    Stops early, before a game that might not fit in the logs, so the caller can
+    flush the logs and call again; a game is never split across calls. S is the
+    state scratch; after the call it holds the last game's final state.
+    """
+    SPw = SP.copy()
+    O = np.zeros(OPTION_BUFFER, dtype=np.int64)
+    LC = L[5]
+    for i in range(start, seeds.shape[0]):
+        if not (
+            _room(L[0], LC, LC_ROUNDS, MAX_ROUND_ROWS)
+            and _room(L[1], LC, LC_ACQ, MAX_ACQ_ROWS)
+            and _room(L[2], LC, LC_OFFERS, MAX_OFFER_ROWS)
+            and _room(L[3], LC, LC_RAIDS, MAX_RAID_ROWS)
+        ):
+            return i
+        LC[LC_GAME] = game_ids[i]
+        setup_game(S, D, R, seeds[i], first_players[i])
+        SPw[:, :] = SP
+        play_to_end(S, D, R, SPw, L, O)
+        write_result(S, D, R, G, i, game_ids[i])
+    return seeds.shape[0]

@@ -1,0 +1,15 @@
+"""One place to configure numba compilation for the whole engine.
+
+`jit` compiles the game loop with numba's reference counting switched off
+(`_nrt=False`): every call between compiled functions would otherwise do two
+atomic operations per array argument, which measured ~70% of run time. Such
+functions must not allocate arrays; `jit_alloc` is for the few top-level
+entry points that do (they allocate once per batch, then call into `jit` code).
+
+With NUMBA_DISABLE_JIT=1 both decorators return the plain Python function.
+"""
+
+from numba import njit
+
+jit = njit(cache=True, nogil=True, _nrt=False)
+jit_alloc = njit(cache=True, nogil=True)

@@ -1,0 +1,163 @@
+"""Offsets into the flat vectors the engine works on.
+
+State `S` (int64): one game in progress. Deck `D` (int64): a loaded deck packed
+for the engine. Both are plain arrays, so a state is copied with `S.copy()`
+(search strategies) and a whole batch needs no Python objects. Offsets are
+module-level ints, which numba compiles as constants.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..constants import (
+    DISPLAY_SLOTS,
+    MAX_GOODS_CARDS,
+    MAX_TRIBE,
+    N_AB_PARAMS,
+    N_BORDER,
+    N_CELLS,
+)
+
+
+class _Alloc:
+    def __init__(self) -> None:
+        self.size = 0
+
+    def take(self, n: int = 1) -> int:
+        start = self.size
+        self.size += n
+        return start
+
+
+# ---------------------------------------------------------------- game state
+_s = _Alloc()
+S_ROUND = _s.take()          # placement rounds started so far (1-based once play begins)
+S_ROBBER = _s.take()         # border position 0..15
+S_FIRST = _s.take()          # holder of the amulet: first player of the current round
+S_FIRST_R1 = _s.take()       # first player of round 1
+S_OVER = _s.take()           # 1 once the game has ended
+S_END_REASON = _s.take()     # END_* code
+S_END_AFTER_ROUND = _s.take()  # 1: the game ends when this round ends
+S_ERROR = _s.take()          # non-zero: a scripted decision did not match (tests)
+S_SEED = _s.take()
+S_GAME_RNG = _s.take(4)      # deck shuffles
+S_POLICY_RNG = _s.take(8)    # 4 words per player: that player's own random choices
+S_GOODS_N = _s.take()        # cards in the goods deck; the top card is the last one
+S_GOODS = _s.take(MAX_GOODS_CARDS)
+S_GOODS_DISC_N = _s.take()
+S_GOODS_DISC = _s.take(MAX_GOODS_CARDS)
+S_TRIBE_N = _s.take()
+S_TRIBE = _s.take(MAX_TRIBE)
+S_TRIBE_DISC_N = _s.take()
+S_TRIBE_DISC = _s.take(MAX_TRIBE)
+S_CELL_CARD = _s.take(N_CELLS)    # card id, -1 empty
+S_CELL_TYPE = _s.take(N_CELLS)    # CELL_GOODS / CELL_TRIBE / CELL_EMPTY
+S_CELL_UP = _s.take(N_CELLS)      # 1 face up, 0 face down (replaced this round)
+S_CELL_MARKER = _s.take(N_CELLS)  # owner of the tribe marker on it, -1 none
+S_BORDER_TARGI = _s.take(N_BORDER)  # owner of the Targi on it, -1 none
+S_RAIDS_DONE = _s.take()
+
+# per-player block, at S_PLAYER + p * P_SIZE
+_p = _Alloc()
+P_RES = _p.take(5)           # salt, pepper, dates, gold, vp (resource index order)
+P_HAND = _p.take()           # tribe card id or -1
+P_DISPLAY = _p.take(DISPLAY_SLOTS)  # row-major 3 x 4, -1 empty
+P_DISPLAY_N = _p.take()
+P_TARGI = _p.take(3)         # border positions this round, -1 unplaced
+P_MARKER = _p.take(2)        # cells this round, -1 none
+P_DONE = _p.take(5)          # action slot resolved (3 Targis then 2 markers)
+P_ACQ_ROUND = _p.take()      # tribe cards acquired (played or kept) this round
+P_GOODS_DISC_ROUND = _p.take()
+P_GOLD_DISC_ROUND = _p.take()
+P_SIZE = _p.size
+S_PLAYER = _s.take(2 * P_SIZE)
+S_SIZE = _s.size
+
+CELL_EMPTY = -1
+CELL_GOODS = 0
+CELL_TRIBE = 1
+
+# ---------------------------------------------------------------- packed deck
+_d = _Alloc()
+D_N_TRIBE = _d.take()
+D_N_GOODS = _d.take()
+D_N_TRADES = _d.take()
+# per border card: BD_* fields
+BD_KIND = 0
+BD_GAIN = 1                  # 5 amounts
+BD_AMOUNT = 6
+BD_TRADE_LO = 7
+BD_TRADE_HI = 8
+BD_RAID_NUMBER = 9
+BD_RAID_GOODS = 10
+BD_RAID_GOLD = 11
+BD_RAID_VP = 12
+BD_RAID_ENDS = 13
+BD_SIZE = 14
+D_BORDER = _d.take(N_BORDER * BD_SIZE)
+MAX_TRADES = 32
+TD_GIVE = 0
+TD_GIVE_AMT = 1
+TD_GET = 2
+TD_GET_AMT = 3
+TD_SIZE = 4
+D_TRADES = _d.take(MAX_TRADES * TD_SIZE)
+GD_SIZE = 6                  # salt, pepper, dates, gold, vp, choose_one
+D_GOODS = _d.take(MAX_GOODS_CARDS * GD_SIZE)
+TC_SYMBOL = 0
+TC_VP = 1
+TC_COST = 2                  # 4: salt, pepper, dates, gold
+TC_ALT = 6                   # 4
+TC_HAS_ALT = 10
+TC_ABILITY = 11
+TC_PARAMS = 12               # N_AB_PARAMS
+TC_SIZE = TC_PARAMS + N_AB_PARAMS
+D_TRIBE = _d.take(MAX_TRIBE * TC_SIZE)
+D_SIZE = _d.size
+
+
+def pack_deck(deck) -> np.ndarray:
+    """Pack a loaded `Deck` (targi_sim.deck) into the engine's flat int64 vector."""
+    D = np.zeros(D_SIZE, dtype=np.int64)
+    n_tribe = len(deck.tribe_symbol)
+    n_goods = len(deck.goods)
+    n_trades = len(deck.trade_give)
+    if n_tribe > MAX_TRIBE or n_goods > MAX_GOODS_CARDS or n_trades > MAX_TRADES:
+        raise ValueError(
+            f"deck too large for the engine buffers: {n_tribe} tribe (max {MAX_TRIBE}), "
+            f"{n_goods} goods (max {MAX_GOODS_CARDS}), {n_trades} trades (max {MAX_TRADES})"
+        )
+    D[D_N_TRIBE] = n_tribe
+    D[D_N_GOODS] = n_goods
+    D[D_N_TRADES] = n_trades
+    for b in range(N_BORDER):
+        o = D_BORDER + b * BD_SIZE
+        D[o + BD_KIND] = deck.border_kind[b]
+        D[o + BD_GAIN:o + BD_GAIN + 5] = deck.border_gain[b]
+        D[o + BD_AMOUNT] = deck.border_amount[b]
+        D[o + BD_TRADE_LO] = deck.border_trade_lo[b]
+        D[o + BD_TRADE_HI] = deck.border_trade_hi[b]
+        D[o + BD_RAID_NUMBER] = deck.raid_number[b]
+        D[o + BD_RAID_GOODS] = deck.raid_goods[b]
+        D[o + BD_RAID_GOLD] = deck.raid_gold[b]
+        D[o + BD_RAID_VP] = deck.raid_vp[b]
+        D[o + BD_RAID_ENDS] = deck.raid_ends_game[b]
+    for t in range(n_trades):
+        o = D_TRADES + t * TD_SIZE
+        D[o + TD_GIVE] = deck.trade_give[t]
+        D[o + TD_GIVE_AMT] = deck.trade_give_amount[t]
+        D[o + TD_GET] = deck.trade_get[t]
+        D[o + TD_GET_AMT] = deck.trade_get_amount[t]
+    for g in range(n_goods):
+        D[D_GOODS + g * GD_SIZE:D_GOODS + (g + 1) * GD_SIZE] = deck.goods[g]
+    for c in range(n_tribe):
+        o = D_TRIBE + c * TC_SIZE
+        D[o + TC_SYMBOL] = deck.tribe_symbol[c]
+        D[o + TC_VP] = deck.tribe_vp[c]
+        D[o + TC_COST:o + TC_COST + 4] = deck.tribe_cost[c]
+        D[o + TC_ALT:o + TC_ALT + 4] = deck.tribe_alt_cost[c]
+        D[o + TC_HAS_ALT] = deck.tribe_has_alt[c]
+        D[o + TC_ABILITY] = deck.tribe_ability[c]
+        D[o + TC_PARAMS:o + TC_PARAMS + N_AB_PARAMS] = deck.tribe_ab_params[c]
+    return D

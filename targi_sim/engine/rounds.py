@@ -1,0 +1,491 @@
+"""A whole game (RULES.md §6-7): setup, robber and raids, placement, markers,
+actions, round end, and the end of the game."""
+
+import numpy as np
+
+from ..constants import (
+    AB_INCOME,
+    AB_RAID_IMMUNITY,
+    BK_RAID,
+    DISPLAY_SLOTS,
+    DT_ACTION,
+    DT_DISCARD_GOOD,
+    DT_PLACE,
+    DT_RAID_GOOD,
+    DT_RAID_MODE,
+    END_DISPLAY_FULL,
+    END_FINAL_RAID,
+    GOLD,
+    N_BORDER,
+    N_CELLS,
+    N_GOODS,
+    RL_MAX_GOLD,
+    RL_MAX_GOODS,
+    RL_NO_LEGAL_PLACEMENT,
+    RL_RAID4_END,
+    RL_RAID_UNPAID,
+    RL_RAID_UNPAID_VP,
+    RL_START_SALT,
+    VP,
+)
+from .actions import resolve_slot
+from .ask import ask
+from .geometry import BORDER_COL, BORDER_ROW, FACING
+from .jit import jit
+from .layout import (
+    BD_KIND,
+    BD_RAID_ENDS,
+    BD_RAID_GOLD,
+    BD_RAID_GOODS,
+    BD_RAID_NUMBER,
+    BD_RAID_VP,
+    CELL_GOODS,
+    CELL_TRIBE,
+    P_ACQ_ROUND,
+    P_DISPLAY,
+    P_DISPLAY_N,
+    P_DONE,
+    P_GOLD_DISC_ROUND,
+    P_GOODS_DISC_ROUND,
+    P_HAND,
+    P_MARKER,
+    P_RES,
+    P_TARGI,
+    S_BORDER_TARGI,
+    S_CELL_CARD,
+    S_CELL_MARKER,
+    S_CELL_TYPE,
+    S_CELL_UP,
+    S_END_AFTER_ROUND,
+    S_END_REASON,
+    S_FIRST,
+    S_FIRST_R1,
+    S_GAME_RNG,
+    S_GOODS,
+    S_GOODS_N,
+    S_OVER,
+    S_POLICY_RNG,
+    S_RAIDS_DONE,
+    S_ROBBER,
+    S_ROUND,
+    S_SEED,
+    S_SIZE,
+    S_TRIBE,
+    S_TRIBE_N,
+    TC_ABILITY,
+    TC_PARAMS,
+)
+from .records import (
+    LC_OFFERS,
+    LC_RAIDS,
+    LC_ROUNDS,
+    PAID_GOLD,
+    PAID_GOODS,
+    PAID_IMMUNE,
+    PAID_NONE,
+    PAID_VP,
+    RD_AMOUNT,
+    RD_BONUS,
+    RD_PAID,
+    RD_PLAYER,
+    RD_RAID,
+    RD_ROUND,
+    RO_CARD,
+    RO_CELL,
+    RO_ROUND,
+    RR_ACQ,
+    RR_DATES,
+    RR_DISPLAY_N,
+    RR_GOLD,
+    RR_GOLD_DISC,
+    RR_GOODS_DISC,
+    RR_HAND,
+    RR_IS_FIRST,
+    RR_MARKER,
+    RR_PEPPER,
+    RR_PLAYER,
+    RR_ROBBER,
+    RR_ROUND,
+    RR_SALT,
+    RR_SCORE,
+    RR_TARGI,
+    RR_VP,
+    log_row,
+)
+from .rng import seed_stream
+from .scoring import total_score
+from .state import (
+    add_res,
+    border,
+    draw_goods,
+    draw_tribe,
+    goods_total,
+    n_goods_cards,
+    n_tribe_cards,
+    pbase,
+    res,
+    shuffle_range,
+    tribe,
+)
+
+
+# ------------------------------------------------------------------ setup
+@jit
+def setup_game(S, D, R, seed, first_player):
+    """A fresh game: shuffled decks, the G T G / T G T / G T G centre, starting tokens."""
+    S[:] = 0
+    S[S_SEED] = seed
+    seed_stream(S, S_GAME_RNG, seed, 0)
+    seed_stream(S, S_POLICY_RNG, seed, 1)
+    seed_stream(S, S_POLICY_RNG + 4, seed, 2)
+    n_goods = n_goods_cards(D)
+    n_tribe = n_tribe_cards(D)
+    for i in range(n_goods):
+        S[S_GOODS + i] = i
+    S[S_GOODS_N] = n_goods
+    shuffle_range(S, S_GOODS, n_goods)
+    for i in range(n_tribe):
+        S[S_TRIBE + i] = i
+    S[S_TRIBE_N] = n_tribe
+    shuffle_range(S, S_TRIBE, n_tribe)
+    for cell in range(N_CELLS):
+        S[S_CELL_MARKER + cell] = -1
+        S[S_CELL_UP + cell] = 1
+        if cell % 2 == 0:
+            S[S_CELL_CARD + cell] = draw_goods(S)
+            S[S_CELL_TYPE + cell] = CELL_GOODS
+        else:
+            S[S_CELL_CARD + cell] = draw_tribe(S)
+            S[S_CELL_TYPE + cell] = CELL_TRIBE
+        if S[S_CELL_CARD + cell] < 0:
+            S[S_CELL_TYPE + cell] = -1
+    for b in range(N_BORDER):
+        S[S_BORDER_TARGI + b] = -1
+    for p in range(2):
+        pb = pbase(p)
+        for r in range(5):
+            S[pb + P_RES + r] = R[RL_START_SALT + r]
+        S[pb + P_HAND] = -1
+        for slot in range(DISPLAY_SLOTS):
+            S[pb + P_DISPLAY + slot] = -1
+        clear_round_marks(S, p)
+    S[S_ROBBER] = 0
+    S[S_FIRST] = first_player
+    S[S_FIRST_R1] = first_player
+
+
+@jit
+def clear_round_marks(S, p):
+    pb = pbase(p)
+    for k in range(3):
+        S[pb + P_TARGI + k] = -1
+    for k in range(2):
+        S[pb + P_MARKER + k] = -1
+    for k in range(5):
+        S[pb + P_DONE + k] = 0
+    S[pb + P_ACQ_ROUND] = 0
+    S[pb + P_GOODS_DISC_ROUND] = 0
+    S[pb + P_GOLD_DISC_ROUND] = 0
+
+
+# ------------------------------------------------------------------ raids
+@jit
+def immune_to_raid(S, D, p, raid_number):
+    o = pbase(p) + P_DISPLAY
+    for slot in range(DISPLAY_SLOTS):
+        c = S[o + slot]
+        if c >= 0 and tribe(D, c, TC_ABILITY) == AB_RAID_IMMUNITY:
+            which = tribe(D, c, TC_PARAMS)
+            if which == 0 or which == raid_number:
+                return True
+    return False
+
+
+@jit
+def log_raid(S, L, raid_number, p, paid, amount, bonus):
+    LD = L[3]
+    i = log_row(LD, L[5], LC_RAIDS)
+    if i >= 0:
+        LD[i, RD_ROUND] = S[S_ROUND] + 1  # the raid comes before this round
+        LD[i, RD_RAID] = raid_number
+        LD[i, RD_PLAYER] = p
+        LD[i, RD_PAID] = paid
+        LD[i, RD_AMOUNT] = amount
+        LD[i, RD_BONUS] = bonus
+
+
+@jit
+def pay_raid(S, D, R, SP, L, p, b, O):
+    """One player pays raid card b: goods (or gold) or VP, else the can't-pay rule."""
+    number = border(D, b, BD_RAID_NUMBER)
+    if immune_to_raid(S, D, p, number):
+        log_raid(S, L, number, p, PAID_IMMUNE, 0, 0)
+        return
+    goods_cost = border(D, b, BD_RAID_GOODS)
+    gold_cost = border(D, b, BD_RAID_GOLD)
+    vp_cost = border(D, b, BD_RAID_VP)
+    can_goods = goods_cost > 0 and goods_total(S, p) >= goods_cost
+    can_gold = gold_cost > 0 and res(S, p, GOLD) >= gold_cost
+    can_vp = vp_cost > 0 and res(S, p, VP) >= vp_cost
+    n = 0
+    if can_goods or can_gold:
+        O[n] = 0
+        n += 1
+    if can_vp:
+        O[n] = 1
+        n += 1
+    if n == 0:
+        if goods_cost == 0 and gold_cost == 0 and vp_cost == 0:
+            log_raid(S, L, number, p, PAID_NONE, 0, 0)
+            return
+        mode = R[RL_RAID_UNPAID]
+        bonus = 0
+        if mode == 0:
+            bonus = R[RL_RAID_UNPAID_VP]
+        elif mode == 1:
+            bonus = vp_cost
+        add_res(S, 1 - p, VP, bonus)
+        log_raid(S, L, number, p, PAID_NONE, 0, bonus)
+        return
+    mode = ask(S, D, R, SP, L, p, DT_RAID_MODE, O, n, number)
+    if mode == 1:
+        add_res(S, p, VP, -vp_cost)
+        log_raid(S, L, number, p, PAID_VP, vp_cost, 0)
+    elif can_goods:
+        for _ in range(goods_cost):
+            k = 0
+            for g in range(N_GOODS):
+                if res(S, p, g) > 0:
+                    O[k] = g
+                    k += 1
+            add_res(S, p, ask(S, D, R, SP, L, p, DT_RAID_GOOD, O, k, number), -1)
+        log_raid(S, L, number, p, PAID_GOODS, goods_cost, 0)
+    else:
+        add_res(S, p, GOLD, -gold_cost)
+        log_raid(S, L, number, p, PAID_GOLD, gold_cost, 0)
+
+
+@jit
+def resolve_raid(S, D, R, SP, L, b, O):
+    first = S[S_FIRST]
+    pay_raid(S, D, R, SP, L, first, b, O)
+    pay_raid(S, D, R, SP, L, 1 - first, b, O)
+    S[S_RAIDS_DONE] += 1
+    if border(D, b, BD_RAID_ENDS) == 1:
+        S[S_END_REASON] = END_FINAL_RAID
+        if R[RL_RAID4_END] == 1:
+            S[S_END_AFTER_ROUND] = 1
+        else:
+            S[S_OVER] = 1
+
+
+# ------------------------------------------------------------------ placement
+@jit
+def placement_options(S, D, p, O, ignore_facing):
+    n = 0
+    robber = S[S_ROBBER]
+    for b in range(N_BORDER):
+        if b == robber or border(D, b, BD_KIND) == BK_RAID or S[S_BORDER_TARGI + b] >= 0:
+            continue
+        f = FACING[b]
+        if not ignore_facing and f >= 0 and S[S_BORDER_TARGI + f] == 1 - p:
+            continue
+        O[n] = b
+        n += 1
+    return n
+
+
+@jit
+def place_targis(S, D, R, SP, L, O):
+    """First player, then alternately, one Targi at a time, three each."""
+    first = S[S_FIRST]
+    for k in range(6):
+        p = first if k % 2 == 0 else 1 - first
+        n = placement_options(S, D, p, O, False)
+        if n == 0 and R[RL_NO_LEGAL_PLACEMENT] == 1:
+            n = placement_options(S, D, p, O, True)
+        if n == 0:
+            continue
+        b = ask(S, D, R, SP, L, p, DT_PLACE, O, n, k // 2)
+        S[S_BORDER_TARGI + b] = p
+        S[pbase(p) + P_TARGI + k // 2] = b
+
+
+@jit
+def place_markers(S, p):
+    """One marker on the crossing of each own column-card / row-card pair."""
+    pb = pbase(p)
+    m = 0
+    for i in range(3):
+        bi = S[pb + P_TARGI + i]
+        if bi < 0 or BORDER_COL[bi] < 0:
+            continue
+        for j in range(3):
+            bj = S[pb + P_TARGI + j]
+            if bj < 0 or BORDER_ROW[bj] < 0 or m >= 2:
+                continue
+            cell = BORDER_ROW[bj] * 3 + BORDER_COL[bi]
+            if S[S_CELL_MARKER + cell] >= 0:
+                continue  # only possible when the facing rule is lifted
+            S[S_CELL_MARKER + cell] = p
+            S[pb + P_MARKER + m] = cell
+            m += 1
+
+
+# ------------------------------------------------------------------ actions
+@jit
+def resolve_actions(S, D, R, SP, L, p, O):
+    """The player resolves every own Targi and marker, in an order of their choice."""
+    pb = pbase(p)
+    while True:
+        n = 0
+        for slot in range(5):
+            if S[pb + P_DONE + slot] == 1:
+                continue
+            if slot < 3 and S[pb + P_TARGI + slot] < 0:
+                continue
+            if slot >= 3 and S[pb + P_MARKER + slot - 3] < 0:
+                continue
+            O[n] = slot
+            n += 1
+        if n == 0:
+            return
+        slot = ask(S, D, R, SP, L, p, DT_ACTION, O, n, 0)
+        resolve_slot(S, D, R, SP, L, p, slot, O)
+
+
+# ------------------------------------------------------------------ round end
+@jit
+def apply_income(S, D, p):
+    o = pbase(p) + P_DISPLAY
+    for slot in range(DISPLAY_SLOTS):
+        c = S[o + slot]
+        if c >= 0 and tribe(D, c, TC_ABILITY) == AB_INCOME:
+            for r in range(5):
+                add_res(S, p, r, tribe(D, c, TC_PARAMS + r))
+
+
+@jit
+def enforce_limits(S, D, R, SP, L, p, O):
+    """Discard goods above the limit (player's choice of kinds) and gold above its limit."""
+    pb = pbase(p)
+    while goods_total(S, p) > R[RL_MAX_GOODS]:
+        k = 0
+        for g in range(N_GOODS):
+            if res(S, p, g) > 0:
+                O[k] = g
+                k += 1
+        add_res(S, p, ask(S, D, R, SP, L, p, DT_DISCARD_GOOD, O, k, 0), -1)
+        S[pb + P_GOODS_DISC_ROUND] += 1
+    extra = res(S, p, GOLD) - R[RL_MAX_GOLD]
+    if extra > 0:
+        add_res(S, p, GOLD, -extra)
+        S[pb + P_GOLD_DISC_ROUND] += extra
+
+
+@jit
+def log_round(S, D, R, L, p):
+    LR = L[0]
+    i = log_row(LR, L[5], LC_ROUNDS)
+    if i < 0:
+        return
+    pb = pbase(p)
+    LR[i, RR_ROUND] = S[S_ROUND]
+    LR[i, RR_PLAYER] = p
+    LR[i, RR_IS_FIRST] = 1 if S[S_FIRST] == p else 0
+    LR[i, RR_ROBBER] = S[S_ROBBER] + 1
+    for k in range(3):
+        LR[i, RR_TARGI + k] = S[pb + P_TARGI + k] + 1
+    for k in range(2):
+        LR[i, RR_MARKER + k] = S[pb + P_MARKER + k]
+    LR[i, RR_VP] = res(S, p, VP)
+    LR[i, RR_GOLD] = res(S, p, GOLD)
+    LR[i, RR_DATES] = res(S, p, 2)
+    LR[i, RR_SALT] = res(S, p, 0)
+    LR[i, RR_PEPPER] = res(S, p, 1)
+    LR[i, RR_DISPLAY_N] = S[pb + P_DISPLAY_N]
+    LR[i, RR_HAND] = S[pb + P_HAND]
+    LR[i, RR_ACQ] = S[pb + P_ACQ_ROUND]
+    LR[i, RR_GOODS_DISC] = S[pb + P_GOODS_DISC_ROUND]
+    LR[i, RR_GOLD_DISC] = S[pb + P_GOLD_DISC_ROUND]
+    LR[i, RR_SCORE] = total_score(S, D, R, p)
+
+
+@jit
+def end_round(S, D, R, SP, L, O):
+    first = S[S_FIRST]
+    for cell in range(N_CELLS):
+        S[S_CELL_UP + cell] = 1
+        S[S_CELL_MARKER + cell] = -1
+    for b in range(N_BORDER):
+        S[S_BORDER_TARGI + b] = -1
+    for k in range(2):
+        p = first if k == 0 else 1 - first
+        apply_income(S, D, p)
+        enforce_limits(S, D, R, SP, L, p, O)
+    for p in range(2):
+        log_round(S, D, R, L, p)
+        clear_round_marks(S, p)
+    S[S_FIRST] = 1 - first
+    if S[S_END_AFTER_ROUND] == 1:
+        S[S_OVER] = 1
+        for p in range(2):
+            if S[pbase(p) + P_DISPLAY_N] >= DISPLAY_SLOTS:
+                S[S_END_REASON] = END_DISPLAY_FULL
+
+
+# ------------------------------------------------------------------ the game
+@jit
+def log_offers(S, L):
+    LO = L[2]
+    for cell in range(N_CELLS):
+        if S[S_CELL_TYPE + cell] == CELL_TRIBE and S[S_CELL_UP + cell] == 1:
+            i = log_row(LO, L[5], LC_OFFERS)
+            if i >= 0:
+                LO[i, RO_ROUND] = S[S_ROUND]
+                LO[i, RO_CELL] = cell
+                LO[i, RO_CARD] = S[S_CELL_CARD + cell]
+
+
+@jit
+def start_round(S, D, R, SP, L, O):
+    """Move the robber (resolving a raid it lands on); False if the game ended there."""
+    if S[S_ROUND] > 0:
+        b = (S[S_ROBBER] + 1) % N_BORDER
+        if border(D, b, BD_KIND) == BK_RAID:
+            S[S_ROBBER] = b
+            resolve_raid(S, D, R, SP, L, b, O)
+            if S[S_OVER] == 1:
+                return False
+            b = (b + 1) % N_BORDER
+        S[S_ROBBER] = b
+    S[S_ROUND] += 1
+    return True
+
+
+@jit
+def play_round(S, D, R, SP, L, O):
+    if not start_round(S, D, R, SP, L, O):
+        return
+    log_offers(S, L)
+    place_targis(S, D, R, SP, L, O)
+    place_markers(S, 0)
+    place_markers(S, 1)
+    first = S[S_FIRST]
+    resolve_actions(S, D, R, SP, L, first, O)
+    resolve_actions(S, D, R, SP, L, 1 - first, O)
+    end_round(S, D, R, SP, L, O)
+
+
+@jit
+def play_to_end(S, D, R, SP, L, O):
+    """Play rounds from the current state until the game is over (O: option scratch)."""
+    while S[S_OVER] == 0:
+        play_round(S, D, R, SP, L, O)
+
+
+def new_state():
+    return np.zeros(S_SIZE, dtype=np.int64)
+
+
+__all__ = ["play_to_end", "setup_game", "new_state"]
