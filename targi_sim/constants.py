@@ -75,10 +75,13 @@ ABILITY_NAMES = (
 N_AB_PARAMS = 6
 
 # --- rule settings (index into the int32 rules vector) -----------------------
-RL_RAID_UNPAID = 0        # 0 opponent gains RL_RAID_UNPAID_VP, 1 opponent gains the raid's VP cost, 2 nothing
+# RL_RAID_UNPAID: 0 opponent gains RL_RAID_UNPAID_VP, 1 opponent gains the raid's VP cost,
+# 2 nothing happens
+RL_RAID_UNPAID = 0
 RL_RAID_UNPAID_VP = 1
 RL_NO_LEGAL_PLACEMENT = 2  # 0 the Targi stays unplaced, 1 the facing restriction is lifted for it
-RL_RAID4_END = 3          # 0 game ends immediately after the raid, 1 the round is played, then it ends
+# RL_RAID4_END: 0 game ends right after the final raid, 1 that round is played, then it ends
+RL_RAID4_END = 3
 RL_TIEBREAK = 4           # 0 gold then goods, 1 gold only, 2 goods + gold combined
 RL_MAX_GOODS = 5
 RL_MAX_GOLD = 6
@@ -89,7 +92,8 @@ RL_START_GOLD = 10
 RL_START_VP = 11
 RL_ROW_SAME_BONUS = 12
 RL_ROW_DIFF_BONUS = 13
-RL_FULL_DISPLAY = 14      # 0 a 12-card display sends further cards to hand or discard, 1 discard only
+# RL_FULL_DISPLAY: 0 with 12 cards displayed, further cards go to hand or discard; 1 discard only
+RL_FULL_DISPLAY = 14
 RL_HAND_LIMIT = 15
 N_RULES = 16
 
