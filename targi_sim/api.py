@@ -11,8 +11,8 @@ import polars as pl
 from .deck import Deck, load_deck
 from .engine import layout as lay
 from .engine.batch import play_batch
-from .engine.buffers import make_logs
-from .engine.records import G_SIZE, LC_SIZE
+from .engine.buffers import make_logs, reset
+from .engine.records import G_SIZE
 from .gamestate import GameState
 from .record import GameRecord, game_record, games_frame, log_frames
 from .rules import Rules, load_rules
@@ -94,7 +94,7 @@ def run_batch(
     ids: np.ndarray,
     *,
     logs: bool = True,
-    on_flush: Callable[[tuple, int, int], None] | None = None,
+    on_flush: Callable[[np.ndarray, int, int], None] | None = None,
 ) -> tuple[np.ndarray, list[dict[str, pl.DataFrame]]]:
     """Play every game of the plan; returns the results array and the log frames.
 
@@ -113,7 +113,7 @@ def run_batch(
             frames.append(log_frames(L))
         if on_flush is not None:
             on_flush(L, done, nxt)
-        L[5][:] = 0
+        reset(L)
         done = nxt
     return G, frames
 
@@ -147,4 +147,4 @@ def play_games(
     return BatchResult(games=games, tables=tables, strategies=names)
 
 
-__all__ = ["play_game", "play_games", "game_plan", "pair_seed", "BatchResult", "LC_SIZE"]
+__all__ = ["play_game", "play_games", "game_plan", "pair_seed", "BatchResult"]

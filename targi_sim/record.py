@@ -9,6 +9,7 @@ import polars as pl
 
 from .constants import DECISION_NAMES, END_REASON_NAMES, TIEBREAK_NAMES
 from .engine import records as rec
+from .engine.buffers import table
 from .gamestate import GameState
 
 GAME_COLUMNS = (
@@ -36,18 +37,17 @@ def games_frame(G: np.ndarray) -> pl.DataFrame:
     return _decode(df, "tiebreak", TIEBREAK_NAMES)
 
 
-def log_frames(L: tuple) -> dict[str, pl.DataFrame]:
+def log_frames(L: np.ndarray) -> dict[str, pl.DataFrame]:
     """The filled part of each log as a DataFrame, enum codes decoded to names."""
-    LC = L[5]
-    rounds = _frame(L[0][: LC[rec.LC_ROUNDS]], rec.ROUND_COLUMNS)
+    rounds = _frame(table(L, rec.T_ROUNDS), rec.ROUND_COLUMNS)
     rounds = rounds.with_columns(pl.col("is_first").cast(pl.Boolean))
-    acq = _frame(L[1][: LC[rec.LC_ACQ]], rec.ACQ_COLUMNS)
+    acq = _frame(table(L, rec.T_ACQ), rec.ACQ_COLUMNS)
     acq = _decode(_decode(acq, "source", rec.SOURCE_NAMES), "outcome", rec.OUTCOME_NAMES)
-    offers = _frame(L[2][: LC[rec.LC_OFFERS]], rec.OFFER_COLUMNS)
-    raids = _decode(_frame(L[3][: LC[rec.LC_RAIDS]], rec.RAID_COLUMNS), "paid", rec.PAID_NAMES)
+    offers = _frame(table(L, rec.T_OFFERS), rec.OFFER_COLUMNS)
+    raids = _decode(_frame(table(L, rec.T_RAIDS), rec.RAID_COLUMNS), "paid", rec.PAID_NAMES)
     frames = {"rounds": rounds, "acquisitions": acq, "offers": offers, "raids": raids}
-    if L[4].shape[0] > 0:
-        trace = _frame(L[4][: LC[rec.LC_TRACE]], rec.TRACE_COLUMNS)
+    if L[rec.H_CAP + rec.T_TRACE] > 0:
+        trace = _frame(table(L, rec.T_TRACE), rec.TRACE_COLUMNS)
         frames["trace"] = _decode(trace, "decision", DECISION_NAMES)
     return frames
 

@@ -36,7 +36,6 @@ from .layout import (
     TC_SYMBOL,
 )
 from .records import (
-    LC_ACQ,
     OUT_DISCARDED,
     OUT_KEPT,
     OUT_LEFT,
@@ -49,6 +48,7 @@ from .records import (
     RA_ROW,
     RA_SOURCE,
     SRC_HAND,
+    T_ACQ,
     log_row,
 )
 from .state import add_res, discard_tribe, pbase, res, tribe
@@ -116,16 +116,15 @@ def row_length(S, p, row):
 
 @jit
 def log_acquisition(S, L, p, c, source, outcome, row, col):
-    LA = L[1]
-    i = log_row(LA, L[5], LC_ACQ)
-    if i >= 0:
-        LA[i, RA_ROUND] = S[S_ROUND]
-        LA[i, RA_PLAYER] = p
-        LA[i, RA_CARD] = c
-        LA[i, RA_SOURCE] = source
-        LA[i, RA_OUTCOME] = outcome
-        LA[i, RA_ROW] = row
-        LA[i, RA_COL] = col
+    o = log_row(L, T_ACQ)
+    if o >= 0:
+        L[o + RA_ROUND] = S[S_ROUND]
+        L[o + RA_PLAYER] = p
+        L[o + RA_CARD] = c
+        L[o + RA_SOURCE] = source
+        L[o + RA_OUTCOME] = outcome
+        L[o + RA_ROW] = row
+        L[o + RA_COL] = col
 
 
 @jit

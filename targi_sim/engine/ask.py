@@ -3,7 +3,17 @@
 from .jit import jit
 from .layout import S_ROUND
 from .policy import decide
-from .records import LC_TRACE, RT_CHOICE, RT_CTX, RT_DTYPE, RT_NOPTS, RT_PLAYER, RT_ROUND, log_row
+from .records import (
+    H_CAP,
+    RT_CHOICE,
+    RT_CTX,
+    RT_DTYPE,
+    RT_NOPTS,
+    RT_PLAYER,
+    RT_ROUND,
+    T_TRACE,
+    log_row,
+)
 
 
 @jit
@@ -11,14 +21,13 @@ def ask(S, D, R, SP, L, p, dtype, O, n, ctx):
     """The chosen option value among O[0:n]; every decision goes through here."""
     i = decide(S, D, R, SP, p, dtype, O, n, ctx)
     v = O[i]
-    LT = L[4]
-    if LT.shape[0] > 0:
-        j = log_row(LT, L[5], LC_TRACE)
-        if j >= 0:
-            LT[j, RT_ROUND] = S[S_ROUND]
-            LT[j, RT_PLAYER] = p
-            LT[j, RT_DTYPE] = dtype
-            LT[j, RT_NOPTS] = n
-            LT[j, RT_CHOICE] = v
-            LT[j, RT_CTX] = ctx
+    if L[H_CAP + T_TRACE] > 0:
+        o = log_row(L, T_TRACE)
+        if o >= 0:
+            L[o + RT_ROUND] = S[S_ROUND]
+            L[o + RT_PLAYER] = p
+            L[o + RT_DTYPE] = dtype
+            L[o + RT_NOPTS] = n
+            L[o + RT_CHOICE] = v
+            L[o + RT_CTX] = ctx
     return v

@@ -15,15 +15,16 @@ from .records import (
     G_SCORE1,
     G_TIEBREAK,
     G_WINNER,
-    LC_ACQ,
-    LC_GAME,
-    LC_OFFERS,
-    LC_RAIDS,
-    LC_ROUNDS,
+    H_GAME,
     MAX_ACQ_ROWS,
     MAX_OFFER_ROWS,
     MAX_RAID_ROWS,
     MAX_ROUND_ROWS,
+    T_ACQ,
+    T_OFFERS,
+    T_RAIDS,
+    T_ROUNDS,
+    room_for,
 )
 from .rounds import play_to_end, setup_game
 from .scoring import decide_winner, score_parts
@@ -56,11 +57,6 @@ def write_result(S, D, R, G, i, game_id):
         G[i, o + 5] = goods_total(S, p)
 
 
-@jit
-def _room(log, LC, counter, need):
-    return log.shape[0] == 0 or log.shape[0] - LC[counter] >= need
-
-
 @jit_alloc
 def play_batch(D, R, SP, seeds, first_players, game_ids, G, L, start, S):
     """Play games start.. into G (results) and the logs L; returns the next game index.
@@ -71,16 +67,15 @@ def play_batch(D, R, SP, seeds, first_players, game_ids, G, L, start, S):
     """
     SPw = SP.copy()
     O = np.zeros(OPTION_BUFFER, dtype=np.int64)
-    LC = L[5]
     for i in range(start, seeds.shape[0]):
         if not (
-            _room(L[0], LC, LC_ROUNDS, MAX_ROUND_ROWS)
-            and _room(L[1], LC, LC_ACQ, MAX_ACQ_ROWS)
-            and _room(L[2], LC, LC_OFFERS, MAX_OFFER_ROWS)
-            and _room(L[3], LC, LC_RAIDS, MAX_RAID_ROWS)
+            room_for(L, T_ROUNDS, MAX_ROUND_ROWS)
+            and room_for(L, T_ACQ, MAX_ACQ_ROWS)
+            and room_for(L, T_OFFERS, MAX_OFFER_ROWS)
+            and room_for(L, T_RAIDS, MAX_RAID_ROWS)
         ):
             return i
-        LC[LC_GAME] = game_ids[i]
+        L[H_GAME] = game_ids[i]
         setup_game(S, D, R, seeds[i], first_players[i])
         SPw[:, :] = SP
         play_to_end(S, D, R, SPw, L, O)

@@ -11,5 +11,5 @@ With NUMBA_DISABLE_JIT=1 both decorators return the plain Python function.
 
 from numba import njit
 
-jit = njit(cache=True, nogil=True, _nrt=False)
+jit = njit(cache=True, nogil=True, _nrt=False, error_model="numpy")
 jit_alloc = njit(cache=True, nogil=True)

@@ -1,21 +1,31 @@
-"""Column layout of the per-game logs the engine appends to (int32 2-D arrays).
+"""Layout of the log the engine appends rows to: ONE flat int32 array.
 
-The engine appends rows to preallocated arrays and bumps counters in `LC`;
-`targi_sim.record` turns them into named tables. A log with zero rows capacity
-is simply not written (e.g. the decision trace in batch runs).
+Why one array: numba passes every array argument as ~7-9 scalars, and the logs
+travel through every engine call; one array instead of six cut the engine's
+per-call overhead. The array starts with a header (rows used, capacity, start
+offset and row width of each table, the current game id), followed by one
+row-major region per table. A table with zero capacity is simply not written
+(e.g. the decision trace in batch runs). `targi_sim.record` turns the regions
+into named tables.
 """
 
 from .jit import jit
 
-# counters / context vector LC (int64)
-LC_ROUNDS = 0
-LC_ACQ = 1
-LC_OFFERS = 2
-LC_RAIDS = 3
-LC_TRACE = 4
-LC_GAME = 5       # game id stamped on every row
-LC_OVERFLOW = 6   # set when a log was full and rows were dropped
-LC_SIZE = 8
+# tables
+T_ROUNDS = 0
+T_ACQ = 1
+T_OFFERS = 2
+T_RAIDS = 3
+T_TRACE = 4
+N_TABLES = 5
+# header
+H_USED = 0        # + table: rows written
+H_CAP = 5         # + table: capacity in rows
+H_OFF = 10        # + table: offset of the table's first element
+H_WIDTH = 15      # + table: row width
+H_GAME = 20       # game id stamped on every row
+H_OVERFLOW = 21   # set when a table was full and rows were dropped
+H_SIZE = 24
 
 # rounds: one row per round x player after round end
 RR_GAME, RR_ROUND, RR_PLAYER, RR_IS_FIRST, RR_ROBBER = 0, 1, 2, 3, 4
@@ -82,13 +92,21 @@ MAX_RAID_ROWS = 8
 
 
 @jit
-def log_row(log, LC, counter):
-    """Index of a fresh row in `log`, or -1 when it is full (disabled logs have 0 rows)."""
-    i = LC[counter]
-    if i >= log.shape[0]:
-        if log.shape[0] > 0:
-            LC[LC_OVERFLOW] = 1
+def log_row(L, table):
+    """Offset of a fresh row of `table` in L (game id already written), or -1 if full."""
+    used = L[H_USED + table]
+    if used >= L[H_CAP + table]:
+        if L[H_CAP + table] > 0:
+            L[H_OVERFLOW] = 1
         return -1
-    LC[counter] = i + 1
-    log[i, 0] = LC[LC_GAME]
-    return i
+    L[H_USED + table] = used + 1
+    o = L[H_OFF + table] + used * L[H_WIDTH + table]
+    L[o] = L[H_GAME]
+    return o
+
+
+@jit
+def room_for(L, table, rows):
+    """True if `table` is disabled or has room for `rows` more rows."""
+    cap = L[H_CAP + table]
+    return cap == 0 or cap - L[H_USED + table] >= rows

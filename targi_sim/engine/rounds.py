@@ -76,9 +76,6 @@ from .layout import (
     TC_PARAMS,
 )
 from .records import (
-    LC_OFFERS,
-    LC_RAIDS,
-    LC_ROUNDS,
     PAID_GOLD,
     PAID_GOODS,
     PAID_IMMUNE,
@@ -110,6 +107,9 @@ from .records import (
     RR_SCORE,
     RR_TARGI,
     RR_VP,
+    T_OFFERS,
+    T_RAIDS,
+    T_ROUNDS,
     log_row,
 )
 from .rng import seed_stream
@@ -203,15 +203,14 @@ def immune_to_raid(S, D, p, raid_number):
 
 @jit
 def log_raid(S, L, raid_number, p, paid, amount, bonus):
-    LD = L[3]
-    i = log_row(LD, L[5], LC_RAIDS)
-    if i >= 0:
-        LD[i, RD_ROUND] = S[S_ROUND] + 1  # the raid comes before this round
-        LD[i, RD_RAID] = raid_number
-        LD[i, RD_PLAYER] = p
-        LD[i, RD_PAID] = paid
-        LD[i, RD_AMOUNT] = amount
-        LD[i, RD_BONUS] = bonus
+    o = log_row(L, T_RAIDS)
+    if o >= 0:
+        L[o + RD_ROUND] = S[S_ROUND] + 1  # the raid comes before this round
+        L[o + RD_RAID] = raid_number
+        L[o + RD_PLAYER] = p
+        L[o + RD_PAID] = paid
+        L[o + RD_AMOUNT] = amount
+        L[o + RD_BONUS] = bonus
 
 
 @jit
@@ -385,30 +384,29 @@ def enforce_limits(S, D, R, SP, L, p, O):
 
 @jit
 def log_round(S, D, R, L, p):
-    LR = L[0]
-    i = log_row(LR, L[5], LC_ROUNDS)
-    if i < 0:
+    o = log_row(L, T_ROUNDS)
+    if o < 0:
         return
     pb = pbase(p)
-    LR[i, RR_ROUND] = S[S_ROUND]
-    LR[i, RR_PLAYER] = p
-    LR[i, RR_IS_FIRST] = 1 if S[S_FIRST] == p else 0
-    LR[i, RR_ROBBER] = S[S_ROBBER] + 1
+    L[o + RR_ROUND] = S[S_ROUND]
+    L[o + RR_PLAYER] = p
+    L[o + RR_IS_FIRST] = 1 if S[S_FIRST] == p else 0
+    L[o + RR_ROBBER] = S[S_ROBBER] + 1
     for k in range(3):
-        LR[i, RR_TARGI + k] = S[pb + P_TARGI + k] + 1
+        L[o + RR_TARGI + k] = S[pb + P_TARGI + k] + 1
     for k in range(2):
-        LR[i, RR_MARKER + k] = S[pb + P_MARKER + k]
-    LR[i, RR_VP] = res(S, p, VP)
-    LR[i, RR_GOLD] = res(S, p, GOLD)
-    LR[i, RR_DATES] = res(S, p, 2)
-    LR[i, RR_SALT] = res(S, p, 0)
-    LR[i, RR_PEPPER] = res(S, p, 1)
-    LR[i, RR_DISPLAY_N] = S[pb + P_DISPLAY_N]
-    LR[i, RR_HAND] = S[pb + P_HAND]
-    LR[i, RR_ACQ] = S[pb + P_ACQ_ROUND]
-    LR[i, RR_GOODS_DISC] = S[pb + P_GOODS_DISC_ROUND]
-    LR[i, RR_GOLD_DISC] = S[pb + P_GOLD_DISC_ROUND]
-    LR[i, RR_SCORE] = total_score(S, D, R, p)
+        L[o + RR_MARKER + k] = S[pb + P_MARKER + k]
+    L[o + RR_VP] = res(S, p, VP)
+    L[o + RR_GOLD] = res(S, p, GOLD)
+    L[o + RR_DATES] = res(S, p, 2)
+    L[o + RR_SALT] = res(S, p, 0)
+    L[o + RR_PEPPER] = res(S, p, 1)
+    L[o + RR_DISPLAY_N] = S[pb + P_DISPLAY_N]
+    L[o + RR_HAND] = S[pb + P_HAND]
+    L[o + RR_ACQ] = S[pb + P_ACQ_ROUND]
+    L[o + RR_GOODS_DISC] = S[pb + P_GOODS_DISC_ROUND]
+    L[o + RR_GOLD_DISC] = S[pb + P_GOLD_DISC_ROUND]
+    L[o + RR_SCORE] = total_score(S, D, R, p)
 
 
 @jit
@@ -437,14 +435,13 @@ def end_round(S, D, R, SP, L, O):
 # ------------------------------------------------------------------ the game
 @jit
 def log_offers(S, L):
-    LO = L[2]
     for cell in range(N_CELLS):
         if S[S_CELL_TYPE + cell] == CELL_TRIBE and S[S_CELL_UP + cell] == 1:
-            i = log_row(LO, L[5], LC_OFFERS)
-            if i >= 0:
-                LO[i, RO_ROUND] = S[S_ROUND]
-                LO[i, RO_CELL] = cell
-                LO[i, RO_CARD] = S[S_CELL_CARD + cell]
+            o = log_row(L, T_OFFERS)
+            if o >= 0:
+                L[o + RO_ROUND] = S[S_ROUND]
+                L[o + RO_CELL] = cell
+                L[o + RO_CARD] = S[S_CELL_CARD + cell]
 
 
 @jit
