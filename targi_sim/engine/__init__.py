@@ -40,6 +40,7 @@ try:
         actions,
         ask,
         batch,
+        information,
         policy,
         rng,
         rounds,

@@ -1,0 +1,84 @@
+"""What a player may know (RULES.md §8), and re-sampling what they may not.
+
+Hidden from player p: the order of both decks, the identity of face-down central
+cards, and the opponent's hand card (not whether they hold one). Everything
+else in the state is public. Search strategies must decide on a
+*determinisation*: a copy of the state whose hidden part has been re-dealt at
+random from the cards p cannot locate. Same shapes, same public facts.
+"""
+
+from .jit import jit
+from .layout import (
+    CELL_GOODS,
+    CELL_TRIBE,
+    P_HAND,
+    S_CELL_CARD,
+    S_CELL_TYPE,
+    S_CELL_UP,
+    S_GAME_RNG,
+    S_GOODS,
+    S_POLICY_RNG,
+    S_GOODS_N,
+    S_TRIBE,
+    S_TRIBE_N,
+)
+from .rng import next32, randbelow
+from .state import pbase
+
+N_CELLS = 9
+
+
+@jit
+def _shuffle_slots(S, slots, n, rng_off):
+    """Shuffle the values held at the state positions slots[0:n] among themselves."""
+    for i in range(n - 1, 0, -1):
+        j = randbelow(S, rng_off, i + 1)
+        a = slots[i]
+        b = slots[j]
+        t = S[a]
+        S[a] = S[b]
+        S[b] = t
+
+
+@jit
+def determinize(S, p, rng_off, slots):
+    """Re-deal, in place, every card whose identity player p cannot know.
+
+    `S` should be a copy of the real state; `rng_off` points at a 4-word random
+    stream (e.g. p's policy stream in that copy); `slots` is int64 scratch of at
+    least 128 entries. Unknown tribe cards (deck, face-down tribe cells, the
+    opponent's hand) are shuffled among those places; unknown goods cards
+    (deck, face-down goods cells) likewise; the copy's deck-reshuffle stream
+    and the opponent's choice stream are replaced. Discard piles are public.
+    """
+    n = 0
+    for i in range(S[S_TRIBE_N]):
+        slots[n] = S_TRIBE + i
+        n += 1
+    for cell in range(N_CELLS):
+        if S[S_CELL_TYPE + cell] == CELL_TRIBE and S[S_CELL_UP + cell] == 0:
+            slots[n] = S_CELL_CARD + cell
+            n += 1
+    hand = pbase(1 - p) + P_HAND
+    if S[hand] >= 0:
+        slots[n] = hand
+        n += 1
+    _shuffle_slots(S, slots, n, rng_off)
+    n = 0
+    for i in range(S[S_GOODS_N]):
+        slots[n] = S_GOODS + i
+        n += 1
+    for cell in range(N_CELLS):
+        if S[S_CELL_TYPE + cell] == CELL_GOODS and S[S_CELL_UP + cell] == 0:
+            slots[n] = S_CELL_CARD + cell
+            n += 1
+    _shuffle_slots(S, slots, n, rng_off)
+    # Future reshuffles and the opponent's own random choices are unknown too:
+    # give the copy fresh streams drawn from p's stream.
+    for k in range(4):
+        S[S_GAME_RNG + k] = next32(S, rng_off)
+        S[S_POLICY_RNG + 4 * (1 - p) + k] = next32(S, rng_off)
+    if S[S_GAME_RNG] == 0:
+        S[S_GAME_RNG] = 1
+    if S[S_POLICY_RNG + 4 * (1 - p)] == 0:
+        S[S_POLICY_RNG + 4 * (1 - p)] = 1
