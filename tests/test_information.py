@@ -4,6 +4,7 @@ import numpy as np
 
 from targi_sim.engine import layout as lay
 from targi_sim.engine.information import determinize
+from targi_sim.engine.rng import seed_stream
 from targi_sim.scenario import Scenario
 
 
@@ -60,7 +61,7 @@ def test_determinize_resamples_the_hidden_part_only():
     seen = set()
     for k in range(20):
         copy = sc.state.copy()
-        copy.S[lay.S_POLICY_RNG] = 1000 + k  # a different stream for each sample
+        seed_stream(copy.S, lay.S_POLICY_RNG, 1000 + k, 0)  # a new stream per sample
         determinize(copy.S, 0, lay.S_POLICY_RNG, np.zeros(128, dtype=np.int64))
         seen.add((tuple(copy.tribe_deck), copy.players[1].hand, copy.cell(1)[1]))
         assert copy.players[0].hand == own_hand
