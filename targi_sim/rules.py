@@ -41,6 +41,8 @@ INTS: dict[str, int] = {
     "row_bonus_same_symbol": C.RL_ROW_SAME_BONUS,
     "row_bonus_all_different": C.RL_ROW_DIFF_BONUS,
 }
+# upper bounds where the engine has a structural limit (one hand slot)
+INT_MAX: dict[str, int] = {"hand_limit": 1}
 START: dict[str, int] = {
     "salt": C.RL_START_SALT,
     "pepper": C.RL_START_PEPPER,
@@ -139,7 +141,7 @@ def _read_settings(r: FieldReader, complete: bool) -> dict[str, Any]:
             out[key] = r.get_choice(key, options)
     for key in INTS:
         if key in r.data:
-            out[key] = r.get_int(key)
+            out[key] = r.get_int(key, hi=INT_MAX.get(key))
     if "start" in r.data:
         start = r.get_table("start", START)
         if complete:
