@@ -46,6 +46,7 @@ from .layout import (
     S_CELL_MARKER,
     S_CELL_TYPE,
     S_CELL_UP,
+    S_TRIBE_N,
     TD_GET,
     TD_GET_AMT,
     TD_GIVE,
@@ -203,13 +204,13 @@ def resolve_border(S, D, R, SP, L, p, b, O):
             discard_goods(S, g)
     elif kind == BK_DRAW_TRIBE:
         for _ in range(border(D, b, BD_AMOUNT)):
+            if S[S_TRIBE_N] == 0:
+                break  # nothing to draw: no decision to make
             O[0] = 0
             O[1] = 1
             if ask(S, D, R, SP, L, p, DT_TRIBAL_EXPANSION, O, 2, b) == 0:
                 break
             c = draw_tribe(S)
-            if c < 0:
-                break
             acquire(S, D, R, SP, L, p, c, SRC_EXPANSION, MODE_EXPANSION, O)
 
 

@@ -17,8 +17,8 @@ from .layout import (
     S_CELL_UP,
     S_GAME_RNG,
     S_GOODS,
-    S_POLICY_RNG,
     S_GOODS_N,
+    S_POLICY_RNG,
     S_TRIBE,
     S_TRIBE_N,
 )
