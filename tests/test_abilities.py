@@ -25,10 +25,11 @@ Ability cards used (id: name, symbol, VP, cost -> ability):
 from __future__ import annotations
 
 import pytest
+from scenario_helpers import new as new_scenario
+from scenario_helpers import res, setres, trace
 
 from targi_sim.constants import END_FINAL_RAID
 from targi_sim.engine.acquire import OPT_DISCARD, OPT_KEEP, OPT_LEAVE, OPT_PLAY
-from targi_sim.rules import load_rules
 from targi_sim.scenario import Scenario
 
 AMENOKAL, ENVOY, SALT_TRADER, DUNE_GUIDE = 0, 2, 5, 8
@@ -42,25 +43,7 @@ PLAY_ROWS = [OPT_PLAY, OPT_PLAY + 1, OPT_PLAY + 2]
 
 
 def new(first: int = 0, **overrides) -> Scenario:
-    rules = load_rules("default")
-    if overrides:
-        rules = rules.with_overrides(**overrides)
-    return Scenario("abilities-example", rules, first_player=first)
-
-
-def res(sc: Scenario, p: int) -> dict[str, int]:
-    return sc.players[p].resources()
-
-
-def setres(sc: Scenario, p: int, s=0, pe=0, d=0, g=0, vp=0) -> None:
-    sc.players[p].set_resources(salt=s, pepper=pe, dates=d, gold=g, vp=vp)
-
-
-def trace(sc: Scenario, decision: str | None = None):
-    t = sc.logs()["trace"]
-    if decision is not None:
-        t = t.filter(t["decision"] == decision)
-    return t
+    return new_scenario("abilities-example", first, **overrides)
 
 
 def acquisitions(sc: Scenario) -> list[tuple]:

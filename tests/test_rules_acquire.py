@@ -7,11 +7,11 @@ Base tribe ids: 0-8 Targia, 9-17 Camel Rider, 18-26 Camp, 27-35 Well, 36-44 Oasi
 from __future__ import annotations
 
 import pytest
+from scenario_helpers import new, plus, res
 
 from targi_sim.constants import END_DISPLAY_FULL
 from targi_sim.engine import layout as lay
 from targi_sim.engine.acquire import OPT_DISCARD, OPT_KEEP, OPT_LEAVE, OPT_PLAY
-from targi_sim.rules import load_rules
 from targi_sim.scenario import Scenario
 
 CAMP_3VP = 19  # cost pepper 1, dates 1, gold 1
@@ -20,24 +20,6 @@ START = {"salt": 2, "pepper": 2, "dates": 2, "gold": 1, "vp": 4}
 PLAY_ROWS = [OPT_PLAY, OPT_PLAY + 1, OPT_PLAY + 2]
 ELEVEN = [[1, 2, 3, 4], [5, 6, 7, 8], [9, 10, 11]]
 TWELVE = [[1, 2, 3, 4], [5, 6, 7, 8], [9, 10, 11, 12]]
-
-
-def new(deck: str = "base", first: int = 0, **overrides) -> Scenario:
-    rules = load_rules("default")
-    if overrides:
-        rules = rules.with_overrides(**overrides)
-    return Scenario(deck, rules, first_player=first)
-
-
-def res(sc: Scenario, p: int) -> dict[str, int]:
-    return sc.players[p].resources()
-
-
-def plus(**delta: int) -> dict[str, int]:
-    out = dict(START)
-    for k, v in delta.items():
-        out[k] += v
-    return out
 
 
 def acquisitions(sc: Scenario) -> list[tuple]:

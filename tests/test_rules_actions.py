@@ -11,11 +11,11 @@ Base deck ids: border position b = card b + 1. Goods ids (expansion order of
 from __future__ import annotations
 
 import pytest
+from scenario_helpers import new, plus, res, trace
 
 from targi_sim.engine import actions
 from targi_sim.engine import layout as lay
 from targi_sim.engine.acquire import OPT_DISCARD, OPT_KEEP, OPT_LEAVE, OPT_PLAY
-from targi_sim.rules import load_rules
 from targi_sim.scenario import Scenario
 
 NOBLE, DATES_2, SALT_3, MERCHANT, PEPPER_6, DATES_7 = 0, 1, 2, 4, 5, 6
@@ -23,31 +23,6 @@ FATA_MORGANA, SILVERSMITH, PEPPER_11, CARAVAN, EXPANSION, SALT_15 = 8, 9, 10, 12
 G, T, EMPTY = lay.CELL_GOODS, lay.CELL_TRIBE, lay.CELL_EMPTY
 CAMP_3VP = 19  # cost pepper 1, dates 1, gold 1
 START = {"salt": 2, "pepper": 2, "dates": 2, "gold": 1, "vp": 4}
-
-
-def new(deck: str = "base", first: int = 0, seed: int = 0, **overrides) -> Scenario:
-    rules = load_rules("default")
-    if overrides:
-        rules = rules.with_overrides(**overrides)
-    return Scenario(deck, rules, seed=seed, first_player=first)
-
-
-def trace(sc: Scenario, decision: str | None = None):
-    t = sc.logs()["trace"]
-    if decision is not None:
-        t = t.filter(t["decision"] == decision)
-    return t
-
-
-def res(sc: Scenario, p: int) -> dict[str, int]:
-    return sc.players[p].resources()
-
-
-def plus(**delta: int) -> dict[str, int]:
-    out = dict(START)
-    for k, v in delta.items():
-        out[k] += v
-    return out
 
 
 def trade(t: int, given: int, received: int) -> int:

@@ -5,9 +5,9 @@ from an explicit position. Raid cards sit on border positions 3, 7, 11, 15 (card
 from __future__ import annotations
 
 import pytest
+from scenario_helpers import new, res, setres, trace
 
 from targi_sim.constants import END_FINAL_RAID
-from targi_sim.rules import load_rules
 from targi_sim.scenario import Scenario
 
 RAID_POS = {1: 3, 2: 7, 3: 11, 4: 15}
@@ -15,32 +15,10 @@ PAY_GOODS, PAY_VP = 0, 1
 SALT, PEPPER, DATES = 0, 1, 2
 
 
-def new(first: int = 0, **overrides) -> Scenario:
-    rules = load_rules("default")
-    if overrides:
-        rules = rules.with_overrides(**overrides)
-    return Scenario("base", rules, first_player=first)
-
-
-def res(sc: Scenario, p: int) -> dict[str, int]:
-    return sc.players[p].resources()
-
-
 def raids(sc: Scenario) -> list[tuple]:
     r = sc.logs()["raids"]
     return list(zip(r["raid"], r["player"], r["paid"], r["amount"], r["opponent_bonus"],
                     strict=True))
-
-
-def trace(sc: Scenario, decision: str | None = None):
-    t = sc.logs()["trace"]
-    if decision is not None:
-        t = t.filter(t["decision"] == decision)
-    return t
-
-
-def setres(sc: Scenario, p: int, s=0, pe=0, d=0, g=0, vp=0) -> None:
-    sc.players[p].set_resources(salt=s, pepper=pe, dates=d, gold=g, vp=vp)
 
 
 # ------------------------------------------------------------------ paying

@@ -8,31 +8,13 @@ Printed VP per symbol block: ids +0,+1 = 3 VP, +2..+4 = 2 VP, +5..+8 = 1 VP.
 from __future__ import annotations
 
 import pytest
+from scenario_helpers import new, setres, trace
 
 from targi_sim.engine import layout as lay
-from targi_sim.rules import load_rules
 from targi_sim.scenario import Scenario
 
 SALT, PEPPER, DATES = 0, 1, 2
 TARGIA, RIDER, CAMP, WELL, OASIS = 0, 9, 18, 27, 36  # first id of each symbol
-
-
-def new(first: int = 0, **overrides) -> Scenario:
-    rules = load_rules("default")
-    if overrides:
-        rules = rules.with_overrides(**overrides)
-    return Scenario("base", rules, first_player=first)
-
-
-def trace(sc: Scenario, decision: str | None = None):
-    t = sc.logs()["trace"]
-    if decision is not None:
-        t = t.filter(t["decision"] == decision)
-    return t
-
-
-def setres(sc: Scenario, p: int, s=0, pe=0, d=0, g=0, vp=0) -> None:
-    sc.players[p].set_resources(salt=s, pepper=pe, dates=d, gold=g, vp=vp)
 
 
 def round_row(sc: Scenario, p: int) -> dict:

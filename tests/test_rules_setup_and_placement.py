@@ -7,10 +7,10 @@ Border positions are 0-based: position b holds card number b + 1.
 from __future__ import annotations
 
 import pytest
+from scenario_helpers import new, trace
 
 from targi_sim.constants import END_FINAL_RAID
 from targi_sim.engine import layout as lay
-from targi_sim.rules import load_rules
 from targi_sim.scenario import Scenario
 
 RAID_POSITIONS = (3, 7, 11, 15)
@@ -19,20 +19,6 @@ NON_RAID = [b for b in range(16) if b not in RAID_POSITIONS]
 COLUMN_CARDS = {1: 0, 11: 0, 2: 1, 10: 1, 3: 2, 9: 2}
 ROW_CARDS = {15: 0, 5: 0, 14: 1, 6: 1, 13: 2, 7: 2}
 FACING_CARDS = [(1, 11), (2, 10), (3, 9), (5, 15), (6, 14), (7, 13)]
-
-
-def new(deck: str = "base", first: int = 0, **overrides) -> Scenario:
-    rules = load_rules("default")
-    if overrides:
-        rules = rules.with_overrides(**overrides)
-    return Scenario(deck, rules, first_player=first)
-
-
-def trace(sc: Scenario, decision: str | None = None):
-    t = sc.logs()["trace"]
-    if decision is not None:
-        t = t.filter(t["decision"] == decision)
-    return t
 
 
 def set_border(sc: Scenario, positions: dict[int, int]) -> None:
