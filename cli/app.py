@@ -1,13 +1,236 @@
-"""Placeholder app, replaced below."""
-import typer
+"""The `targi-sim` command line: a thin layer over the targi_sim Python API.
 
-app = typer.Typer()
+Commands: run (play many games, print a summary), decks, rules, version.
+User mistakes (bad numbers, unknown names, malformed data files) print one
+`Error: ...` line on stderr and exit with code 2; Ctrl-C exits with 130.
+"""
+
+from __future__ import annotations
+
+import platform
+import time
+
+import typer
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    Task,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.text import Text
+
+import targi_sim
+from targi_sim import DataError, UsageError, available_strategies, list_decks, list_rules
+
+from .parse import ParseError, parse_games, parse_seed
+
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+
+RUN_EPILOG = """\
+Examples:
+
+  targi-sim run --games 100000 --p0 random --p1 random
+
+  targi-sim run --games 1e6 --seed 42 --quiet
+
+  targi-sim run --games 20_000 --rules finish-round-after-raid4
+
+  targi-sim run --games 1e5 --deck ./my-deck.toml
+
+Games are played in seat-swapped pairs: both games of a pair share a seed and
+swap who starts round 1, so seat advantage and strategy strength can be told
+apart. The same --seed, deck, rules and strategies always give the same games.
+"""
+
+app = typer.Typer(
+    name="targi-sim",
+    help="Simulate the 2-player card game Targi with a compiled engine.",
+    epilog="Start with: targi-sim run --help",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+
+
+def _fail(message: str, code: int = EXIT_USAGE) -> typer.Exit:
+    """Print one `Error:` line on stderr; the caller raises the returned Exit."""
+    typer.echo(f"Error: {message}", err=True)
+    return typer.Exit(code)
+
+
+class _GamesPerSecond(ProgressColumn):
+    """Games per second over the recent past (rich's own speed estimate)."""
+
+    def render(self, task: Task) -> Text:
+        speed = task.finished_speed or task.speed
+        return Text("-- games/s" if speed is None else f"{speed:,.0f} games/s", style="cyan")
+
+
+def _progress(console: Console, quiet: bool) -> Progress:
+    return Progress(
+        TextColumn("[progress.description]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        _GamesPerSecond(),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+        console=console,
+        disable=quiet,
+    )
+
+
+@app.command(epilog=RUN_EPILOG)
+def run(
+    games: str = typer.Option(
+        "100000", "--games", "-n", metavar="N",
+        help="Number of games: 100000, 1_000_000 and 1e6 are all accepted.",
+    ),
+    p0: str = typer.Option(
+        "random", "--p0", metavar="NAME",
+        help="Strategy of seat 0 (player 0, 'blue'); see `targi-sim strategies`.",
+    ),
+    p1: str = typer.Option(
+        "random", "--p1", metavar="NAME", help="Strategy of seat 1 (player 1, 'white')."
+    ),
+    deck: str = typer.Option(
+        "base", "--deck", metavar="NAME|FILE",
+        help="Shipped deck name (see `targi-sim decks`) or a path to a deck .toml file.",
+    ),
+    rules: str = typer.Option(
+        "default", "--rules", metavar="NAME|FILE",
+        help="Shipped rules name (see `targi-sim rules`) or a path to a rules .toml file.",
+    ),
+    seed: str = typer.Option("0", "--seed", metavar="SEED", help="Run seed, 0..2147483647."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar; summary only."),
+) -> None:
+    """Play N games between two strategies and print win rates with 95% intervals.
+
+    The first run compiles the engine (tens of seconds); later runs load it
+    from the compile cache.
+    """
+    from .play import CHUNK_GAMES, play_chunks, prepare, warm_up
+    from .summary import Tally, render
+
+    try:
+        n_games = parse_games(games)
+        run_seed = parse_seed(seed)
+        setup = prepare(p0, p1, deck, rules)
+    except (ParseError, UsageError, DataError) as exc:
+        raise _fail(str(exc)) from None
+
+    err = Console(stderr=True)
+    tally = Tally(setup.strategies)
+    try:
+        t0 = time.perf_counter()
+        if quiet:
+            warm_up(setup)
+        else:
+            with err.status("Loading the compiled engine (compiling on first use)..."):
+                warm_up(setup)
+        t1 = time.perf_counter()
+        with _progress(err, quiet) as bar:
+            task = bar.add_task(f"{setup.strategies[0]} vs {setup.strategies[1]}", total=n_games)
+            for chunk in play_chunks(
+                setup, n_games, run_seed, CHUNK_GAMES,
+                progress=lambda n: bar.advance(task, n),
+            ):
+                tally.add(chunk)
+        t2 = time.perf_counter()
+    except KeyboardInterrupt:
+        typer.echo(
+            f"\nInterrupted after {tally.games:,} of {n_games:,} games; no summary written.",
+            err=True,
+        )
+        raise typer.Exit(EXIT_INTERRUPTED) from None
+
+    render(
+        Console(), tally, seconds=t2 - t1, setup_seconds=t1 - t0,
+        deck=deck, rules=rules, seed=run_seed,
+    )
+
+
+def _first_line(text: str) -> str:
+    return text.strip().splitlines()[0] if text.strip() else ""
 
 
 @app.command()
-def run() -> None:
-    print("ok")
+def decks() -> None:
+    """List the decks that ship with targi-sim (use one with `run --deck NAME`).
+
+    To make your own, copy a shipped file (`targi-sim decks` prints where they
+    live), change a card, and pass the path: `run --deck ./my-deck.toml`.
+    """
+    from targi_sim import load_deck
+    from targi_sim.paths import data_dir
+
+    typer.echo(f"Decks in {data_dir() / 'decks'}:")
+    for name in list_decks():
+        try:
+            d = load_deck(name)
+            typer.echo(f"  {name:<22} {d.n_tribe} tribe, {d.n_goods} goods cards. "
+                       f"{_first_line(d.description)}")
+        except DataError as exc:
+            typer.echo(f"  {name:<22} (does not load: {exc})")
+
+
+@app.command()
+def rules() -> None:
+    """List the rules files that ship with targi-sim (use one with `run --rules NAME`).
+
+    Variants name a `base` and override only the settings they change.
+    """
+    from targi_sim import load_rules
+    from targi_sim.paths import data_dir
+
+    typer.echo(f"Rules in {data_dir() / 'rules'}:")
+    for name in list_rules():
+        try:
+            r = load_rules(name)
+            typer.echo(f"  {name:<26} {_first_line(r.description)}")
+        except (DataError, UsageError) as exc:
+            typer.echo(f"  {name:<26} (does not load: {exc})")
+
+
+@app.command()
+def strategies() -> None:
+    """List the built-in strategies (use one with `run --p0 NAME --p1 NAME`)."""
+    from targi_sim.strategy import resolve_strategy
+
+    for name in available_strategies():
+        typer.echo(f"  {name:<12} {resolve_strategy(name).description}")
+
+
+@app.command()
+def version() -> None:
+    """Print the targi-sim version and the versions of the libraries it runs on."""
+    import numba
+    import numpy
+
+    from targi_sim.engine import cache_dir
+
+    typer.echo(
+        f"targi-sim {targi_sim.__version__} (python {platform.python_version()}, "
+        f"numba {numba.__version__}, numpy {numpy.__version__})"
+    )
+    typer.echo(f"compile cache: {cache_dir()}")
 
 
 def main() -> None:
-    app()
+    """Console-script entry point."""
+    try:
+        app()
+    except KeyboardInterrupt:  # e.g. Ctrl-C while Python is still importing
+        typer.echo("\nInterrupted.", err=True)
+        raise SystemExit(EXIT_INTERRUPTED) from None
+
+
+if __name__ == "__main__":
+    main()

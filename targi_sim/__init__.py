@@ -17,7 +17,15 @@ if not (_Path(__file__).parent / "cli").is_dir() and (_checkout_root / "cli" / "
 
 __version__ = "0.1.0"
 
-from .api import BatchResult, game_plan, pair_seed, play_game, play_games  # noqa: E402
+from .api import (  # noqa: E402
+    BatchResult,
+    Match,
+    game_plan,
+    pair_seed,
+    play_game,
+    play_games,
+    prepare_match,
+)
 from .deck import Deck, list_decks, load_deck  # noqa: E402
 from .errors import DataError, UsageError  # noqa: E402
 from .gamestate import GameState  # noqa: E402
@@ -26,8 +34,8 @@ from .rules import Rules, list_rules, load_rules  # noqa: E402
 from .strategy import Strategy, available_strategies, resolve_strategy, scripted  # noqa: E402
 
 __all__ = [
-    "BatchResult", "Deck", "DataError", "GameRecord", "GameState", "Rules", "Strategy",
-    "UsageError", "available_strategies", "game_plan", "list_decks", "list_rules",
-    "load_deck", "load_rules", "pair_seed", "play_game", "play_games", "resolve_strategy",
-    "scripted",
+    "BatchResult", "DataError", "Deck", "GameRecord", "GameState", "Match", "Rules",
+    "Strategy", "UsageError", "available_strategies", "game_plan", "list_decks", "list_rules",
+    "load_deck", "load_rules", "pair_seed", "play_game", "play_games", "prepare_match",
+    "resolve_strategy", "scripted",
 ]

@@ -80,7 +80,8 @@ def game_plan(n_games: int, seed: int, paired: bool = True, start: int = 0) -> t
     """
     ids = np.arange(start, start + n_games, dtype=np.int64)
     pairs = ids // 2 if paired else ids
-    seeds = np.array([pair_seed(seed, int(k)) for k in pairs], dtype=np.int64)
+    pair_seed(seed, int(pairs[-1]) if n_games else 0)  # range checks
+    seeds = (np.int64(seed) << np.int64(32)) | pairs
     first = (ids % 2) if paired else np.zeros(n_games, dtype=np.int64)
     return seeds, first.astype(np.int64), ids
 
@@ -118,6 +119,37 @@ def run_batch(
     return G, frames
 
 
+@dataclass(frozen=True, eq=False)
+class Match:
+    """Validated and packed inputs of a run: deck, rules and the two seats' strategies."""
+
+    deck: Deck
+    rules: Rules
+    D: np.ndarray
+    R: np.ndarray
+    SP: np.ndarray
+    strategies: tuple[str, str]
+
+    def play(self, seeds: np.ndarray, first: np.ndarray, ids: np.ndarray,
+             *, logs: bool = True) -> tuple[np.ndarray, list[dict[str, pl.DataFrame]]]:
+        """Play a plan of games (see `game_plan`); returns results and log frames."""
+        return run_batch(self.D, self.R, self.SP, seeds, first, ids, logs=logs)
+
+
+def prepare_match(
+    strategies: Sequence[StrategySpec] = ("random", "random"),
+    deck: str | Deck = "base",
+    rules: str | Rules = "default",
+) -> Match:
+    """Load and validate everything before a game is played.
+
+    Raises UsageError for unknown names and DataError for malformed files.
+    """
+    SP, names = strategy_matrix(strategies)
+    d, r = _load(deck, rules)
+    return Match(d, r, lay.pack_deck(d), r.vector.astype(np.int64), SP, names)
+
+
 def play_games(
     n_games: int,
     *,
@@ -131,12 +163,10 @@ def play_games(
     """Play n seeded games inside compiled code (seat-swapped pairs by default)."""
     if n_games < 1:
         raise ValueError("n_games must be at least 1")
-    d, r = _load(deck, rules)
-    D = lay.pack_deck(d)
-    R = r.vector.astype(np.int64)
-    SP, names = strategy_matrix(strategies)
+    match = prepare_match(strategies, deck, rules)
+    names = match.strategies
     seeds, first, ids = game_plan(n_games, seed, paired)
-    G, frames = run_batch(D, R, SP, seeds, first, ids, logs=logs)
+    G, frames = match.play(seeds, first, ids, logs=logs)
     games = games_frame(G).with_columns(
         pl.Series("seed", seeds), pl.lit(names[0]).alias("p0_strategy"),
         pl.lit(names[1]).alias("p1_strategy"),
@@ -147,4 +177,6 @@ def play_games(
     return BatchResult(games=games, tables=tables, strategies=names)
 
 
-__all__ = ["play_game", "play_games", "game_plan", "pair_seed", "BatchResult"]
+__all__ = [
+    "BatchResult", "Match", "game_plan", "pair_seed", "play_game", "play_games", "prepare_match",
+]

@@ -1,0 +1,180 @@
+"""Engine speed, compile time and memory, printed as one table.
+
+    python benchmarks/engine.py                  # 200,000 games x 5 runs per mode
+    python benchmarks/engine.py --games 50000 --repeats 3
+
+Random-vs-random games on the base deck and default rules, played by the
+compiled batch function (targi_sim.engine.batch.play_batch, through
+targi_sim.api.run_batch) with logs on and with logs off. Each mode runs in its
+own subprocess pinned to one CPU, warms up, then times `--repeats` runs of
+`--games` games and reports the median games/s and that process's peak RSS.
+Compile time is measured in fresh subprocesses: cold with TARGI_SIM_CACHE_DIR
+pointing at an empty temporary directory, then cached with the same directory.
+Numbers depend on the machine and its load; nothing here asserts on them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _pin_one_cpu() -> str:
+    """Pin this process to a single CPU (Linux); returns a label for the report."""
+    if hasattr(os, "sched_setaffinity"):
+        cpu = min(os.sched_getaffinity(0))
+        os.sched_setaffinity(0, {cpu})
+        return f"pinned to CPU {cpu}"
+    return "not pinned"
+
+
+def _peak_rss_mb() -> float:
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak / 1024 / (1024 if sys.platform == "darwin" else 1)  # bytes on macOS, KiB else
+
+
+def _plan(n: int):
+    """Engine inputs for n random-vs-random games (base deck, default rules)."""
+    import numpy as np
+
+    from targi_sim import load_deck, load_rules
+    from targi_sim.api import game_plan
+    from targi_sim.engine import layout
+    from targi_sim.strategy import strategy_matrix
+
+    D = layout.pack_deck(load_deck("base"))
+    R = load_rules("default").vector.astype(np.int64)
+    SP, _ = strategy_matrix(("random", "random"))
+    seeds, first, ids = game_plan(n, seed=0)
+    return D, R, SP, seeds, first, ids
+
+
+def worker_speed(games: int, repeats: int, logs: bool) -> dict:
+    """Runs in a subprocess: warm up, then time `repeats` batches of `games` games."""
+    pinned = _pin_one_cpu()
+    from targi_sim.api import run_batch
+
+    D, R, SP, seeds, first, ids = _plan(games)
+    run_batch(D, R, SP, seeds[:200], first[:200], ids[:200], logs=logs)  # warm-up
+    rates = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        run_batch(D, R, SP, seeds, first, ids, logs=logs)
+        rates.append(games / (time.perf_counter() - t0))
+    return {"rates": rates, "rss_mb": _peak_rss_mb(), "pinned": pinned}
+
+
+def worker_compile() -> dict:
+    """Runs in a subprocess: time the import and the first game (compile or cache load)."""
+    _pin_one_cpu()
+    t0 = time.perf_counter()
+    from targi_sim.api import run_batch
+
+    D, R, SP, seeds, first, ids = _plan(1)
+    t1 = time.perf_counter()
+    run_batch(D, R, SP, seeds, first, ids, logs=False)
+    t2 = time.perf_counter()
+    return {"import_s": t1 - t0, "first_game_s": t2 - t1}
+
+
+def _spawn(args: list[str], env: dict[str, str] | None = None) -> dict:
+    cmd = [sys.executable, str(Path(__file__).resolve()), *args]
+    done = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=ROOT)
+    if done.returncode != 0:
+        sys.exit(f"benchmark worker failed: {' '.join(args)}\n{done.stderr}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def _cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=200_000, help="games per timed run")
+    parser.add_argument("--repeats", type=int, default=5, help="timed runs per mode")
+    parser.add_argument("--worker", choices=("logs-on", "logs-off", "compile"),
+                        help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.games < 1 or args.repeats < 1:
+        parser.error("--games and --repeats must be at least 1")
+
+    if args.worker == "compile":
+        print(json.dumps(worker_compile()))
+        return
+    if args.worker:
+        print(json.dumps(worker_speed(args.games, args.repeats, args.worker == "logs-on")))
+        return
+
+    import numba
+
+    import targi_sim
+
+    print(f"targi-sim {targi_sim.__version__} engine benchmark: random vs random, "
+          "deck base, rules default", flush=True)
+    print(f"python {platform.python_version()}, numba {numba.__version__}, {_cpu_model()}",
+          flush=True)
+
+    with tempfile.TemporaryDirectory(prefix="targi-sim-bench-cache-") as cache:
+        env = {**os.environ, "TARGI_SIM_CACHE_DIR": cache}
+        env.pop("NUMBA_DISABLE_JIT", None)
+        print("measuring compile time (cold, then cached) ...", flush=True)
+        cold = _spawn(["--worker", "compile"], env)
+        cached = _spawn(["--worker", "compile"], env)
+        speed = {}
+        for mode in ("logs-off", "logs-on"):
+            print(f"measuring {mode}: {args.repeats} x {args.games:,} games ...", flush=True)
+            speed[mode] = _spawn(
+                ["--worker", mode, "--games", str(args.games), "--repeats", str(args.repeats)],
+                env,
+            )
+
+    rows = []
+    for mode in ("logs-off", "logs-on"):
+        r = speed[mode]["rates"]
+        rows.append((f"games/s, {mode.replace('-', ' ')} (median)",
+                     f"{statistics.median(r):,.0f}", f"min {min(r):,.0f}, max {max(r):,.0f}"))
+    for mode in ("logs-off", "logs-on"):
+        rows.append((f"peak RSS, {mode.replace('-', ' ')}", f"{speed[mode]['rss_mb']:,.0f} MB",
+                     f"whole worker process, {args.games:,} games per batch"))
+    rows.append(("compile, cold (empty cache)", f"{cold['first_game_s']:.1f} s",
+                 f"first game; import {cold['import_s']:.2f} s"))
+    rows.append(("compile, cached", f"{cached['first_game_s']:.2f} s",
+                 f"first game; import {cached['import_s']:.2f} s"))
+
+    pinned = speed["logs-off"]["pinned"]
+    print()
+    print(f"{args.repeats} timed runs x {args.games:,} games per mode after a warm-up, "
+          f"one core ({pinned})")
+    widths = [max(len(row[i]) for row in [("measure", "value", "notes"), *rows])
+              for i in range(3)]
+    header = ("measure", "value", "notes")
+    line = "+-" + "-+-".join("-" * w for w in widths) + "-+"
+    print(line)
+    print("| " + " | ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)) + " |")
+    print(line)
+    for measure, value, notes in rows:
+        print(f"| {measure.ljust(widths[0])} | {value.rjust(widths[1])} | "
+              f"{notes.ljust(widths[2])} |")
+    print(line)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,54 @@
+"""Argument parsing helpers: friendly whole numbers such as `1e6` or `1_000_000`."""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal, InvalidOperation
+
+# Pair ids must fit in 32 bits (see targi_sim.api.pair_seed); 2**32 games is far
+# beyond anything one machine plays anyway.
+MAX_GAMES = 2**32
+MAX_SEED = 2**31 - 1
+
+_NUMBER = re.compile(r"[+-]?(\d[\d_]*)?(\.\d+)?([eE][+-]?\d+)?")
+
+
+class ParseError(ValueError):
+    """A command-line value that is not acceptable; the message is one line for the user."""
+
+
+def parse_whole_number(text: str, option: str, minimum: int, maximum: int) -> int:
+    """A whole number written as `100000`, `1_000_000`, `1e6` or `2.5e5`.
+
+    Raises ParseError (one line, names the option and the value) for anything
+    else: fractions, words, or values outside minimum..maximum.
+    """
+    raw = str(text).strip()
+    if minimum == 1:
+        bad = f"{option} must be a positive whole number (e.g. 100000, 1_000_000 or 1e6)"
+    else:
+        bad = f"{option} must be a whole number from {minimum:,} to {maximum:,}"
+    bad += f"; got {text!r}"
+    if not raw or not _NUMBER.fullmatch(raw) or not any(ch.isdigit() for ch in raw):
+        raise ParseError(bad)
+    if re.search(r"(^|\D)_|_(\D|$)", raw):
+        raise ParseError(bad)  # underscores only between digits, as in Python
+    try:
+        value = Decimal(raw.replace("_", ""))
+    except InvalidOperation:
+        raise ParseError(bad) from None
+    if value != value.to_integral_value() or value < minimum:
+        raise ParseError(bad)
+    if value > maximum:
+        raise ParseError(f"{option} must be at most {maximum:,}; got {text!r}")
+    return int(value)
+
+
+def parse_games(text: str) -> int:
+    """The --games value: a positive whole number (`1e6`, `1_000_000`, `100000`)."""
+    return parse_whole_number(text, "--games", 1, MAX_GAMES)
+
+
+def parse_seed(text: str) -> int:
+    """The --seed value: a whole number 0..2**31-1."""
+    return parse_whole_number(text, "--seed", 0, MAX_SEED)

@@ -1,0 +1,100 @@
+"""Running totals over chunks of games and the end-of-run summary table."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+import polars as pl
+from rich import box
+from rich.console import Console
+from rich.table import Table
+
+from targi_sim.stats import wilson_interval
+
+
+@dataclass
+class Tally:
+    """Counts and sums that are enough for the summary; memory does not grow with games."""
+
+    strategies: tuple[str, str]
+    games: int = 0
+    wins: list[int] = field(default_factory=lambda: [0, 0])
+    draws: int = 0
+    first_wins: int = 0
+    score_sum: list[int] = field(default_factory=lambda: [0, 0])
+    rounds_sum: int = 0
+    end_reasons: Counter = field(default_factory=Counter)
+    tiebreaks: Counter = field(default_factory=Counter)
+
+    def add(self, games: pl.DataFrame) -> None:
+        """Fold in a chunk's `games` table (targi_sim.record.games_frame columns)."""
+        winner = games["winner"]
+        self.games += games.height
+        self.wins[0] += int((winner == 0).sum())
+        self.wins[1] += int((winner == 1).sum())
+        self.draws += int((winner == -1).sum())
+        self.first_wins += int((winner == games["first_player"]).sum())
+        self.score_sum[0] += int(games["score_p0"].sum())
+        self.score_sum[1] += int(games["score_p1"].sum())
+        self.rounds_sum += int(games["rounds"].sum())
+        self.end_reasons.update(dict(games["end_reason"].value_counts().iter_rows()))
+        self.tiebreaks.update(dict(games["tiebreak"].value_counts().iter_rows()))
+
+
+def _pct(x: float) -> str:
+    return f"{x:.2%}"
+
+
+def render(
+    console: Console,
+    tally: Tally,
+    *,
+    seconds: float,
+    setup_seconds: float,
+    deck: str,
+    rules: str,
+    seed: int,
+) -> None:
+    """Print the summary of a finished run."""
+    n = tally.games
+    rate = n / seconds if seconds > 0 else float("inf")
+    s0, s1 = tally.strategies
+    console.print(
+        f"[bold]{n:,} games[/bold] (seat-swapped pairs)  seed {seed}, deck {deck}, rules {rules}",
+        highlight=False,
+    )
+    console.print(
+        f"wall time {seconds + setup_seconds:.2f} s (play {seconds:.2f} s + engine load "
+        f"{setup_seconds:.2f} s), [bold]{rate:,.0f} games/s[/bold]",
+        highlight=False,
+    )
+    rates = Table(box=box.SIMPLE_HEAD, pad_edge=False)
+    rates.add_column("outcome")
+    rates.add_column("rate", justify="right")
+    rates.add_column("95% Wilson interval", justify="right")
+    rows = [
+        (f"seat 0 ({s0}) wins", tally.wins[0]),
+        (f"seat 1 ({s1}) wins", tally.wins[1]),
+        ("draws", tally.draws),
+        ("round-1 first player wins (draws = half)", tally.first_wins + 0.5 * tally.draws),
+    ]
+    for label, successes in rows:
+        if n:
+            lo, hi = wilson_interval(successes, n)
+            rates.add_row(label, _pct(successes / n), f"{_pct(lo)} .. {_pct(hi)}")
+        else:
+            rates.add_row(label, "n/a", "n/a")
+    console.print(rates)
+    if not n:
+        return
+    other = Table(box=None, show_header=False, pad_edge=False)
+    other.add_column(style="bold")
+    other.add_column()
+    other.add_row(
+        "mean score", f"seat 0 {tally.score_sum[0] / n:.2f}   seat 1 {tally.score_sum[1] / n:.2f}"
+    )
+    other.add_row("mean rounds", f"{tally.rounds_sum / n:.2f}")
+    for label, counter in (("end reason", tally.end_reasons), ("tie-break", tally.tiebreaks)):
+        other.add_row(label, ", ".join(f"{k} {c / n:.1%}" for k, c in counter.most_common()))
+    console.print(other)

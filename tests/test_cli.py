@@ -1,0 +1,265 @@
+"""The `targi-sim` command line: summaries, friendly errors, exit codes; and wilson_interval."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from targi_sim import available_strategies, list_decks, list_rules, play_games
+from targi_sim.cli.app import app
+from targi_sim.cli.parse import ParseError, parse_games, parse_seed
+from targi_sim.cli.play import play_chunks, prepare
+from targi_sim.paths import data_dir
+from targi_sim.stats import wilson_interval
+
+runner = CliRunner()
+
+
+def invoke(*args: str):
+    return runner.invoke(app, list(args))
+
+
+def assert_usage_error(result, *needles: str) -> None:
+    """Exit 2, one `Error:` line naming the problem, no traceback."""
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output
+    assert isinstance(result.exception, SystemExit), result.exception
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert len(lines) == 1, result.output
+    assert lines[0].startswith("Error: ")
+    for needle in needles:
+        assert needle in lines[0], (needle, lines[0])
+
+
+# --------------------------------------------------------------------------- run
+
+
+def test_run_prints_summary():
+    result = invoke("run", "--games", "200", "--p0", "random", "--p1", "random", "--quiet")
+    assert result.exit_code == 0, result.output
+    out = result.output
+    for needle in (
+        "200 games", "seed 0", "games/s", "wall time", "95% Wilson interval",
+        "seat 0 (random) wins", "seat 1 (random) wins", "draws",
+        "round-1 first player wins", "mean score", "mean rounds", "end reason",
+    ):
+        assert needle in out, needle
+
+
+def test_run_is_deterministic_for_a_seed():
+    a = invoke("run", "-n", "60", "--seed", "5", "--quiet")
+    b = invoke("run", "-n", "60", "--seed", "5", "--quiet")
+    assert a.exit_code == b.exit_code == 0
+    strip = [line for line in a.output.splitlines() if "games/s" not in line]
+    assert strip == [line for line in b.output.splitlines() if "games/s" not in line]
+
+
+def test_chunked_play_matches_play_games():
+    """The CLI's chunking (here 7 games a chunk) plays exactly the API's games."""
+    setup = prepare("random", "random", "base", "default")
+    chunks = list(play_chunks(setup, 30, seed=11, chunk=7))
+    assert [c.height for c in chunks] == [7, 7, 7, 7, 2]
+    import polars as pl
+
+    chunked = pl.concat(chunks)
+    whole = play_games(30, seed=11, logs=False).games.select(chunked.columns)
+    assert chunked.equals(whole)
+
+
+@pytest.mark.parametrize("value", ["0", "-5", "abc", "1.5", "1e-3", "", "1__000"])
+def test_bad_games_values_exit_2(value):
+    assert_usage_error(invoke("run", "--games", value), "--games", repr(value))
+
+
+def test_bad_seed_exits_2():
+    assert_usage_error(invoke("run", "--games", "10", "--seed", "-1"), "--seed")
+
+
+@pytest.mark.parametrize(
+    ("option", "valid"),
+    [
+        ("--p0", available_strategies),
+        ("--p1", available_strategies),
+        ("--deck", list_decks),
+        ("--rules", list_rules),
+    ],
+)
+def test_unknown_names_exit_2_and_list_valid_ones(option, valid):
+    result = invoke("run", "--games", "10", option, "no-such-name")
+    names = valid()
+    assert names
+    assert_usage_error(result, "no-such-name", *names)
+
+
+def test_malformed_deck_file_exits_2_naming_the_file(tmp_path):
+    bad = tmp_path / "broken-deck.toml"
+    bad.write_text('name = "broken"\nborder = [\n', encoding="utf-8")
+    assert_usage_error(invoke("run", "--games", "10", "--deck", str(bad)), "broken-deck.toml")
+
+
+def test_missing_deck_file_exits_2_naming_the_file(tmp_path):
+    missing = tmp_path / "missing.toml"
+    assert_usage_error(invoke("run", "--games", "10", "--deck", str(missing)), "missing.toml")
+
+
+def test_edited_copy_of_base_deck(tmp_path):
+    """The README's recipe: copy base.toml, change a card, run with --deck PATH."""
+    text = (data_dir() / "decks" / "base.toml").read_text(encoding="utf-8")
+    good = tmp_path / "my-deck.toml"
+    good.write_text(text.replace('name = "base"', 'name = "mine"', 1), encoding="utf-8")
+    result = invoke("run", "--games", "20", "--deck", str(good), "--quiet")
+    assert result.exit_code == 0, result.output
+    assert "20 games" in result.output
+
+    bad = tmp_path / "bad-card.toml"
+    bad.write_text(text.replace("position = 2\n", "position = 99\n", 1), encoding="utf-8")
+    assert_usage_error(invoke("run", "--games", "10", "--deck", str(bad)), "bad-card.toml")
+
+
+def test_malformed_rules_file_exits_2(tmp_path):
+    bad = tmp_path / "odd-rules.toml"
+    bad.write_text('base = "default"\nraid_unpaid = "sometimes"\n', encoding="utf-8")
+    assert_usage_error(invoke("run", "--games", "10", "--rules", str(bad)), "odd-rules.toml")
+
+
+# ----------------------------------------------------------------- other commands
+
+
+def test_listing_commands():
+    decks = invoke("decks")
+    assert decks.exit_code == 0 and "base" in decks.output
+    rules = invoke("rules")
+    assert rules.exit_code == 0 and all(name in rules.output for name in list_rules())
+    strategies = invoke("strategies")
+    assert strategies.exit_code == 0 and "random" in strategies.output
+    version = invoke("version")
+    assert version.exit_code == 0 and "targi-sim 0." in version.output
+
+
+def test_help_teaches_with_examples():
+    result = invoke("run", "--help")
+    assert result.exit_code == 0
+    assert "Examples" in result.output and "targi-sim run --games" in result.output
+    assert "1e6" in result.output
+
+
+# ------------------------------------------------------------------- parsing
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("1e6", 1_000_000), ("1E6", 1_000_000), ("1_000_000", 1_000_000),
+        ("100000", 100_000), ("2.5e5", 250_000), (" 42 ", 42), ("1", 1), ("5.0", 5),
+    ],
+)
+def test_parse_games_accepts(text, expected):
+    assert parse_games(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text", ["0", "-5", "abc", "1.5", "1e-3", "", "inf", "nan", "0x10", "1,000", "_1", "1e100"]
+)
+def test_parse_games_rejects(text):
+    with pytest.raises(ParseError) as info:
+        parse_games(text)
+    message = str(info.value)
+    assert "--games" in message and "\n" not in message
+
+
+def test_parse_seed_range():
+    assert parse_seed("0") == 0
+    assert parse_seed("2147483647") == 2**31 - 1
+    for text in ("-1", "2147483648", "x"):
+        with pytest.raises(ParseError):
+            parse_seed(text)
+
+
+# ------------------------------------------------------------------- wilson
+
+
+def test_wilson_known_answers():
+    lo, hi = wilson_interval(50, 100)
+    assert lo == pytest.approx(0.4038, abs=1e-4) and hi == pytest.approx(0.5962, abs=1e-4)
+    lo, hi = wilson_interval(0, 10)
+    assert lo == pytest.approx(0.0, abs=1e-12) and hi == pytest.approx(0.2775, abs=1e-4)
+    lo, hi = wilson_interval(10, 10)
+    assert lo == pytest.approx(0.7225, abs=1e-4) and hi == pytest.approx(1.0, abs=1e-12)
+    lo, hi = wilson_interval(5000, 10000)
+    assert hi - lo == pytest.approx(2 * 0.0098, abs=1e-4)
+
+
+def test_wilson_no_data_is_the_whole_range():
+    assert wilson_interval(0, 0) == (0.0, 1.0)
+
+
+def test_wilson_properties():
+    for s, n in [(0, 1), (1, 3), (7.5, 20), (999, 1000)]:
+        lo, hi = wilson_interval(s, n)
+        assert 0.0 <= lo <= s / n <= hi <= 1.0
+    wide = wilson_interval(30, 100, z=2.576)
+    narrow = wilson_interval(30, 100)
+    assert wide[0] < narrow[0] and wide[1] > narrow[1]
+
+
+@pytest.mark.parametrize(("s", "n"), [(-1, 10), (11, 10), (0, -1)])
+def test_wilson_rejects_impossible_counts(s, n):
+    with pytest.raises(ValueError):
+        wilson_interval(s, n)
+
+
+# ------------------------------------------------------- the installed entry point
+
+
+def _entry_point() -> str:
+    local = Path(sys.executable).parent / "targi-sim"
+    found = str(local) if local.exists() else shutil.which("targi-sim")
+    if not found:
+        pytest.fail("the `targi-sim` console script is not installed (pip install -e .)")
+    return found
+
+
+def test_installed_entry_point_runs():
+    exe = _entry_point()
+    done = subprocess.run(
+        [exe, "run", "--games", "1e3", "--quiet"], capture_output=True, text=True, timeout=600
+    )
+    assert done.returncode == 0, done.stderr
+    assert "1,000 games" in done.stdout and "95% Wilson interval" in done.stdout
+
+    bad = subprocess.run([exe, "run", "--games", "abc"], capture_output=True, text=True,
+                         timeout=120)
+    assert bad.returncode == 2
+    assert "Traceback" not in bad.stderr
+    assert bad.stderr.strip().startswith("Error: --games")
+
+
+@pytest.mark.skipif(os.name != "posix", reason="needs POSIX signals")
+def test_ctrl_c_exits_130():
+    exe = _entry_point()
+
+    def default_sigint() -> None:  # a background shell may have SIGINT ignored
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+    proc = subprocess.Popen(
+        [exe, "run", "--games", "1e9", "--quiet"], stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True, preexec_fn=default_sigint,
+    )
+    time.sleep(3.0)
+    proc.send_signal(signal.SIGINT)
+    try:
+        out, err = proc.communicate(timeout=120)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        pytest.fail("targi-sim did not stop on SIGINT")
+    assert proc.returncode == 130, err
+    assert "Interrupted" in err and "Traceback" not in err
