@@ -12,6 +12,7 @@ from .deck import Deck, load_deck
 from .engine import layout as lay
 from .engine.batch import play_batch
 from .engine.buffers import make_logs, reset
+from .engine.montecarlo import play_batch_mc, uses_montecarlo
 from .engine.records import G_SIZE
 from .gamestate import GameState
 from .record import GameRecord, game_record, games_frame, log_frames
@@ -58,8 +59,9 @@ def play_game(
     L = make_logs(1, exact=True, trace_rows=MAX_TRACE_ROWS)
     G = np.zeros((1, G_SIZE), dtype=np.int64)
     seeds = np.array([seed], dtype=np.int64)
-    play_batch(state.D, state.R, SP, seeds, np.array([first_player]), np.array([game_id]),
-               G, L, 0, state.S)
+    batch_fn = play_batch_mc if uses_montecarlo(SP) else play_batch
+    batch_fn(state.D, state.R, SP, seeds, np.array([first_player]), np.array([game_id]),
+             G, L, 0, state.S)
     return game_record(seed, names, G[0], L, state)
 
 
@@ -107,9 +109,10 @@ def run_batch(
     L = make_logs(n if logs else 0)
     S = np.zeros(lay.S_SIZE, dtype=np.int64)
     frames: list[dict[str, pl.DataFrame]] = []
+    batch_fn = play_batch_mc if uses_montecarlo(SP) else play_batch
     done = 0
     while done < n:
-        nxt = play_batch(D, R, SP, seeds, first, ids, G, L, done, S)
+        nxt = batch_fn(D, R, SP, seeds, first, ids, G, L, done, S)
         if logs:
             frames.append(log_frames(L))
         if on_flush is not None:

@@ -99,7 +99,43 @@ N_RULES = 16
 
 # --- strategy kinds (compiled policies) --------------------------------------
 SK_RANDOM = 0
-N_STRAT_PARAMS = 64
+SK_SCRIPTED = 1     # tests: replays a list of choices
+SK_GREEDY = 2       # immediate VP first, else goods
+SK_HEURISTIC = 3    # weighted evaluation of each option's effect
+SK_MONTECARLO = 4   # determinised rollouts for Targi placement, heuristic elsewhere
+STRATEGY_KIND_NAMES = ("random", "scripted", "greedy", "heuristic", "montecarlo")
+N_STRAT_PARAMS = 128
+
+# heuristic weights: column of the strategy row (column 0 is the kind)
+HW_VP = 1            # value of one VP token
+HW_CARD_VP = 2       # value per printed VP of a displayed card
+HW_GOLD = 3          # value of one gold (early game; decays, see HW_LATE)
+HW_GOOD = 4          # value of one good (early game)
+HW_NEED = 5          # extra value of a good that visible cards still need
+HW_DISPLAY = 6       # value of a displayed card beyond its VP (progress, end trigger)
+HW_ROW_SAME = 7      # weight of progress toward a 4-of-a-symbol row
+HW_ROW_DIFF = 8      # weight of progress toward a 4-different row
+HW_HAND = 9          # value of a kept hand card per printed VP
+HW_DENIAL = 10       # weight of what a choice takes away from the opponent
+HW_RAID = 11         # weight of exposure to the next raid
+HW_LATE = 12         # how fast resources lose value as rounds run out (exponent)
+HW_TRADE_MARGIN = 13  # minimum gain for a trade to be made
+HW_LINE = 14         # value of future crossings along a first/second Targi's line
+HW_NOISE = 15        # random jitter added to option values (breaks ties, varies play)
+HW_SYMBOL = 16       # + symbol (5): extra value of a card of that symbol
+MC_ROLLOUTS = 22     # montecarlo: rollouts per legal option of a placement
+MC_PENDING = 23      # montecarlo: the placement its driver chose, NaN when none is waiting
+MC_BASE = 24         # montecarlo: the rollout strategy's own row (kind, weights) starts here
+N_HEURISTIC_WEIGHTS = 21  # columns 1..21 hold weights
+# columns from HC_KEY on are the heuristic's per-round placement cache (not parameters)
+HC_KEY = 64          # cache key: round and both players' resources
+HC_BORDER = 65       # + b (16): value of each border card for this player
+HC_BORDER_OPP = 81   # + b (16): value of each border card for the opponent
+HC_CELL = 97         # + cell (9): value of a marker on each cell for this player
+HC_LATE_ROUND = 106  # round for which HC_LATE holds the late factor
+HC_LATE = 107
+HC_DEMAND_KEY = 108  # centre layout for which HC_DEMAND holds the visible cost histogram
+HC_DEMAND = 109      # + good*4 + units (12): visible tribe cards costing `units` of `good`
 
 # --- decision types (what a strategy is asked) --------------------------------
 DT_PLACE = 0          # option: border index 0..15

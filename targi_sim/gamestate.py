@@ -166,6 +166,7 @@ class GameState:
         self.S[lay.S_CELL_TYPE + cell] = kind
         self.S[lay.S_CELL_CARD + cell] = card if kind >= 0 else -1
         self.S[lay.S_CELL_UP + cell] = 1 if face_up else 0
+        self.S[lay.S_CELLS_VERSION] += 1
 
     def border_targi(self, b: int) -> int:
         return self._g(lay.S_BORDER_TARGI + b)

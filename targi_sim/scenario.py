@@ -17,6 +17,7 @@ from .constants import N_STRAT_PARAMS
 from .deck import Deck
 from .engine import acquire as acq
 from .engine import actions, rounds, scoring
+from .engine import layout as lay
 from .engine.batch import OPTION_BUFFER
 from .engine.buffers import make_logs
 from .gamestate import GameState
@@ -87,6 +88,8 @@ class Scenario:
         rounds.resolve_raid(*self._args(), position, self.O)
 
     def place_targis(self) -> None:
+        """A whole placement phase (all six Targis, or as many as can be placed)."""
+        self.state.S[lay.S_PLACE_K] = 0
         rounds.place_targis(*self._args(), self.O)
 
     def place_markers(self) -> None:

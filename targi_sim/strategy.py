@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .constants import N_STRAT_PARAMS, SK_RANDOM
-from .engine.policy import SCRIPT_START, SK_SCRIPTED
+from .constants import HC_KEY, N_STRAT_PARAMS, SK_GREEDY, SK_RANDOM, SK_SCRIPTED
+from .engine.policy import SCRIPT_START
 from .errors import UsageError
 
 
@@ -27,9 +27,12 @@ class Strategy:
     description: str = ""
 
     def row(self) -> np.ndarray:
+        """The engine's parameter row; the heuristic's cache columns start empty (NaN)."""
         row = np.zeros(N_STRAT_PARAMS, dtype=np.float64)
         row[:] = self.params
         row[0] = self.kind
+        if self.kind >= SK_GREEDY:
+            row[HC_KEY:] = np.nan
         return row
 
 

@@ -5,7 +5,6 @@ display cards) and cost discounts.
 """
 
 from ..constants import (
-    AB_DISCOUNT,
     AB_IMMEDIATE,
     AB_MOVE_TWO,
     AB_PLAY_HAND,
@@ -19,6 +18,7 @@ from ..constants import (
     RL_HAND_LIMIT,
 )
 from .ask import ask
+from .costs import OPT_DISCARD, OPT_KEEP, OPT_LEAVE, OPT_PLAY, can_pay, effective_cost
 from .jit import jit
 from .layout import (
     P_ACQ_ROUND,
@@ -29,11 +29,8 @@ from .layout import (
     S_END_AFTER_ROUND,
     S_ROUND,
     TC_ABILITY,
-    TC_ALT,
-    TC_COST,
     TC_HAS_ALT,
     TC_PARAMS,
-    TC_SYMBOL,
 )
 from .records import (
     OUT_DISCARDED,
@@ -51,57 +48,13 @@ from .records import (
     T_ACQ,
     log_row,
 )
-from .state import add_res, discard_tribe, pbase, res, tribe
-
-# DT_TRIBE option codes
-OPT_LEAVE = 0     # leave the card where it is (centre: stays; hand: stays in hand)
-OPT_DISCARD = 1
-OPT_KEEP = 2
-OPT_PLAY = 3      # + alt * 3 + row
+from .state import add_res, discard_tribe, pbase, tribe
 
 # what may be done with the card, by where it comes from
 MODE_CENTRE = 0     # leave, discard, keep, play
 MODE_EXPANSION = 1  # discard, keep, play
 MODE_NOBLE = 2      # leave (stays in hand), discard, play
 MODE_ABILITY = 3    # leave (stays in hand), play
-
-
-@jit
-def effective_cost(S, D, p, c, alt):
-    """(salt, pepper, dates, gold) cost of card c, alternative `alt`, after discounts."""
-    base = TC_ALT if alt == 1 else TC_COST
-    cs = tribe(D, c, base)
-    cp = tribe(D, c, base + 1)
-    cd = tribe(D, c, base + 2)
-    cg = tribe(D, c, base + 3)
-    o = pbase(p) + P_DISPLAY
-    sym = tribe(D, c, TC_SYMBOL)
-    for slot in range(DISPLAY_SLOTS):
-        d = S[o + slot]
-        if d >= 0 and tribe(D, d, TC_ABILITY) == AB_DISCOUNT:
-            want = tribe(D, d, TC_PARAMS + 2)
-            if want < 0 or want == sym:
-                r = tribe(D, d, TC_PARAMS)
-                cut = tribe(D, d, TC_PARAMS + 1)
-                if r == 0:
-                    cs = max(0, cs - cut)
-                elif r == 1:
-                    cp = max(0, cp - cut)
-                elif r == 2:
-                    cd = max(0, cd - cut)
-                else:
-                    cg = max(0, cg - cut)
-    return cs, cp, cd, cg
-
-
-@jit
-def can_pay(S, p, cost):
-    return (
-        res(S, p, 0) >= cost[0]
-        and res(S, p, 1) >= cost[1]
-        and res(S, p, 2) >= cost[2]
-        and res(S, p, 3) >= cost[3]
-    )
 
 
 @jit

@@ -46,6 +46,7 @@ from .layout import (
     S_CELL_MARKER,
     S_CELL_TYPE,
     S_CELL_UP,
+    S_CELLS_VERSION,
     S_TRIBE_N,
     TD_GET,
     TD_GET_AMT,
@@ -232,6 +233,7 @@ def resolve_cell(S, D, R, SP, L, p, cell, O):
         S[S_CELL_CARD + cell] = new
         S[S_CELL_TYPE + cell] = CELL_TRIBE if new >= 0 else CELL_EMPTY
         S[S_CELL_UP + cell] = 0
+        S[S_CELLS_VERSION] += 1
     elif kind == CELL_TRIBE:
         if acquire(S, D, R, SP, L, p, card, SRC_CENTRE, MODE_CENTRE, O) == OUT_LEFT:
             return
@@ -239,6 +241,7 @@ def resolve_cell(S, D, R, SP, L, p, cell, O):
         S[S_CELL_CARD + cell] = new
         S[S_CELL_TYPE + cell] = CELL_GOODS if new >= 0 else CELL_EMPTY
         S[S_CELL_UP + cell] = 0
+        S[S_CELLS_VERSION] += 1
 
 
 @jit

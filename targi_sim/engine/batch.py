@@ -16,15 +16,7 @@ from .records import (
     G_TIEBREAK,
     G_WINNER,
     H_GAME,
-    MAX_ACQ_ROWS,
-    MAX_OFFER_ROWS,
-    MAX_RAID_ROWS,
-    MAX_ROUND_ROWS,
-    T_ACQ,
-    T_OFFERS,
-    T_RAIDS,
-    T_ROUNDS,
-    room_for,
+    room_for_game,
 )
 from .rounds import play_to_end, setup_game
 from .scoring import decide_winner, score_parts
@@ -68,12 +60,7 @@ def play_batch(D, R, SP, seeds, first_players, game_ids, G, L, start, S):
     SPw = SP.copy()
     O = np.zeros(OPTION_BUFFER, dtype=np.int64)
     for i in range(start, seeds.shape[0]):
-        if not (
-            room_for(L, T_ROUNDS, MAX_ROUND_ROWS)
-            and room_for(L, T_ACQ, MAX_ACQ_ROWS)
-            and room_for(L, T_OFFERS, MAX_OFFER_ROWS)
-            and room_for(L, T_RAIDS, MAX_RAID_ROWS)
-        ):
+        if not room_for_game(L):
             return i
         L[H_GAME] = game_ids[i]
         setup_game(S, D, R, seeds[i], first_players[i])

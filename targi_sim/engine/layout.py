@@ -57,6 +57,10 @@ S_CELL_UP = _s.take(N_CELLS)      # 1 face up, 0 face down (replaced this round)
 S_CELL_MARKER = _s.take(N_CELLS)  # owner of the tribe marker on it, -1 none
 S_BORDER_TARGI = _s.take(N_BORDER)  # owner of the Targi on it, -1 none
 S_RAIDS_DONE = _s.take()
+S_CELLS_VERSION = _s.take()  # bumped whenever a centre cell's card or face changes
+S_PHASE = _s.take()          # PH_*: where a paused game resumes
+S_PLACE_K = _s.take()        # Targis placed so far this round (0..6)
+S_PAUSE_MC = _s.take()       # 1: pause before a montecarlo player's placement
 
 # per-player block, at S_PLAYER + p * P_SIZE
 _p = _Alloc()
@@ -73,6 +77,9 @@ P_GOLD_DISC_ROUND = _p.take()
 P_SIZE = _p.size
 S_PLAYER = _s.take(2 * P_SIZE)
 S_SIZE = _s.size
+
+PH_ROUND_START = 0
+PH_PLACEMENT = 1
 
 CELL_EMPTY = -1
 CELL_GOODS = 0

@@ -7,12 +7,23 @@ into O. A strategy must only read what its player may know (RULES.md §8); see
 docs/engine.md for which state fields are hidden.
 """
 
-from ..constants import SK_RANDOM
+import numpy as np
+
+from ..constants import (
+    DT_PLACE,
+    MC_PENDING,
+    SK_GREEDY,
+    SK_HEURISTIC,
+    SK_MONTECARLO,
+    SK_RANDOM,
+    SK_SCRIPTED,
+)
+from .heuristic import best_option
 from .jit import jit
 from .layout import S_ERROR, S_POLICY_RNG
 from .rng import randbelow
 
-SK_SCRIPTED = 1  # tests: SP[p,1] = next script index, SP[p,2:] = wanted option values
+# SK_SCRIPTED (tests): SP[p,1] = next script index, SP[p,2:] = wanted option values
 
 # Extra strategy kinds register here: kind -> a compiled function with the same
 # signature as `decide` (the strategies package fills this in).
@@ -48,6 +59,20 @@ def decide(S, D, R, SP, p, dtype, O, n, ctx):
     kind = int(SP[p, 0])
     if kind == SK_SCRIPTED:
         return scripted_choice(S, SP, p, O, n)
+    if kind == SK_HEURISTIC:
+        return best_option(S, D, R, SP, p, 0, dtype, O, n, ctx, False)
+    if kind == SK_MONTECARLO:
+        # Placements are chosen by the rollout driver (engine/montecarlo.py), which
+        # leaves its choice in MC_PENDING; everything else by the player's own weights.
+        if dtype == DT_PLACE and not np.isnan(SP[p, MC_PENDING]):
+            want = int(SP[p, MC_PENDING])
+            SP[p, MC_PENDING] = np.nan
+            for i in range(n):
+                if O[i] == want:
+                    return i
+        return best_option(S, D, R, SP, p, 0, dtype, O, n, ctx, False)
+    if kind == SK_GREEDY:
+        return best_option(S, D, R, SP, p, 0, dtype, O, n, ctx, True)
     if kind == SK_RANDOM:
         return random_choice(S, p, n)
     return random_choice(S, p, n)

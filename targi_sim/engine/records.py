@@ -106,6 +106,17 @@ def log_row(L, table):
 
 
 @jit
+def room_for_game(L):
+    """True if every enabled table has room for one more game of the worst case."""
+    return (
+        room_for(L, T_ROUNDS, MAX_ROUND_ROWS)
+        and room_for(L, T_ACQ, MAX_ACQ_ROWS)
+        and room_for(L, T_OFFERS, MAX_OFFER_ROWS)
+        and room_for(L, T_RAIDS, MAX_RAID_ROWS)
+    )
+
+
+@jit
 def room_for(L, table, rows):
     """True if `table` is disabled or has room for `rows` more rows."""
     cap = L[H_CAP + table]

@@ -16,6 +16,7 @@ from ..constants import (
     END_DISPLAY_FULL,
     END_FINAL_RAID,
     GOLD,
+    MC_PENDING,
     N_BORDER,
     N_CELLS,
     N_GOODS,
@@ -26,6 +27,7 @@ from ..constants import (
     RL_RAID_UNPAID,
     RL_RAID_UNPAID_VP,
     RL_START_SALT,
+    SK_MONTECARLO,
     VP,
 )
 from .actions import resolve_slot
@@ -51,11 +53,14 @@ from .layout import (
     P_MARKER,
     P_RES,
     P_TARGI,
+    PH_PLACEMENT,
+    PH_ROUND_START,
     S_BORDER_TARGI,
     S_CELL_CARD,
     S_CELL_MARKER,
     S_CELL_TYPE,
     S_CELL_UP,
+    S_CELLS_VERSION,
     S_END_AFTER_ROUND,
     S_END_REASON,
     S_FIRST,
@@ -64,6 +69,9 @@ from .layout import (
     S_GOODS,
     S_GOODS_N,
     S_OVER,
+    S_PAUSE_MC,
+    S_PHASE,
+    S_PLACE_K,
     S_POLICY_RNG,
     S_RAIDS_DONE,
     S_ROBBER,
@@ -295,19 +303,44 @@ def placement_options(S, D, p, O, ignore_facing):
 
 
 @jit
+def placing_player(S):
+    k = S[S_PLACE_K]
+    return S[S_FIRST] if k % 2 == 0 else 1 - S[S_FIRST]
+
+
+@jit
+def legal_placements(S, D, R, p, O):
+    n = placement_options(S, D, p, O, False)
+    if n == 0 and R[RL_NO_LEGAL_PLACEMENT] == 1:
+        n = placement_options(S, D, p, O, True)
+    return n
+
+
+@jit
+def apply_placement(S, p, b):
+    S[S_BORDER_TARGI + b] = p
+    S[pbase(p) + P_TARGI + S[S_PLACE_K] // 2] = b
+    S[S_PLACE_K] += 1
+
+
+@jit
 def place_targis(S, D, R, SP, L, O):
-    """First player, then alternately, one Targi at a time, three each."""
-    first = S[S_FIRST]
-    for k in range(6):
-        p = first if k % 2 == 0 else 1 - first
-        n = placement_options(S, D, p, O, False)
-        if n == 0 and R[RL_NO_LEGAL_PLACEMENT] == 1:
-            n = placement_options(S, D, p, O, True)
+    """First player, then alternately, one Targi at a time, three each.
+
+    Resumable: S_PLACE_K counts the Targis placed. Returns False when it stops
+    before a montecarlo player's placement (S_PAUSE_MC) for the driver to decide.
+    """
+    while S[S_PLACE_K] < 6:
+        p = placing_player(S)
+        n = legal_placements(S, D, R, p, O)
         if n == 0:
+            S[S_PLACE_K] += 1
             continue
-        b = ask(S, D, R, SP, L, p, DT_PLACE, O, n, k // 2)
-        S[S_BORDER_TARGI + b] = p
-        S[pbase(p) + P_TARGI + k // 2] = b
+        if S[S_PAUSE_MC] == 1 and int(SP[p, 0]) == SK_MONTECARLO and np.isnan(SP[p, MC_PENDING]):
+            return False
+        b = ask(S, D, R, SP, L, p, DT_PLACE, O, n, S[S_PLACE_K] // 2)
+        apply_placement(S, p, b)
+    return True
 
 
 @jit
@@ -412,6 +445,7 @@ def log_round(S, D, R, L, p):
 @jit
 def end_round(S, D, R, SP, L, O):
     first = S[S_FIRST]
+    S[S_CELLS_VERSION] += 1
     for cell in range(N_CELLS):
         S[S_CELL_UP + cell] = 1
         S[S_CELL_MARKER + cell] = -1
@@ -425,6 +459,7 @@ def end_round(S, D, R, SP, L, O):
         log_round(S, D, R, L, p)
         clear_round_marks(S, p)
     S[S_FIRST] = 1 - first
+    S[S_PLACE_K] = 0
     if S[S_END_AFTER_ROUND] == 1:
         S[S_OVER] = 1
         for p in range(2):
@@ -462,23 +497,32 @@ def start_round(S, D, R, SP, L, O):
 
 @jit
 def play_round(S, D, R, SP, L, O):
-    if not start_round(S, D, R, SP, L, O):
-        return
-    log_offers(S, L)
-    place_targis(S, D, R, SP, L, O)
+    """Play (or resume) the current round; returns False if it paused for a decision."""
+    if S[S_PHASE] == PH_ROUND_START:
+        if not start_round(S, D, R, SP, L, O):
+            return True
+        log_offers(S, L)
+        S[S_PLACE_K] = 0
+        S[S_PHASE] = PH_PLACEMENT
+    if not place_targis(S, D, R, SP, L, O):
+        return False
     place_markers(S, 0)
     place_markers(S, 1)
     first = S[S_FIRST]
     resolve_actions(S, D, R, SP, L, first, O)
     resolve_actions(S, D, R, SP, L, 1 - first, O)
     end_round(S, D, R, SP, L, O)
+    S[S_PHASE] = PH_ROUND_START
+    return True
 
 
 @jit
 def play_to_end(S, D, R, SP, L, O):
-    """Play rounds from the current state until the game is over (O: option scratch)."""
+    """Play rounds until the game is over; returns False if it paused for a decision."""
     while S[S_OVER] == 0:
-        play_round(S, D, R, SP, L, O)
+        if not play_round(S, D, R, SP, L, O):
+            return False
+    return True
 
 
 def new_state():
