@@ -177,13 +177,31 @@ def unit_values(S, D, R, SP, p, base, late):
     g = SP[p, base + HW_GOOD]
     nw = SP[p, base + HW_NEED] / 3.0
     refresh_demand(S, D, SP, p)
+    goods_raid, gold_raid = raid_exposure(S, D, SP, p, base)
     return (
-        (g + nw * min(need(S, D, SP, p, 0), 3.0)) * full * late,
-        (g + nw * min(need(S, D, SP, p, 1), 3.0)) * full * late,
-        (g + nw * min(need(S, D, SP, p, 2), 3.0)) * full * late,
-        SP[p, base + HW_GOLD] * late,
+        (g + nw * min(need(S, D, SP, p, 0), 3.0)) * full * late + goods_raid,
+        (g + nw * min(need(S, D, SP, p, 1), 3.0)) * full * late + goods_raid,
+        (g + nw * min(need(S, D, SP, p, 2), 3.0)) * full * late + goods_raid,
+        SP[p, base + HW_GOLD] * late + gold_raid,
         SP[p, base + HW_VP],
     )
+
+
+@jit
+def raid_exposure(S, D, SP, p, base):
+    """Extra value of goods / gold when the robber's next step is a raid p cannot
+    pay that way (so it would cost VP instead)."""
+    b = (S[S_ROBBER] + 1) % N_BORDER
+    if border(D, b, BD_KIND) != BK_RAID:
+        return 0.0, 0.0
+    w = SP[p, base + HW_RAID]
+    goods = 0.0
+    gold = 0.0
+    if goods_total(S, p) < border(D, b, BD_RAID_GOODS):
+        goods = 0.3 * w
+    if res(S, p, GOLD) < border(D, b, BD_RAID_GOLD):
+        gold = 0.5 * w
+    return goods, gold
 
 
 @jit
