@@ -104,7 +104,7 @@ SK_GREEDY = 2       # immediate VP first, else goods
 SK_HEURISTIC = 3    # weighted evaluation of each option's effect
 SK_MONTECARLO = 4   # determinised rollouts for Targi placement, heuristic elsewhere
 STRATEGY_KIND_NAMES = ("random", "scripted", "greedy", "heuristic", "montecarlo")
-N_STRAT_PARAMS = 128
+N_STRAT_PARAMS = 160
 
 # heuristic weights: column of the strategy row (column 0 is the kind)
 HW_VP = 1            # value of one VP token
@@ -136,6 +136,8 @@ HC_LATE_ROUND = 106  # round for which HC_LATE holds the late factor
 HC_LATE = 107
 HC_DEMAND_KEY = 108  # centre layout for which HC_DEMAND holds the visible cost histogram
 HC_DEMAND = 109      # + good*4 + units (12): visible tribe cards costing `units` of `good`
+HC_LINE_CACHE = 121  # + b (16): best cell value along border card b's line
+HC_END = 137         # first column after the cache
 
 # --- decision types (what a strategy is asked) --------------------------------
 DT_PLACE = 0          # option: border index 0..15

@@ -70,3 +70,29 @@ def test_determinize_resamples_the_hidden_part_only():
     # the opponent's hand and the face-down card are drawn from the unknown pool
     assert len({h for _, h, _ in seen}) > 5
     assert len({c for _, _, c in seen}) > 5
+
+
+def test_strategy_row_layout_does_not_overlap():
+    """Weights, Monte Carlo fields and the heuristic's caches have separate columns."""
+    from targi_sim import constants as C
+
+    spans = [
+        ("weights", 1, 1 + C.N_HEURISTIC_WEIGHTS),
+        ("mc", C.MC_ROLLOUTS, C.MC_PENDING + 1),
+        ("mc_base", C.MC_BASE, C.MC_BASE + 1 + C.N_HEURISTIC_WEIGHTS),
+        ("key", C.HC_KEY, C.HC_KEY + 1),
+        ("border", C.HC_BORDER, C.HC_BORDER + 16),
+        ("border_opp", C.HC_BORDER_OPP, C.HC_BORDER_OPP + 16),
+        ("cell", C.HC_CELL, C.HC_CELL + 9),
+        ("late", C.HC_LATE_ROUND, C.HC_LATE + 1),
+        ("demand", C.HC_DEMAND_KEY, C.HC_DEMAND + 12),
+        ("line", C.HC_LINE_CACHE, C.HC_LINE_CACHE + 16),
+    ]
+    taken: dict[int, str] = {}
+    for name, lo, hi in spans:
+        for col in range(lo, hi):
+            assert col not in taken, f"{name} overlaps {taken[col]} at column {col}"
+            taken[col] = name
+    assert max(taken) < C.N_STRAT_PARAMS
+    assert C.HW_SYMBOL + 5 <= 1 + C.N_HEURISTIC_WEIGHTS
+    assert C.MC_BASE + 1 + C.N_HEURISTIC_WEIGHTS <= C.HC_KEY

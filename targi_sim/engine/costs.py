@@ -4,7 +4,7 @@ codes of the tribe-card decision. Shared by the engine and the strategies."""
 from ..constants import AB_DISCOUNT, DISPLAY_SLOTS
 from .jit import jit
 from .layout import P_DISPLAY, TC_ABILITY, TC_ALT, TC_COST, TC_PARAMS, TC_SYMBOL
-from .state import pbase, res, tribe
+from .state import deck_has, pbase, res, tribe
 
 # DT_TRIBE option codes
 OPT_LEAVE = 0     # leave the card where it is (centre: stays; hand: stays in hand)
@@ -21,6 +21,8 @@ def effective_cost(S, D, p, c, alt):
     cp = tribe(D, c, base + 1)
     cd = tribe(D, c, base + 2)
     cg = tribe(D, c, base + 3)
+    if not deck_has(D, AB_DISCOUNT):
+        return cs, cp, cd, cg
     o = pbase(p) + P_DISPLAY
     sym = tribe(D, c, TC_SYMBOL)
     for slot in range(DISPLAY_SLOTS):

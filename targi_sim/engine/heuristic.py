@@ -52,6 +52,7 @@ from ..constants import (
     HC_KEY,
     HC_LATE,
     HC_LATE_ROUND,
+    HC_LINE_CACHE,
     HW_CARD_VP,
     HW_DENIAL,
     HW_DISPLAY,
@@ -450,6 +451,7 @@ def fill_placement_cache(S, D, R, SP, p, base, uv, uvo, late):
             continue
         SP[p, HC_BORDER + b] = border_value(S, D, R, SP, p, base, uv, late, b, HC_CELL)
         SP[p, HC_BORDER_OPP + b] = border_value(S, D, R, SP, 1 - p, base, uvo, late, b, -1)
+        SP[p, HC_LINE_CACHE + b] = line_value(SP, p, b)
     SP[p, HC_KEY] = placement_key(S, p)
 
 
@@ -482,7 +484,7 @@ def place_value(S, D, R, SP, p, base, b):
             if cell >= 0 and S[S_CELL_MARKER + cell] < 0:
                 v += SP[p, HC_CELL + cell]
     if placed < 2:
-        v += SP[p, base + HW_LINE] * line_value(SP, p, b)
+        v += SP[p, base + HW_LINE] * SP[p, HC_LINE_CACHE + b]
     # denial: the opponent can no longer use b, nor the card facing it
     deny = SP[p, HC_BORDER_OPP + b]
     f = FACING[b]
@@ -646,6 +648,15 @@ def greedy_value(S, D, R, SP, p, dtype, v, ctx):
 @jit
 def best_option(S, D, R, SP, p, base, dtype, O, n, ctx, greedy):
     """Index of the best-valued option (ties and HW_NOISE jitter broken by p's stream)."""
+    if dtype == DT_ACTION:  # a fixed order; no valuation needed
+        best = 0
+        best_v = -1e18
+        for i in range(n):
+            v = action_priority(S, D, p, O[i])
+            if v > best_v:
+                best_v = v
+                best = i
+        return best
     noise = 0.0
     late = 1.0
     uv = (0.0, 0.0, 0.0, 0.0, 0.0)
@@ -653,14 +664,16 @@ def best_option(S, D, R, SP, p, base, dtype, O, n, ctx, greedy):
     if not greedy:
         noise = SP[p, base + HW_NOISE]
         late = late_factor(S, SP, p, base)
-        if dtype != DT_ACTION and dtype != DT_TRIBAL_EXPANSION:
-            uv = unit_values(S, D, R, SP, p, base, late)
         if dtype == DT_PLACE:
+            # placements read cached values, refreshed once per placement phase
             if SP[p, HC_KEY] != placement_key(S, p):
+                uv = unit_values(S, D, R, SP, p, base, late)
                 uvo = unit_values(S, D, R, SP, 1 - p, base, late)
                 fill_placement_cache(S, D, R, SP, p, base, uv, uvo, late)
-        elif dtype == DT_TRIBE:
-            uvo = unit_values(S, D, R, SP, 1 - p, base, late)
+        elif dtype != DT_ACTION and dtype != DT_TRIBAL_EXPANSION:
+            uv = unit_values(S, D, R, SP, p, base, late)
+            if dtype == DT_TRIBE:
+                uvo = unit_values(S, D, R, SP, 1 - p, base, late)
     best = 0
     best_v = -1e18
     for i in range(n):

@@ -90,6 +90,7 @@ _d = _Alloc()
 D_N_TRIBE = _d.take()
 D_N_GOODS = _d.take()
 D_N_TRADES = _d.take()
+D_ABILITIES = _d.take()  # bit k set: some card has ability kind k (lets scans be skipped)
 # per border card: BD_* fields
 BD_KIND = 0
 BD_GAIN = 1                  # 5 amounts
@@ -138,6 +139,7 @@ def pack_deck(deck) -> np.ndarray:
     D[D_N_TRIBE] = n_tribe
     D[D_N_GOODS] = n_goods
     D[D_N_TRADES] = n_trades
+    D[D_ABILITIES] = int(np.bitwise_or.reduce(1 << np.asarray(deck.tribe_ability, dtype=np.int64)))
     for b in range(N_BORDER):
         o = D_BORDER + b * BD_SIZE
         D[o + BD_KIND] = deck.border_kind[b]

@@ -125,6 +125,7 @@ from .scoring import total_score
 from .state import (
     add_res,
     border,
+    deck_has,
     draw_goods,
     draw_tribe,
     goods_total,
@@ -199,6 +200,8 @@ def clear_round_marks(S, p):
 # ------------------------------------------------------------------ raids
 @jit
 def immune_to_raid(S, D, p, raid_number):
+    if not deck_has(D, AB_RAID_IMMUNITY):
+        return False
     o = pbase(p) + P_DISPLAY
     for slot in range(DISPLAY_SLOTS):
         c = S[o + slot]
@@ -389,6 +392,8 @@ def resolve_actions(S, D, R, SP, L, p, O):
 # ------------------------------------------------------------------ round end
 @jit
 def apply_income(S, D, p):
+    if not deck_has(D, AB_INCOME):
+        return
     o = pbase(p) + P_DISPLAY
     for slot in range(DISPLAY_SLOTS):
         c = S[o + slot]

@@ -4,6 +4,7 @@ from ..constants import GOLD, N_GOODS, VP
 from .jit import jit
 from .layout import (
     BD_SIZE,
+    D_ABILITIES,
     D_BORDER,
     D_GOODS,
     D_N_GOODS,
@@ -108,6 +109,12 @@ def draw_tribe(S):
 def discard_tribe(S, c):
     S[S_TRIBE_DISC + S[S_TRIBE_DISC_N]] = c
     S[S_TRIBE_DISC_N] += 1
+
+
+@jit
+def deck_has(D, ability):
+    """True if some card of the deck has this ability kind (AB_*)."""
+    return (D[D_ABILITIES] >> ability) & 1 == 1
 
 
 @jit

@@ -1,0 +1,403 @@
+"""Round-robin tournaments between strategies: a win-rate matrix and Elo ratings.
+
+Every pair of strategies (a, b) plays `games_per_pair` games (rounded up to an
+even number): half with a in seat 0 and half with b in seat 0. Both halves play
+the *same* seeds, and each half is itself in seat-swapped pairs (the games of
+`play_games(h, seed=run_seed, strategies=(a, b))`, first player swapped within
+each pair). So every deal is played with each strategy in each seat, and each
+strategy starts round 1 in exactly half of the pair's games.
+
+Reproducibility: the pair's run seed is a hash of (tournament seed, the two
+strategy names in sorted order) -- the `run_seed` column of the matrix -- so a
+pair's games do not depend on which other strategies take part, on the order
+they are listed in, on the chunking or on the number of worker processes:
+
+    play_games(h, seed=run_seed, strategies=(a, b))   # the half with a in seat 0
+    play_games(h, seed=run_seed, strategies=(b, a))   # the half with b in seat 0
+
+Work is split into chunks of games, each a pure function of (pair, half,
+chunk), played in parallel with joblib (loky processes) and summed.
+
+Ratings: a Bradley-Terry model on the Elo scale, P(i beats j) = 1 / (1 +
+10^((R_j - R_i) / 400)), fitted by maximum likelihood (Newton's method, numpy
+only) to all pairwise results with draws counted as half a win. One virtual draw
+per pair is added so that a strategy that wins every game still gets a finite
+rating. The mean rating is anchored at 1500. The 95% intervals are parametric
+(Wald): +-1.96 standard errors from the inverse observed Fisher information
+under the mean-1500 constraint, i.e. uncertainty relative to the pool mean.
+Games are treated as independent (the four games played on one deal are not
+quite), as they are in the Wilson intervals of the matrix.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from itertools import combinations
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+from .api import game_plan, prepare_match, run_batch
+from .constants import SK_MONTECARLO
+from .deck import Deck
+from .record import games_frame
+from .rules import Rules
+from .stats import wilson_interval
+from .strategy import Strategy, resolve_strategy
+
+ELO_ANCHOR = 1500.0
+ELO_SCALE = 400.0 / math.log(10.0)  # Elo points per natural-log odds unit
+PRIOR_DRAWS = 1.0  # virtual drawn games added to every pair before the Elo fit
+Z95 = 1.959963984540054
+FAST_CHUNK = 2000  # games per chunk when no montecarlo strategy plays
+SLOW_CHUNK = 10  # games per chunk with a montecarlo strategy (about 30 games/s)
+
+# per-chunk counts, always from the point of view of the pair's first strategy `a`
+_COUNTS = ("games", "wins_a", "draws", "losses_a", "score_a", "score_b")
+
+MATRIX_COLUMNS = ("a", "b", "games", "wins_a", "draws", "losses_a", "rate_a", "ci_low",
+                  "ci_high", "draw_rate", "mean_score_a", "mean_score_b", "run_seed")
+ELO_COLUMNS = ("rank", "strategy", "elo", "ci_low", "ci_high", "se", "games", "score")
+
+
+@dataclass
+class TournamentResult:
+    """The outcome of `run_tournament`.
+
+    `matrix` is long form, one row per ordered pair (a, b) with a != b: games,
+    a's wins, draws, a's losses, a's rate with draws as half (`rate_a`) and its
+    95% Wilson interval (`ci_low`, `ci_high`). `elo` has one row per strategy,
+    best first.
+    """
+
+    strategies: tuple[str, ...]
+    games_per_pair: int
+    seed: int
+    matrix: pl.DataFrame
+    elo: pl.DataFrame
+    seconds: float = 0.0
+    deck: str = "base"
+    rules: str = "default"
+    meta: dict = field(default_factory=dict)
+
+    def rate_matrix(self, value: str = "rate_a") -> pl.DataFrame:
+        """Wide form: one row per strategy, one column per opponent (None on the diagonal)."""
+        rows = []
+        for a in self.strategies:
+            row: dict[str, object] = {"strategy": a}
+            for b in self.strategies:
+                row[b] = None if a == b else self.cell(a, b)[value]
+            rows.append(row)
+        return pl.DataFrame(rows)
+
+    def cell(self, a: str, b: str) -> dict:
+        """The matrix row of a against b."""
+        rows = self.matrix.filter((pl.col("a") == a) & (pl.col("b") == b))
+        if rows.height != 1:
+            raise KeyError(f"no results for {a!r} against {b!r}")
+        return rows.row(0, named=True)
+
+    def write(self, out_dir: str | Path) -> list[Path]:
+        """Write matrix/elo as Parquet and CSV plus tournament.json, each atomically."""
+        out = Path(out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        written = []
+        for name, df in (("matrix", self.matrix), ("elo", self.elo)):
+            written.append(_atomic(out / f"{name}.parquet", df.write_parquet))
+            written.append(_atomic(out / f"{name}.csv", df.write_csv))
+        meta = {
+            "strategies": list(self.strategies), "games_per_pair": self.games_per_pair,
+            "seed": self.seed, "deck": self.deck, "rules": self.rules,
+            "seconds": round(self.seconds, 3), **self.meta,
+        }
+        text = json.dumps(meta, indent=2) + "\n"
+        written.append(_atomic(out / "tournament.json",
+                                lambda p: Path(p).write_text(text, encoding="utf-8")))
+        return written
+
+
+def _atomic(path: Path, write: Callable[[Path], object]) -> Path:
+    """Write to a temporary file next to `path`, then rename it into place."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+    return path
+
+
+def even_games(games_per_pair: int) -> int:
+    """Games per pair as played: rounded up to an even number."""
+    if games_per_pair < 1:
+        raise ValueError(f"games per pair must be at least 1, got {games_per_pair}")
+    return games_per_pair + games_per_pair % 2
+
+
+def pair_run_seed(seed: int, a: str, b: str) -> int:
+    """The run seed of pair {a, b}: a hash of the tournament seed and both names (0..2^31-1)."""
+    lo, hi = sorted((a, b))
+    digest = hashlib.sha256(f"targi-tournament\0{seed}\0{lo}\0{hi}".encode()).digest()
+    return int.from_bytes(digest[:8], "little") % (2**31)
+
+
+@dataclass(frozen=True)
+class _Chunk:
+    """One unit of work: games start..start+n-1 of one half of one pair."""
+
+    pair: int
+    half: int  # 0: a in seat 0, 1: b in seat 0
+    start: int
+    n: int
+    run_seed: int
+
+
+def _play_chunk(D: np.ndarray, R: np.ndarray, SP: np.ndarray,
+                chunk: _Chunk) -> tuple[int, np.ndarray]:
+    """(pair, counts) of one chunk, counts (see _COUNTS) from a's point of view.
+
+    A pure function of its arguments: the strategy rows are copied, so nothing
+    a strategy caches carries over from another chunk or process.
+    """
+    seeds, first, ids = game_plan(chunk.n, chunk.run_seed, paired=True, start=chunk.start)
+    G, _ = run_batch(D, R, SP.copy(), seeds, first, ids, logs=False)
+    games = games_frame(G)
+    winner = games["winner"].to_numpy()
+    a_seat = chunk.half  # the seat of strategy a in this half
+    scores = (games["score_p0"].to_numpy(), games["score_p1"].to_numpy())
+    counts = np.array([
+        chunk.n,
+        int((winner == a_seat).sum()),
+        int((winner == -1).sum()),
+        int((winner == 1 - a_seat).sum()),
+        int(scores[a_seat].sum()),
+        int(scores[1 - a_seat].sum()),
+    ], dtype=np.int64)
+    return chunk.pair, counts
+
+
+def _chunks(pairs: list[tuple[int, int]], names: Sequence[str], slow: Sequence[bool],
+            half_games: int, seed: int, chunk_games: int | None) -> list[_Chunk]:
+    out = []
+    for k, (i, j) in enumerate(pairs):
+        run_seed = pair_run_seed(seed, names[i], names[j])
+        size = chunk_games or (SLOW_CHUNK if slow[i] or slow[j] else FAST_CHUNK)
+        for half in (0, 1):
+            for start in range(0, half_games, size):
+                out.append(_Chunk(k, half, start, min(size, half_games - start), run_seed))
+    return out
+
+
+def check_names(strategies: Sequence[Strategy]) -> None:
+    """ValueError unless there are at least two strategies with distinct names."""
+    if len(strategies) < 2:
+        raise ValueError("a tournament needs at least two strategies")
+    seen: dict[str, Strategy] = {}
+    for s in strategies:
+        if s.name in seen:
+            other = seen[s.name]
+            files = f" ({other.path} and {s.path})" if s.path and other.path != s.path else ""
+            raise ValueError(f"strategy name {s.name!r} is used twice{files}; every strategy "
+                             "in a tournament needs its own name")
+        seen[s.name] = s
+
+
+def warm_up(strategies: Sequence[str | Path | Strategy], deck: str | Deck = "base",
+            rules: str | Rules = "default") -> None:
+    """Load (or, the first time, compile) the engine code the strategies need: one game."""
+    strats = [resolve_strategy(s) for s in strategies]
+    fast = [s for s in strats if s.kind != SK_MONTECARLO]
+    slow = [s for s in strats if s.kind == SK_MONTECARLO]
+    for group in (fast, slow):  # the plain and the montecarlo batch functions
+        if group:
+            match = prepare_match((group[0], group[0]), deck, rules)
+            match.play(*game_plan(1, 0), logs=False)
+
+
+def run_tournament(
+    strategies: Sequence[str | Path | Strategy],
+    games_per_pair: int,
+    seed: int = 0,
+    jobs: int = 1,
+    deck: str | Deck = "base",
+    rules: str | Rules = "default",
+    progress: Callable[[int], None] | None = None,
+    *,
+    chunk_games: int | None = None,
+) -> TournamentResult:
+    """Play every pair of `strategies` against each other and rate them.
+
+    `strategies` are shipped names, TOML paths or Strategy objects (names must
+    be distinct). `games_per_pair` is rounded up to an even number (see the
+    module docstring for how the games are laid out). `jobs` worker processes
+    (joblib, loky backend) play chunks of games; the results do not depend on
+    `jobs` or `chunk_games`. `progress(n)` is called as each chunk of n games
+    finishes. Raises UsageError / DataError for unknown names / bad files and
+    ValueError for bad arguments.
+    """
+    from joblib import Parallel, delayed
+
+    if jobs < 1:
+        raise ValueError(f"jobs must be at least 1, got {jobs}")
+    if chunk_games is not None and chunk_games < 1:
+        raise ValueError(f"chunk_games must be at least 1, got {chunk_games}")
+    n_games = even_games(games_per_pair)
+    half = n_games // 2
+    strats = [resolve_strategy(s) for s in strategies]
+    check_names(strats)
+    names = [s.name for s in strats]
+    pairs = list(combinations(range(len(strats)), 2))
+    matches = [(prepare_match((strats[i], strats[j]), deck, rules),
+                prepare_match((strats[j], strats[i]), deck, rules)) for i, j in pairs]
+    deck_obj, rules_obj = matches[0][0].deck, matches[0][0].rules
+    slow = [s.kind == SK_MONTECARLO for s in strats]
+    chunks = _chunks(pairs, names, slow, half, seed, chunk_games)
+
+    def task(c: _Chunk):
+        m = matches[c.pair][c.half]
+        return delayed(_play_chunk)(m.D, m.R, m.SP, c)
+
+    totals = np.zeros((len(pairs), len(_COUNTS)), dtype=np.int64)
+    t0 = time.perf_counter()
+    parallel = Parallel(n_jobs=jobs, backend="loky", return_as="generator_unordered")
+    # results arrive in completion order, tagged with their pair; integer sums
+    # do not depend on the order
+    for k, counts in parallel(task(c) for c in chunks):
+        totals[k] += counts
+        if progress is not None:
+            progress(int(counts[0]))
+    seconds = time.perf_counter() - t0
+
+    matrix = _matrix(names, pairs, totals, [c.run_seed for c in _first_chunks(chunks)])
+    elo = fit_elo(names, matrix)
+    meta = {
+        "strategy_files": {s.name: str(s.path) if s.path else None for s in strats},
+        "strategy_sha256": {s.name: s.sha256 for s in strats},
+        "deck_sha256": getattr(deck_obj, "sha256", None),
+        "games_requested": games_per_pair,
+    }
+    return TournamentResult(
+        strategies=tuple(names), games_per_pair=n_games, seed=seed, matrix=matrix, elo=elo,
+        seconds=seconds, deck=deck_obj.name, rules=getattr(rules_obj, "name", str(rules)),
+        meta=meta,
+    )
+
+
+def _first_chunks(chunks: list[_Chunk]) -> list[_Chunk]:
+    firsts: dict[int, _Chunk] = {}
+    for c in chunks:
+        firsts.setdefault(c.pair, c)
+    return [firsts[k] for k in sorted(firsts)]
+
+
+def _matrix(names: Sequence[str], pairs: list[tuple[int, int]], totals: np.ndarray,
+            run_seeds: Sequence[int]) -> pl.DataFrame:
+    rows = []
+    for (i, j), counts, run_seed in zip(pairs, totals, run_seeds, strict=True):
+        games, wins, draws, losses, score_a, score_b = (int(x) for x in counts)
+        for a, b, w, l, sa, sb in ((names[i], names[j], wins, losses, score_a, score_b),
+                                   (names[j], names[i], losses, wins, score_b, score_a)):
+            lo, hi = wilson_interval(w + 0.5 * draws, games)
+            rows.append({
+                "a": a, "b": b, "games": games, "wins_a": w, "draws": draws, "losses_a": l,
+                "rate_a": (w + 0.5 * draws) / games, "ci_low": lo, "ci_high": hi,
+                "draw_rate": draws / games, "mean_score_a": sa / games,
+                "mean_score_b": sb / games, "run_seed": run_seed,
+            })
+    order = {n: k for k, n in enumerate(names)}
+    df = pl.DataFrame(rows, schema={
+        "a": pl.String, "b": pl.String, "games": pl.Int64, "wins_a": pl.Int64,
+        "draws": pl.Int64, "losses_a": pl.Int64, "rate_a": pl.Float64, "ci_low": pl.Float64,
+        "ci_high": pl.Float64, "draw_rate": pl.Float64, "mean_score_a": pl.Float64,
+        "mean_score_b": pl.Float64, "run_seed": pl.Int64,
+    })
+    return df.sort(pl.col("a").replace_strict(order), pl.col("b").replace_strict(order))
+
+
+def fit_elo(names: Sequence[str], matrix: pl.DataFrame, *, prior_draws: float = PRIOR_DRAWS,
+            anchor: float = ELO_ANCHOR, z: float = Z95) -> pl.DataFrame:
+    """Maximum-likelihood Bradley-Terry ratings on the Elo scale (see the module docstring).
+
+    `matrix` is the long form (a, b, games, wins_a, draws); each unordered pair
+    may appear once or in both directions (the (a, b) row is used when a comes
+    before b in `names`, else the mirrored row).
+    """
+    k = len(names)
+    idx = {n: i for i, n in enumerate(names)}
+    W = np.zeros((k, k))  # W[i, j]: i's score against j, draws as half
+    N = np.zeros((k, k))
+    done = set()
+    for row in matrix.iter_rows(named=True):
+        i, j = idx[row["a"]], idx[row["b"]]
+        key = (min(i, j), max(i, j))
+        if key in done:
+            continue
+        done.add(key)
+        s = row["wins_a"] + 0.5 * row["draws"]
+        n = row["games"]
+        W[i, j] += s + 0.5 * prior_draws
+        W[j, i] += n - s + 0.5 * prior_draws
+        N[i, j] += n + prior_draws
+        N[j, i] += n + prior_draws
+    theta, cov = _bradley_terry(W, N)
+    elo = anchor + ELO_SCALE * theta
+    se = ELO_SCALE * np.sqrt(np.clip(np.diag(cov), 0.0, None))
+    games = (N.sum(axis=1) - prior_draws * (N > 0).sum(axis=1)).astype(np.int64)
+    scores = (W.sum(axis=1) - 0.5 * prior_draws * (N > 0).sum(axis=1))
+    score = np.divide(scores, games, out=np.full(k, np.nan), where=games > 0)
+    order = np.argsort(-elo, kind="stable")
+    return pl.DataFrame({
+        "rank": np.arange(1, k + 1, dtype=np.int64),
+        "strategy": [names[i] for i in order],
+        "elo": elo[order],
+        "ci_low": (elo - z * se)[order],
+        "ci_high": (elo + z * se)[order],
+        "se": se[order],
+        "games": games[order],
+        "score": score[order],
+    })
+
+
+def _bradley_terry(W: np.ndarray, N: np.ndarray, tol: float = 1e-10,
+                   max_iter: int = 200) -> tuple[np.ndarray, np.ndarray]:
+    """Ratings theta (natural-log odds units, mean 0) and their covariance.
+
+    Newton's method on the concave log-likelihood
+    sum_ij W_ij log sigmoid(theta_i - theta_j); the Hessian is singular along
+    the all-ones direction, so steps and the covariance use its pseudo-inverse,
+    which is exactly the constraint sum(theta) = 0.
+    """
+    k = len(W)
+    theta = np.zeros(k)
+
+    def info(th: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        p = 1.0 / (1.0 + np.exp(-(th[:, None] - th[None, :])))
+        grad = (W - N * p).sum(axis=1)
+        v = N * p * (1.0 - p)
+        H = np.diag(v.sum(axis=1)) - v  # negative Hessian (a weighted graph Laplacian)
+        return grad, H
+
+    for _ in range(max_iter):
+        grad, H = info(theta)
+        step = np.linalg.pinv(H) @ grad
+        biggest = np.abs(step).max() if k else 0.0
+        if biggest > 2.0:  # damp wild first steps; the likelihood is concave
+            step *= 2.0 / biggest
+        theta = theta + step
+        theta -= theta.mean()
+        if biggest < tol:
+            break
+    _, H = info(theta)
+    return theta, np.linalg.pinv(H)
+
+
+__all__ = ["ELO_ANCHOR", "TournamentResult", "check_names", "even_games", "fit_elo",
+           "pair_run_seed", "run_tournament", "warm_up"]
