@@ -103,7 +103,8 @@ SK_SCRIPTED = 1     # tests: replays a list of choices
 SK_GREEDY = 2       # immediate VP first, else goods
 SK_HEURISTIC = 3    # weighted evaluation of each option's effect
 SK_MONTECARLO = 4   # determinised rollouts for Targi placement, heuristic elsewhere
-STRATEGY_KIND_NAMES = ("random", "scripted", "greedy", "heuristic", "montecarlo")
+SK_PLUGIN = 5       # a compiled policy from a Python file (engine/plugin.py)
+STRATEGY_KIND_NAMES = ("random", "scripted", "greedy", "heuristic", "montecarlo", "plugin")
 N_STRAT_PARAMS = 160
 
 # heuristic weights: column of the strategy row (column 0 is the kind)

@@ -146,8 +146,38 @@ def _weights(r: FieldReader, params: np.ndarray, defaults: np.ndarray | None) ->
         params[C.HW_SYMBOL + i] = _float(symbols, sym, fallback, -100.0)
 
 
+class PluginNotLoaded(ValueError):
+    """A .py strategy was asked for, but the engine was not started with it."""
+
+
+def load_plugin_strategy(path: Path) -> Strategy:
+    """The compiled policy of a Python file (engine/plugin.py explains the constraint)."""
+    from .engine.plugin import ENV, plugin_module, plugin_path
+
+    path = Path(path).resolve()
+    if plugin_path() != path or plugin_module is None:
+        raise PluginNotLoaded(
+            f"{path}: a compiled strategy is built into the engine when it starts; use "
+            f"--strategy-file {path} (the command restarts itself with it), or set "
+            f"{ENV}={path} before importing targi_sim"
+        )
+    params = np.zeros(N_STRAT_PARAMS)
+    params[0] = C.SK_PLUGIN
+    r = FieldReader(path, "strategy plugin", {"weights": getattr(plugin_module, "WEIGHTS", {})})
+    _weights(r, params, None)
+    return Strategy(
+        getattr(plugin_module, "NAME", path.stem), C.SK_PLUGIN, params,
+        getattr(plugin_module, "DESCRIPTION", ""), path, path.read_text(encoding="utf-8"),
+    )
+
+
 def load_strategy(name_or_path: str | Path, _seen: tuple[Path, ...] = ()) -> Strategy:
-    """Load and validate a strategy by shipped name ("balanced") or by file path."""
+    """Load and validate a strategy by shipped name ("balanced") or by file path.
+
+    A path ending in .py is a compiled plugin (see docs/strategy-plugins.md).
+    """
+    if str(name_or_path).endswith(".py"):
+        return load_plugin_strategy(Path(name_or_path))
     path = resolve("strategy", "strategies", name_or_path, list_strategies())
     text, data = read_toml(path)
     r = FieldReader(path, "strategy", data)

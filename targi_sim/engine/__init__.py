@@ -21,6 +21,9 @@ def _source_digest() -> str:
     for path in sorted(_HERE.glob("*.py")) + [_HERE.parent / "constants.py"]:
         h.update(path.name.encode())
         h.update(path.read_bytes())
+    plugin = os.environ.get("TARGI_SIM_PLUGIN")  # a user policy compiled into decide
+    if plugin and Path(plugin).is_file():
+        h.update(Path(plugin).resolve().read_bytes())
     return h.hexdigest()[:16]
 
 
@@ -44,6 +47,7 @@ try:
         heuristic,
         information,
         montecarlo,
+        plugin,
         policy,
         rng,
         rounds,

@@ -15,12 +15,14 @@ from ..constants import (
     SK_GREEDY,
     SK_HEURISTIC,
     SK_MONTECARLO,
+    SK_PLUGIN,
     SK_RANDOM,
     SK_SCRIPTED,
 )
 from .heuristic import best_option
 from .jit import jit
 from .layout import S_ERROR, S_POLICY_RNG
+from .plugin import plugin_choose
 from .rng import randbelow
 
 # SK_SCRIPTED (tests): SP[p,1] = next script index, SP[p,2:] = wanted option values
@@ -75,4 +77,10 @@ def decide(S, D, R, SP, p, dtype, O, n, ctx):
         return best_option(S, D, R, SP, p, 0, dtype, O, n, ctx, True)
     if kind == SK_RANDOM:
         return random_choice(S, p, n)
+    if kind == SK_PLUGIN:
+        i = plugin_choose(S, D, R, SP, p, dtype, O, n, ctx)
+        if i < 0 or i >= n:
+            S[S_ERROR] = 3  # the plugin answered out of range: take the first option
+            return 0
+        return i
     return random_choice(S, p, n)
