@@ -15,11 +15,13 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import sys
 from pathlib import Path
 
 from .jit import jit
 
 ENV = "TARGI_SIM_PLUGIN"
+MODULE_NAME = "targi_sim_user_plugin"
 
 
 def _no_plugin(S, D, R, SP, p, dtype, O, n, ctx):
@@ -37,8 +39,9 @@ def _load():
         return jit(_no_plugin), None
     if not path.is_file():
         raise RuntimeError(f"{ENV}={path}: no such file")
-    spec = importlib.util.spec_from_file_location("targi_sim_user_plugin", path)
+    spec = importlib.util.spec_from_file_location(MODULE_NAME, path)
     module = importlib.util.module_from_spec(spec)
+    sys.modules[MODULE_NAME] = module  # numba's compile cache finds functions by module
     spec.loader.exec_module(module)  # type: ignore[union-attr]
     choose = getattr(module, "choose", None)
     if not callable(choose):
