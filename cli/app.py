@@ -1,6 +1,7 @@
 """The `targi-sim` command line: a thin layer over the targi_sim Python API.
 
-Commands: run (play many games, print a summary), decks, rules, version.
+Commands: run (play many games, print a summary), tournament (every pair of
+strategies; win-rate matrix and Elo), strategies [show], decks, rules, version.
 User mistakes (bad numbers, unknown names, malformed data files) print one
 `Error: ...` line on stderr and exit with code 2; Ctrl-C exits with 130.
 """
@@ -94,11 +95,13 @@ def run(
         help="Number of games: 100000, 1_000_000 and 1e6 are all accepted.",
     ),
     p0: str = typer.Option(
-        "random", "--p0", metavar="NAME",
-        help="Strategy of seat 0 (player 0, 'blue'); see `targi-sim strategies`.",
+        "random", "--p0", metavar="NAME|FILE",
+        help="Strategy of seat 0 (player 0, 'blue'): a name from `targi-sim strategies` "
+             "or a path to a strategy .toml file.",
     ),
     p1: str = typer.Option(
-        "random", "--p1", metavar="NAME", help="Strategy of seat 1 (player 1, 'white')."
+        "random", "--p1", metavar="NAME|FILE",
+        help="Strategy of seat 1 (player 1, 'white'): a name or a .toml path."
     ),
     deck: str = typer.Option(
         "base", "--deck", metavar="NAME|FILE",
@@ -199,13 +202,145 @@ def rules() -> None:
             typer.echo(f"  {name:<26} (does not load: {exc})")
 
 
-@app.command()
-def strategies() -> None:
-    """List the built-in strategies (use one with `run --p0 NAME --p1 NAME`)."""
-    from targi_sim.strategy import resolve_strategy
+strategies_app = typer.Typer(
+    help="List the shipped strategies, or show one's parameters (`strategies show NAME`).",
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+app.add_typer(strategies_app, name="strategies")
 
+
+@strategies_app.callback(invoke_without_command=True)
+def strategies(ctx: typer.Context) -> None:
+    """List the shipped strategies: name, kind, description.
+
+    Use one with `run --p0 NAME` or `tournament --strategies a,b`; every
+    command that takes a strategy name also takes a path to a strategy .toml
+    file. `targi-sim strategies show NAME` prints its parameters.
+    """
+    if ctx.invoked_subcommand is not None:
+        return
+    from targi_sim.paths import data_dir
+    from targi_sim.strategy import load_strategy
+
+    from .strategies import list_line
+
+    typer.echo(f"Strategies in {data_dir() / 'strategies'}:")
     for name in available_strategies():
-        typer.echo(f"  {name:<12} {resolve_strategy(name).description}")
+        try:
+            typer.echo(list_line(name, load_strategy(name)))
+        except (DataError, UsageError) as exc:
+            typer.echo(f"  {name:<14} (does not load: {exc})")
+
+
+@strategies_app.command("show")
+def strategies_show(
+    name: str = typer.Argument(..., metavar="NAME|FILE",
+                               help="Shipped strategy name or path to a strategy .toml file."),
+) -> None:
+    """Print a strategy's kind, description, file and every parameter by name."""
+    from targi_sim.strategy import load_strategy
+
+    from .strategies import show
+
+    try:
+        strategy = load_strategy(name)
+    except (UsageError, DataError) as exc:
+        raise _fail(str(exc)) from None
+    show(Console(), strategy)
+
+
+TOURNAMENT_EPILOG = """\
+Examples:
+
+  targi-sim tournament --strategies random,greedy,balanced --games 2000
+
+  targi-sim tournament --strategies balanced,blocker,./my-strategy.toml --games 1e4 --jobs 4
+
+  targi-sim tournament --strategies balanced,montecarlo --games 200 --out runs/mc
+
+Every pair of strategies plays N games (rounded up to even): half with each
+strategy in seat 0, both halves on the same seeds, each half in seat-swapped
+pairs. Results do not depend on --jobs. Writes matrix and elo tables as
+Parquet and CSV into --out (default runs/tournament-<timestamp>).
+"""
+
+
+@app.command(epilog=TOURNAMENT_EPILOG)
+def tournament(
+    strategies: str = typer.Option(
+        ..., "--strategies", "-s", metavar="A,B,...",
+        help="Comma-separated strategy names or .toml paths (at least two).",
+    ),
+    games: str = typer.Option(
+        "2000", "--games", "-n", metavar="N",
+        help="Games per pair of strategies (rounded up to even); 1e4 and 10_000 work.",
+    ),
+    seed: str = typer.Option("0", "--seed", metavar="SEED", help="Tournament seed, 0..2147483647."),
+    jobs: str = typer.Option("1", "--jobs", "-j", metavar="J", help="Worker processes."),
+    out: str | None = typer.Option(
+        None, "--out", metavar="DIR", help="Output folder (default runs/tournament-<timestamp>).",
+    ),
+    deck: str = typer.Option("base", "--deck", metavar="NAME|FILE", help="Deck name or file."),
+    rules: str = typer.Option("default", "--rules", metavar="NAME|FILE",
+                              help="Rules name or file."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar; tables only."),
+) -> None:
+    """Round-robin tournament: win-rate matrix with 95% intervals and Elo ratings."""
+    from pathlib import Path
+
+    from targi_sim import load_deck, load_rules
+    from targi_sim.strategy import resolve_strategy
+    from targi_sim.tournament import check_names, even_games, run_tournament, warm_up
+
+    from .tournament import default_out_dir, parse_jobs, parse_strategy_list, render
+
+    try:
+        names = parse_strategy_list(strategies)
+        n_games = parse_games(games)
+        run_seed = parse_seed(seed)
+        n_jobs = parse_jobs(jobs)
+        resolved = [resolve_strategy(n) for n in names]
+        deck_obj, rules_obj = load_deck(deck), load_rules(rules)
+        check_names(resolved)
+    except (ParseError, UsageError, DataError, ValueError) as exc:
+        raise _fail(str(exc)) from None
+    out_dir = Path(out) if out else default_out_dir()
+    if out_dir.exists() and not out_dir.is_dir():
+        raise _fail(f"--out {str(out_dir)!r} exists and is not a folder")
+
+    err = Console(stderr=True)
+    n_pairs = len(resolved) * (len(resolved) - 1) // 2
+    total = n_pairs * even_games(n_games)
+    done = 0
+
+    def advance(n: int) -> None:
+        nonlocal done
+        done += n
+        bar.advance(task, n)
+
+    try:
+        t0 = time.perf_counter()
+        if quiet:
+            warm_up(resolved, deck_obj, rules_obj)
+        else:
+            with err.status("Loading the compiled engine (compiling on first use)..."):
+                warm_up(resolved, deck_obj, rules_obj)
+        t1 = time.perf_counter()
+        with _progress(err, quiet) as bar:
+            task = bar.add_task(f"{n_pairs} pairs", total=total)
+            result = run_tournament(resolved, n_games, seed=run_seed, jobs=n_jobs,
+                                    deck=deck_obj, rules=rules_obj, progress=advance)
+    except KeyboardInterrupt:
+        typer.echo(f"\nInterrupted after {done:,} of {total:,} games; nothing written.",
+                   err=True)
+        raise typer.Exit(EXIT_INTERRUPTED) from None
+    try:
+        result.write(out_dir)
+    except OSError as exc:
+        raise _fail(f"cannot write to {out_dir}: {exc}") from None
+    render(Console(), result, setup_seconds=t1 - t0, out_dir=out_dir)
 
 
 @app.command()

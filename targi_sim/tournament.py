@@ -276,7 +276,8 @@ def run_tournament(
             progress(int(counts[0]))
     seconds = time.perf_counter() - t0
 
-    matrix = _matrix(names, pairs, totals, [c.run_seed for c in _first_chunks(chunks)])
+    run_seeds = [pair_run_seed(seed, names[i], names[j]) for i, j in pairs]
+    matrix = _matrix(names, pairs, totals, run_seeds)
     elo = fit_elo(names, matrix)
     meta = {
         "strategy_files": {s.name: str(s.path) if s.path else None for s in strats},
@@ -289,13 +290,6 @@ def run_tournament(
         seconds=seconds, deck=deck_obj.name, rules=getattr(rules_obj, "name", str(rules)),
         meta=meta,
     )
-
-
-def _first_chunks(chunks: list[_Chunk]) -> list[_Chunk]:
-    firsts: dict[int, _Chunk] = {}
-    for c in chunks:
-        firsts.setdefault(c.pair, c)
-    return [firsts[k] for k in sorted(firsts)]
 
 
 def _matrix(names: Sequence[str], pairs: list[tuple[int, int]], totals: np.ndarray,

@@ -1,0 +1,65 @@
+"""`targi-sim strategies` and `targi-sim strategies show NAME|FILE`."""
+
+from __future__ import annotations
+
+import tomllib
+
+from rich import box
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from targi_sim.strategy import WEIGHTS, Strategy
+
+
+def one_line(text: str) -> str:
+    """The description squeezed onto one line."""
+    return " ".join(str(text).split())
+
+
+def list_line(name: str, s: Strategy) -> str:
+    return f"  {name:<14} {s.kind_name:<11} {one_line(s.description)}"
+
+
+def _file_values(s: Strategy) -> dict:
+    try:
+        return tomllib.loads(s.content) if s.content else {}
+    except tomllib.TOMLDecodeError:
+        return {}
+
+
+def show(console: Console, s: Strategy) -> None:
+    """Kind, description, file and every parameter by name (Strategy.settings())."""
+    settings = s.settings()
+    data = _file_values(s)
+    head = Table(box=None, show_header=False, pad_edge=False)
+    head.add_column(style="bold")
+    head.add_column()
+    head.add_row("name", s.name)
+    head.add_row("kind", s.kind_name)
+    head.add_row("description", one_line(s.description) or "-")
+    head.add_row("file", str(s.path) if s.path else "(built in)")
+    if "rollouts" in settings:
+        head.add_row("rollouts", f"{settings['rollouts']}  (per legal placement)")
+        head.add_row("base", f"{data.get('base', 'balanced')}  (kind {settings['base_kind']}: "
+                             "plays both seats in rollouts)")
+    console.print(head, highlight=False)
+    if "weights" not in settings:
+        console.print(f"({s.kind_name} strategies have no parameters)")
+        return
+    fallback = "base" if settings.get("base_kind") == "heuristic" else "default"
+    for section, meanings in (("weights", {k: v[3] for k, v in WEIGHTS.items()}),
+                              ("symbols", {})):
+        given = data.get(section, {}) if isinstance(data.get(section), dict) else {}
+        table = Table(box=box.SIMPLE_HEAD, title=escape(f"[{section}]"), title_justify="left")
+        table.add_column("parameter")
+        table.add_column("value", justify="right")
+        table.add_column("from")
+        if meanings:
+            table.add_column("meaning")
+        for key, value in settings[section].items():
+            row = [key, f"{value:g}", "file" if key in given else fallback]
+            if meanings:
+                row.append(meanings.get(key, ""))
+            table.add_row(*row)
+        console.print(table, highlight=False)

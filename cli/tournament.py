@@ -1,0 +1,96 @@
+"""Printing a tournament: the win-rate matrix and the Elo table (rich)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+
+from rich import box
+from rich.console import Console
+from rich.table import Table
+
+from targi_sim.tournament import TournamentResult
+
+from .parse import ParseError
+
+
+def parse_strategy_list(text: str) -> list[str]:
+    """`a,b,c` -> ["a", "b", "c"]: at least two, no repeats (names or file paths)."""
+    names = [part.strip() for part in str(text).split(",") if part.strip()]
+    if len(names) < 2:
+        raise ParseError(
+            f"--strategies needs at least two comma-separated strategies; got {text!r}"
+        )
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:
+        raise ParseError(f"--strategies lists {', '.join(repeated)} more than once")
+    return names
+
+
+def parse_jobs(text: str) -> int:
+    """The --jobs value: worker processes, 1..1024."""
+    raw = str(text).strip()
+    if not raw.isdigit() or not 1 <= int(raw) <= 1024:
+        raise ParseError(f"--jobs must be a whole number from 1 to 1024; got {text!r}")
+    return int(raw)
+
+
+def default_out_dir() -> Path:
+    return Path("runs") / f"tournament-{datetime.now():%Y%m%d-%H%M%S}"
+
+
+def render(console: Console, result: TournamentResult, *, setup_seconds: float,
+           out_dir: Path | None) -> None:
+    n_pairs = len(result.strategies) * (len(result.strategies) - 1) // 2
+    total = n_pairs * result.games_per_pair
+    rate = total / result.seconds if result.seconds > 0 else float("inf")
+    console.print(
+        f"[bold]tournament[/bold]: {len(result.strategies)} strategies, {n_pairs} pairs x "
+        f"{result.games_per_pair:,} games = {total:,} games  seed {result.seed}, "
+        f"deck {result.deck}, rules {result.rules}",
+        highlight=False,
+    )
+    console.print(
+        f"wall time {result.seconds + setup_seconds:.2f} s (play {result.seconds:.2f} s + "
+        f"engine load {setup_seconds:.2f} s), [bold]{rate:,.0f} games/s[/bold]",
+        highlight=False,
+    )
+
+    matrix = Table(
+        title=f"Row's win rate against column (draws = half), 95% Wilson interval, ties; "
+              f"n = {result.games_per_pair:,} per cell",
+        box=box.SIMPLE_HEAD, title_justify="left", show_lines=True,
+    )
+    matrix.add_column("row vs column", style="bold")
+    for b in result.strategies:
+        matrix.add_column(b, justify="right")
+    cells = {(r["a"], r["b"]): r for r in result.matrix.iter_rows(named=True)}
+    for a in result.strategies:
+        row = [a]
+        for b in result.strategies:
+            if a == b:
+                row.append("-")
+                continue
+            c = cells[(a, b)]
+            style = "green" if c["ci_low"] > 0.5 else "red" if c["ci_high"] < 0.5 else ""
+            text = (f"{c['rate_a']:.1%}\n{c['ci_low']:.1%}-{c['ci_high']:.1%}\n"
+                    f"ties {c['draw_rate']:.1%}")
+            row.append(f"[{style}]{text}[/{style}]" if style else text)
+        matrix.add_row(*row)
+    console.print(matrix)
+
+    elo = Table(
+        title="Elo (Bradley-Terry maximum likelihood, mean 1500; 95% parametric interval)",
+        box=box.SIMPLE_HEAD, title_justify="left",
+    )
+    for name, justify in (("rank", "right"), ("strategy", "left"), ("Elo", "right"),
+                          ("95% interval", "right"), ("score", "right"), ("games", "right")):
+        elo.add_column(name, justify=justify)
+    for r in result.elo.iter_rows(named=True):
+        elo.add_row(str(r["rank"]), r["strategy"], f"{r['elo']:.0f}",
+                    f"{r['ci_low']:.0f} .. {r['ci_high']:.0f}", f"{r['score']:.1%}",
+                    f"{r['games']:,}")
+    console.print(elo)
+    if out_dir is not None:
+        console.print(f"written: {out_dir}/ (matrix, elo: .parquet and .csv; tournament.json)",
+                      highlight=False)
