@@ -9,6 +9,7 @@ User mistakes (bad numbers, unknown names, malformed data files) print one
 from __future__ import annotations
 
 import platform
+import sys
 import time
 
 import typer
@@ -113,6 +114,12 @@ def run(
     ),
     seed: str = typer.Option("0", "--seed", metavar="SEED", help="Run seed, 0..2147483647."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar; summary only."),
+    strategy_file: str | None = typer.Option(
+        None, "--strategy-file", metavar="FILE.py",
+        help="A compiled strategy plugin (docs/strategy-plugins.md) to build into the "
+             "engine; use its NAME or path as --p0/--p1. A .py path given to --p0/--p1 "
+             "does the same.",
+    ),
 ) -> None:
     """Play N games between two strategies and print win rates with 95% intervals.
 
@@ -232,6 +239,11 @@ def strategies(ctx: typer.Context) -> None:
             typer.echo(list_line(name, load_strategy(name)))
         except (DataError, UsageError) as exc:
             typer.echo(f"  {name:<14} (does not load: {exc})")
+    from targi_sim.strategy import list_plugin_files
+
+    for path in list_plugin_files():
+        typer.echo(f"  {path.name:<14} {'plugin':<11} compiled example; use its path, "
+                   "see docs/strategy-plugins.md")
 
 
 @strategies_app.command("show")
@@ -286,6 +298,10 @@ def tournament(
     rules: str = typer.Option("default", "--rules", metavar="NAME|FILE",
                               help="Rules name or file."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar; tables only."),
+    strategy_file: str | None = typer.Option(
+        None, "--strategy-file", metavar="FILE.py",
+        help="A compiled strategy plugin to build into the engine (docs/strategy-plugins.md).",
+    ),
 ) -> None:
     """Round-robin tournament: win-rate matrix with 95% intervals and Elo ratings."""
     from pathlib import Path
@@ -360,6 +376,9 @@ def version() -> None:
 
 def main() -> None:
     """Console-script entry point."""
+    from .plugin import restart_with_plugin
+
+    restart_with_plugin(sys.argv[1:])
     try:
         app()
     except KeyboardInterrupt:  # e.g. Ctrl-C while Python is still importing

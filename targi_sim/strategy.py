@@ -88,7 +88,7 @@ class Strategy:
     def settings(self) -> dict[str, Any]:
         """The parameters by name (what `targi-sim strategies show` prints)."""
         out: dict[str, Any] = {"kind": self.kind_name}
-        if self.kind in (C.SK_HEURISTIC, C.SK_MONTECARLO):
+        if self.kind in (C.SK_HEURISTIC, C.SK_MONTECARLO, C.SK_PLUGIN):
             out["weights"] = {k: float(self.params[col]) for k, (col, *_rest) in WEIGHTS.items()}
             out["symbols"] = {s: float(self.params[C.HW_SYMBOL + i])
                               for i, s in enumerate(SYMBOL_KEYS)}
@@ -119,6 +119,11 @@ RANDOM = Strategy("random", SK_RANDOM, description="uniformly random over the le
 def list_strategies() -> list[str]:
     """Names of the strategies shipped in `data/strategies/`."""
     return sorted(p.stem for p in (data_dir() / "strategies").glob("*.toml"))
+
+
+def list_plugin_files() -> list[Path]:
+    """Example compiled strategy plugins shipped in `data/strategies/` (*.py)."""
+    return sorted((data_dir() / "strategies").glob("*.py"))
 
 
 def available_strategies() -> list[str]:
@@ -206,6 +211,9 @@ def _base_strategy(r: FieldReader, path: Path, seen: tuple[Path, ...]) -> Strate
     if path in seen:
         raise r.error("base", base_name, None, "forms a loop of montecarlo bases")
     base_path = path.parent / base_name if base_name.endswith(".toml") else base_name
+    if base_name.endswith(".toml") and not Path(base_path).is_file():
+        raise r.error("base", base_name, "a shipped strategy name or an existing .toml file",
+                      "names a file that does not exist")
     try:
         base = load_strategy(base_path, (*seen, path))
     except UsageError:
@@ -223,6 +231,10 @@ def resolve_strategy(spec: str | Path | Strategy) -> Strategy:
     """
     if isinstance(spec, Strategy):
         return spec
+    from .engine.plugin import plugin_module, plugin_path
+
+    if plugin_module is not None and spec == getattr(plugin_module, "NAME", None):
+        return load_plugin_strategy(plugin_path())  # the loaded plugin, by its NAME
     return load_strategy(spec)
 
 

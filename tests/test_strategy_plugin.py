@@ -53,3 +53,14 @@ def test_example_plugin_plays_and_follows_its_rule(tmp_path):
     # its rule: an affordable tribe card is played (paying its cost), not kept or left
     assert result["outcome"] == "played" and result["gold_left"] == 0
     assert any(c >= 3 for c in result["tribe_choices"])
+
+
+def test_cli_restarts_itself_with_the_plugin(tmp_path):
+    """--strategy-file builds the plugin in; its NAME then works as a strategy."""
+    env = {k: v for k, v in os.environ.items() if k != "TARGI_SIM_PLUGIN"}
+    cmd = [sys.executable, "-m", "targi_sim.cli.app", "run", "--games", "200", "--quiet",
+           "--strategy-file", str(EXAMPLE), "--p0", "card-rush", "--p1", "random"]
+    out = subprocess.run(cmd, env=env, capture_output=True, text=True, cwd=tmp_path,
+                         timeout=600)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert "seat 0 (card-rush) wins" in out.stdout
