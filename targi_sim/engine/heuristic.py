@@ -672,7 +672,7 @@ def best_option(S, D, R, SP, p, base, dtype, O, n, ctx, greedy):
                 fill_placement_cache(S, D, R, SP, p, base, uv, uvo, late)
         elif dtype != DT_ACTION and dtype != DT_TRIBAL_EXPANSION:
             uv = unit_values(S, D, R, SP, p, base, late)
-            if dtype == DT_TRIBE:
+            if dtype == DT_TRIBE and O[0] == OPT_LEAVE:  # leave comes first when legal
                 uvo = unit_values(S, D, R, SP, 1 - p, base, late)
     best = 0
     best_v = -1e18
