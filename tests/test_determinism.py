@@ -186,7 +186,13 @@ def test_play_games_is_repeatable() -> None:
 
 
 # ------------------------------------------------------------------ JIT vs interpreter
-NOJIT_GAMES = [(seed, deck, seed % 2) for seed in (3, 20261201, 2**40 + 7) for deck in DECKS]
+NOJIT_GAMES = [(seed, deck, seed % 2, ("random", "random"))
+               for seed in (3, 20261201, 2**40 + 7) for deck in DECKS]
+# the compiled strategies too: the heuristic's float arithmetic, greedy, and the
+# Monte Carlo driver (rollouts, determinisation) with a small budget
+NOJIT_GAMES += [(11, "base", 0, ("balanced", "greedy")),
+                (12, "abilities-example", 1, ("blocker", "row-builder")),
+                (13, "base", 0, ("montecarlo", "balanced"))]
 
 _CHILD = """
 import json, sys
@@ -194,8 +200,8 @@ from targi_sim.engine.batch import play_batch
 from targi_sim import play_game
 assert type(play_batch).__name__ == "function", "the child must run without numba"
 out = []
-for seed, deck, first in json.loads(sys.argv[1]):
-    out.append(play_game(seed, deck=deck, first_player=first).to_dict())
+for seed, deck, first, strategies in json.loads(sys.argv[1]):
+    out.append(play_game(seed, strategies, deck=deck, first_player=first).to_dict())
 print(json.dumps(out))
 """
 
@@ -213,7 +219,7 @@ def test_compiled_engine_matches_pure_python(tmp_path) -> None:
     assert proc.returncode == 0, proc.stderr[-3000:]
     interpreted = json.loads(proc.stdout)
     assert len(interpreted) == len(NOJIT_GAMES)
-    for (seed, deck, first), slow in zip(NOJIT_GAMES, interpreted, strict=True):
-        fast = _json(play_game(seed, deck=deck, first_player=first))
+    for (seed, deck, first, strategies), slow in zip(NOJIT_GAMES, interpreted, strict=True):
+        fast = _json(play_game(seed, strategies, deck=deck, first_player=first))
         for key in fast:
             assert slow[key] == fast[key], f"seed {seed} deck {deck}: '{key}' differs"
