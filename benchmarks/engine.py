@@ -19,29 +19,21 @@ import argparse
 import json
 import os
 import platform
-import resource
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
+from common import cpu_model as _cpu_model  # noqa: E402 - script dir on sys.path
+from common import peak_rss_mb as _peak_rss_mb
+from common import pin_one_cpu as _pin_one_cpu
+from common import spawn
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _pin_one_cpu() -> str:
-    """Pin this process to a single CPU (Linux); returns a label for the report."""
-    if hasattr(os, "sched_setaffinity"):
-        cpu = min(os.sched_getaffinity(0))
-        os.sched_setaffinity(0, {cpu})
-        return f"pinned to CPU {cpu}"
-    return "not pinned"
 
 
-def _peak_rss_mb() -> float:
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return peak / 1024 / (1024 if sys.platform == "darwin" else 1)  # bytes on macOS, KiB else
 
 
 def _plan(n: int):
@@ -88,22 +80,12 @@ def worker_compile() -> dict:
     return {"import_s": t1 - t0, "first_game_s": t2 - t1}
 
 
+
+
+
+
 def _spawn(args: list[str], env: dict[str, str] | None = None) -> dict:
-    cmd = [sys.executable, str(Path(__file__).resolve()), *args]
-    done = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=ROOT)
-    if done.returncode != 0:
-        sys.exit(f"benchmark worker failed: {' '.join(args)}\n{done.stderr}")
-    return json.loads(done.stdout.strip().splitlines()[-1])
-
-
-def _cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
+    return spawn(__file__, args, env)
 
 
 def main() -> None:

@@ -26,14 +26,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import platform
-import resource
 import statistics
-import subprocess
-import sys
 import time
 from pathlib import Path
+
+from common import cpu_model as _cpu_model  # noqa: E402 - script dir on sys.path
+from common import git_label as _git_label
+from common import peak_rss_mb as _peak_rss_mb
+from common import pin_one_cpu as _pin_one_cpu
+from common import spawn
 
 ROOT = Path(__file__).resolve().parent.parent
 PAIRINGS = {
@@ -45,18 +47,8 @@ PAIRINGS = {
 SEED = 2024
 
 
-def _pin_one_cpu() -> str:
-    """Pin this process to a single CPU (Linux); returns a label for the report."""
-    if hasattr(os, "sched_setaffinity"):
-        cpu = min(os.sched_getaffinity(0))
-        os.sched_setaffinity(0, {cpu})
-        return f"pinned to CPU {cpu}"
-    return "not pinned"
 
 
-def _peak_rss_mb() -> float:
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return peak / 1024 / (1024 if sys.platform == "darwin" else 1)  # bytes on macOS, KiB else
 
 
 def _counted_mc_games(match, seeds, first, ids) -> tuple:
@@ -132,36 +124,10 @@ def worker_speed(pairing: str, games: int, repeats: int) -> dict:
     return out
 
 
-def _spawn(args: list[str]) -> dict:
-    cmd = [sys.executable, str(Path(__file__).resolve()), *args]
-    env = {**os.environ}
-    env.pop("NUMBA_DISABLE_JIT", None)
-    done = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=ROOT)
-    if done.returncode != 0:
-        sys.exit(f"benchmark worker failed: {' '.join(args)}\n{done.stderr}")
-    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def _cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
-def _git_label() -> str:
-    try:
-        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                              text=True, cwd=ROOT, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--", "targi_sim"],
-                               capture_output=True, text=True, cwd=ROOT, check=True).stdout
-    except (OSError, subprocess.CalledProcessError):
-        return "git: unknown"
-    n = len(dirty.splitlines())
-    return f"git {head}" + (f" + {n} uncommitted file(s) under targi_sim/" if n else "")
 
 
 def _table(rows: list[tuple[str, str, str]]) -> None:
@@ -175,6 +141,10 @@ def _table(rows: list[tuple[str, str, str]]) -> None:
         print(f"| {measure.ljust(widths[0])} | {value.rjust(widths[1])} | "
               f"{notes.ljust(widths[2])} |")
     print(line)
+
+
+def _spawn(args: list[str], env: dict[str, str] | None = None) -> dict:
+    return spawn(__file__, args, env)
 
 
 def main() -> None:

@@ -28,13 +28,13 @@ from __future__ import annotations
 import argparse
 import os
 import shlex
-import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+from common import git_label as _git_label  # noqa: E402 - script dir on sys.path
 
 ROOT = Path(__file__).resolve().parent.parent
 CHUNK = 2_500      # games per task, cheap strategies
@@ -116,16 +116,6 @@ def _stats(m: Matchup):
     }
 
 
-def _git_label() -> str:
-    try:
-        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                              text=True, cwd=ROOT, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--", "targi_sim"],
-                               capture_output=True, text=True, cwd=ROOT, check=True).stdout
-    except (OSError, subprocess.CalledProcessError):
-        return "git: unknown"
-    n = len(dirty.splitlines())
-    return f"git {head}" + (f" + {n} uncommitted file(s) under targi_sim/" if n else "")
 
 
 def _auto_jobs() -> tuple[int, str]:

@@ -1,0 +1,60 @@
+"""Helpers shared by the benchmark scripts: pinning, memory, worker processes, labels."""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import resource
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def pin_one_cpu() -> str:
+    """Pin this process to a single CPU (Linux); returns a label for the report."""
+    if hasattr(os, "sched_setaffinity"):
+        cpu = min(os.sched_getaffinity(0))
+        os.sched_setaffinity(0, {cpu})
+        return f"pinned to CPU {cpu}"
+    return "not pinned"
+
+
+def peak_rss_mb() -> float:
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak / 1024 / (1024 if sys.platform == "darwin" else 1)  # bytes on macOS, KiB else
+
+
+def spawn(script: str, args: list[str], env: dict[str, str] | None = None) -> dict:
+    """Run `script` with `args` in a fresh process; its last stdout line is JSON."""
+    if env is None:
+        env = {k: v for k, v in os.environ.items() if k != "NUMBA_DISABLE_JIT"}
+    cmd = [sys.executable, str(Path(script).resolve()), *args]
+    done = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=ROOT)
+    if done.returncode != 0:
+        sys.exit(f"benchmark worker failed: {' '.join(args)}\n{done.stderr}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def git_label() -> str:
+    try:
+        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
+                              text=True, cwd=ROOT, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--", "targi_sim"],
+                               capture_output=True, text=True, cwd=ROOT, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return "git: unknown"
+    n = len(dirty.splitlines())
+    return f"git {head}" + (f" + {n} uncommitted file(s) under targi_sim/" if n else "")
