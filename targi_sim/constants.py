@@ -138,7 +138,9 @@ HC_LATE = 107
 HC_DEMAND_KEY = 108  # centre layout for which HC_DEMAND holds the visible cost histogram
 HC_DEMAND = 109      # + good*4 + units (12): visible tribe cards costing `units` of `good`
 HC_LINE_CACHE = 121  # + b (16): best cell value along border card b's line
-HC_END = 137         # first column after the cache
+HC_UV_KEY = 137      # + 4: resources version, centre version, round, robber*64+hand
+HC_UV = 141          # + 5: this player's unit values under that key
+HC_END = 146         # first column after the cache
 
 # --- decision types (what a strategy is asked) --------------------------------
 DT_PLACE = 0          # option: border index 0..15

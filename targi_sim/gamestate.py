@@ -31,6 +31,7 @@ class PlayerView:
 
     def _set(self, off: int, value: int) -> None:
         self.S[self.base + off] = value
+        self.S[lay.S_RES_VERSION] += 1  # strategies cache values keyed on it
 
     salt = property(lambda s: s._get(lay.P_RES), lambda s, v: s._set(lay.P_RES, v))
     pepper = property(lambda s: s._get(lay.P_RES + 1), lambda s, v: s._set(lay.P_RES + 1, v))

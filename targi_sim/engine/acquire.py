@@ -25,7 +25,6 @@ from .layout import (
     P_DISPLAY,
     P_DISPLAY_N,
     P_HAND,
-    P_RES,
     S_END_AFTER_ROUND,
     S_ROUND,
     TC_ABILITY,
@@ -186,7 +185,7 @@ def acquire(S, D, R, SP, L, p, c, source, mode, O):
             row = (v - OPT_PLAY) % 3
             cost = effective_cost(S, D, p, c, alt)
             for r in range(4):
-                S[pbase(p) + P_RES + r] -= cost[r]
+                add_res(S, p, r, -cost[r])
             if from_hand:
                 S[pbase(p) + P_HAND] = -1
             col = place_card(S, D, p, c, row)

@@ -53,6 +53,8 @@ from ..constants import (
     HC_LATE,
     HC_LATE_ROUND,
     HC_LINE_CACHE,
+    HC_UV,
+    HC_UV_KEY,
     HW_CARD_VP,
     HW_DENIAL,
     HW_DISPLAY,
@@ -72,6 +74,7 @@ from ..constants import (
     N_BORDER,
     N_CELLS,
     N_GOODS,
+    N_HEURISTIC_WEIGHTS,
     RL_MAX_GOODS,
     RL_ROW_DIFF_BONUS,
     RL_ROW_SAME_BONUS,
@@ -104,6 +107,7 @@ from .layout import (
     S_CELL_UP,
     S_CELLS_VERSION,
     S_POLICY_RNG,
+    S_RES_VERSION,
     S_ROBBER,
     S_ROUND,
     TC_ABILITY,
@@ -126,43 +130,43 @@ ASSUMED_GOODS_PER_CARAVAN = 1.3
 
 # ------------------------------------------------------------------ resource values
 @jit
-def late_factor(S, SP, p, base):
+def late_factor(S, SP, p, w, base):
     """How much resources are still worth: 1 early, falling toward 0 in the last round."""
     if SP[p, HC_LATE_ROUND] == S[S_ROUND]:
         return SP[p, HC_LATE]
     left = MAX_ROUNDS - S[S_ROUND]
     if left < 0:
         left = 0
-    late = ((left + 1.0) / (MAX_ROUNDS + 1.0)) ** SP[p, base + HW_LATE]
+    late = ((left + 1.0) / (MAX_ROUNDS + 1.0)) ** SP[w, base + HW_LATE]
     SP[p, HC_LATE_ROUND] = S[S_ROUND]
     SP[p, HC_LATE] = late
     return late
 
 
 @jit
-def refresh_demand(S, D, SP, p):
+def refresh_demand(S, D, SP, w):
     """Histogram of the goods costs of the face-up centre tribe cards (cached per layout)."""
     key = S[S_CELLS_VERSION]
-    if SP[p, HC_DEMAND_KEY] == key:
+    if SP[w, HC_DEMAND_KEY] == key:
         return
     for i in range(12):
-        SP[p, HC_DEMAND + i] = 0.0
+        SP[w, HC_DEMAND + i] = 0.0
     for cell in range(N_CELLS):
         if S[S_CELL_TYPE + cell] == CELL_TRIBE and S[S_CELL_UP + cell] == 1:
             c = S[S_CELL_CARD + cell]
             for k in range(N_GOODS):
                 units = min(tribe(D, c, TC_COST + k), 3)
-                SP[p, HC_DEMAND + k * 4 + units] += 1.0
-    SP[p, HC_DEMAND_KEY] = key
+                SP[w, HC_DEMAND + k * 4 + units] += 1.0
+    SP[w, HC_DEMAND_KEY] = key
 
 
 @jit
-def need(S, D, SP, p, k):
+def need(S, D, SP, p, w, k):
     """Units of good k the player lacks for the visible tribe cards and their hand card."""
     have = res(S, p, k)
     total = 0.0
     for units in range(have + 1, 4):
-        total += (units - have) * SP[p, HC_DEMAND + k * 4 + units]
+        total += (units - have) * SP[w, HC_DEMAND + k * 4 + units]
     h = S[pbase(p) + P_HAND]
     if h >= 0:
         cost = tribe(D, h, TC_COST + k)
@@ -172,36 +176,57 @@ def need(S, D, SP, p, k):
 
 
 @jit
-def unit_values(S, D, R, SP, p, base, late):
+def unit_values(S, D, R, SP, p, w, base, late):
+    """Unit values of p's resources, cached until tokens, centre, round or robber change."""
+    k0 = float(S[S_RES_VERSION])
+    k1 = float(S[S_CELLS_VERSION])
+    k2 = float(S[S_ROUND])
+    k3 = float(S[S_ROBBER] * 64 + S[pbase(p) + P_HAND])
+    if (SP[p, HC_UV_KEY] == k0 and SP[p, HC_UV_KEY + 1] == k1 and SP[p, HC_UV_KEY + 2] == k2
+            and SP[p, HC_UV_KEY + 3] == k3):
+        return (SP[p, HC_UV], SP[p, HC_UV + 1], SP[p, HC_UV + 2], SP[p, HC_UV + 3],
+                SP[p, HC_UV + 4])
+    uv = compute_unit_values(S, D, R, SP, p, w, base, late)
+    for i in range(5):
+        SP[p, HC_UV + i] = uv[i]
+    SP[p, HC_UV_KEY] = k0
+    SP[p, HC_UV_KEY + 1] = k1
+    SP[p, HC_UV_KEY + 2] = k2
+    SP[p, HC_UV_KEY + 3] = k3
+    return uv
+
+
+@jit
+def compute_unit_values(S, D, R, SP, p, w, base, late):
     """Value of one more unit of each resource (salt, pepper, dates, gold, VP) for p."""
     full = 0.2 if goods_total(S, p) >= R[RL_MAX_GOODS] else 1.0  # excess is discarded
-    g = SP[p, base + HW_GOOD]
-    nw = SP[p, base + HW_NEED] / 3.0
-    refresh_demand(S, D, SP, p)
-    goods_raid, gold_raid = raid_exposure(S, D, SP, p, base)
+    g = SP[w, base + HW_GOOD]
+    nw = SP[w, base + HW_NEED] / 3.0
+    refresh_demand(S, D, SP, w)
+    goods_raid, gold_raid = raid_exposure(S, D, SP, p, w, base)
     return (
-        (g + nw * min(need(S, D, SP, p, 0), 3.0)) * full * late + goods_raid,
-        (g + nw * min(need(S, D, SP, p, 1), 3.0)) * full * late + goods_raid,
-        (g + nw * min(need(S, D, SP, p, 2), 3.0)) * full * late + goods_raid,
-        SP[p, base + HW_GOLD] * late + gold_raid,
-        SP[p, base + HW_VP],
+        (g + nw * min(need(S, D, SP, p, w, 0), 3.0)) * full * late + goods_raid,
+        (g + nw * min(need(S, D, SP, p, w, 1), 3.0)) * full * late + goods_raid,
+        (g + nw * min(need(S, D, SP, p, w, 2), 3.0)) * full * late + goods_raid,
+        SP[w, base + HW_GOLD] * late + gold_raid,
+        SP[w, base + HW_VP],
     )
 
 
 @jit
-def raid_exposure(S, D, SP, p, base):
+def raid_exposure(S, D, SP, p, w, base):
     """Extra value of goods / gold when the robber's next step is a raid p cannot
     pay that way (so it would cost VP instead)."""
     b = (S[S_ROBBER] + 1) % N_BORDER
     if border(D, b, BD_KIND) != BK_RAID:
         return 0.0, 0.0
-    w = SP[p, base + HW_RAID]
+    weight = SP[w, base + HW_RAID]
     goods = 0.0
     gold = 0.0
     if goods_total(S, p) < border(D, b, BD_RAID_GOODS):
-        goods = 0.3 * w
+        goods = 0.3 * weight
     if res(S, p, GOLD) < border(D, b, BD_RAID_GOLD):
-        gold = 0.5 * w
+        gold = 0.5 * weight
     return goods, gold
 
 
@@ -217,7 +242,7 @@ def cost_value(uv, cost):
 
 # ------------------------------------------------------------------ cards and rows
 @jit
-def row_potential(S, D, R, SP, p, base, row, extra_sym):
+def row_potential(S, D, R, SP, p, w, base, row, extra_sym):
     """Value of a row's progress toward a bonus, optionally with one more card of extra_sym."""
     o = pbase(p) + P_DISPLAY + row * DISPLAY_COLS
     n = 0
@@ -255,16 +280,16 @@ def row_potential(S, D, R, SP, p, base, row, extra_sym):
         return 0.0
     v = 0.0
     if same:
-        v = SP[p, base + HW_ROW_SAME] * R[RL_ROW_SAME_BONUS] * n / DISPLAY_COLS
+        v = SP[w, base + HW_ROW_SAME] * R[RL_ROW_SAME_BONUS] * n / DISPLAY_COLS
     if distinct:
-        d = SP[p, base + HW_ROW_DIFF] * R[RL_ROW_DIFF_BONUS] * n / DISPLAY_COLS
+        d = SP[w, base + HW_ROW_DIFF] * R[RL_ROW_DIFF_BONUS] * n / DISPLAY_COLS
         if d > v:
             v = d
     return v
 
 
 @jit
-def ability_value(S, D, R, SP, p, base, uv, late, c):
+def ability_value(S, D, R, SP, p, w, base, uv, late, c):
     kind = tribe(D, c, TC_ABILITY)
     if kind == AB_IMMEDIATE or kind == AB_INCOME:
         v = bundle_value(uv, tribe(D, c, TC_PARAMS),
@@ -274,7 +299,7 @@ def ability_value(S, D, R, SP, p, base, uv, late, c):
             v *= max(0, MAX_ROUNDS - S[S_ROUND])
         return v
     if kind == AB_RAID_IMMUNITY:
-        return SP[p, base + HW_RAID] * (2.0 if tribe(D, c, TC_PARAMS) == 0 else 1.0)
+        return SP[w, base + HW_RAID] * (2.0 if tribe(D, c, TC_PARAMS) == 0 else 1.0)
     if kind == AB_DISCOUNT:
         return tribe(D, c, TC_PARAMS + 1) * 1.5 * late
     if kind == AB_SET_VP or kind == AB_POSITION_VP:
@@ -287,14 +312,14 @@ def ability_value(S, D, R, SP, p, base, uv, late, c):
 
 
 @jit
-def card_worth(S, D, R, SP, p, base, uv, late, c, row):
+def card_worth(S, D, R, SP, p, w, base, uv, late, c, row):
     """Value of placing card c in `row` of p's display, before paying for it."""
     sym = tribe(D, c, TC_SYMBOL)
-    v = SP[p, base + HW_CARD_VP] * tribe(D, c, TC_VP) + SP[p, base + HW_DISPLAY]
-    v += SP[p, base + HW_SYMBOL + sym]
-    v += row_potential(S, D, R, SP, p, base, row, sym) - row_potential(S, D, R, SP, p, base,
+    v = SP[w, base + HW_CARD_VP] * tribe(D, c, TC_VP) + SP[w, base + HW_DISPLAY]
+    v += SP[w, base + HW_SYMBOL + sym]
+    v += row_potential(S, D, R, SP, p, w, base, row, sym) - row_potential(S, D, R, SP, p, w, base,
                                                                        row, -1)
-    return v + ability_value(S, D, R, SP, p, base, uv, late, c)
+    return v + ability_value(S, D, R, SP, p, w, base, uv, late, c)
 
 
 @jit
@@ -303,7 +328,7 @@ def row_free(S, p, row):
 
 
 @jit
-def acquire_value(S, D, R, SP, p, base, uv, late, c):
+def acquire_value(S, D, R, SP, p, w, base, uv, late, c):
     """Best value p can get from acquiring card c now: play it, keep it, or nothing."""
     best = 0.0
     if S[pbase(p) + P_DISPLAY_N] < DISPLAY_SLOTS:
@@ -316,18 +341,18 @@ def acquire_value(S, D, R, SP, p, base, uv, late, c):
             paid = cost_value(uv, cost)
             for row in range(DISPLAY_ROWS):
                 if row_free(S, p, row):
-                    v = card_worth(S, D, R, SP, p, base, uv, late, c, row) - paid
+                    v = card_worth(S, D, R, SP, p, w, base, uv, late, c, row) - paid
                     if v > best:
                         best = v
     if S[pbase(p) + P_HAND] < 0:
-        v = SP[p, base + HW_HAND] * tribe(D, c, TC_VP) * late
+        v = SP[w, base + HW_HAND] * tribe(D, c, TC_VP) * late
         if v > best:
             best = v
     return best
 
 
 @jit
-def cell_value(S, D, R, SP, p, base, uv, late, cell):
+def cell_value(S, D, R, SP, p, w, base, uv, late, cell):
     """What a tribe marker on this cell would bring p (0 for face-down or empty cells)."""
     if S[S_CELL_UP + cell] == 0:
         return 0.0
@@ -336,7 +361,7 @@ def cell_value(S, D, R, SP, p, base, uv, late, cell):
     if kind == CELL_GOODS:
         return goods_card_value(D, uv, card)
     if kind == CELL_TRIBE:
-        return acquire_value(S, D, R, SP, p, base, uv, late, card)
+        return acquire_value(S, D, R, SP, p, w, base, uv, late, card)
     return 0.0
 
 
@@ -380,7 +405,7 @@ def exchange_value(S, D, p, uv, b):
 
 
 @jit
-def border_value(S, D, R, SP, p, base, uv, late, b, cells):
+def border_value(S, D, R, SP, p, w, base, uv, late, b, cells):
     """What a Targi on border card b would bring p by itself (markers aside).
 
     `cells` is the column of SP holding p's cached cell values (Fata Morgana).
@@ -400,7 +425,7 @@ def border_value(S, D, R, SP, p, base, uv, late, b, cells):
         for row in range(DISPLAY_ROWS):
             cost = effective_cost(S, D, p, h, 0)
             if row_free(S, p, row) and can_pay(S, p, cost):
-                v = card_worth(S, D, R, SP, p, base, uv, late, h, row)
+                v = card_worth(S, D, R, SP, p, w, base, uv, late, h, row)
                 v -= cost_value(uv, cost)
                 if v > best:
                     best = v
@@ -415,11 +440,11 @@ def border_value(S, D, R, SP, p, base, uv, late, b, cells):
                 best = v
         return 0.4 * best
     if kind == BK_DRAW_GOODS:
-        return border(D, b, BD_AMOUNT) * ASSUMED_GOODS_PER_CARAVAN * SP[p, base + HW_GOOD] * late
+        return border(D, b, BD_AMOUNT) * ASSUMED_GOODS_PER_CARAVAN * SP[w, base + HW_GOOD] * late
     if kind == BK_DRAW_TRIBE:
         if S[pbase(p) + P_DISPLAY_N] >= DISPLAY_SLOTS and S[pbase(p) + P_HAND] >= 0:
             return 0.0
-        return 0.8 * SP[p, base + HW_CARD_VP] * late + 0.3 * SP[p, base + HW_DISPLAY]
+        return 0.8 * SP[w, base + HW_CARD_VP] * late + 0.3 * SP[w, base + HW_DISPLAY]
     return 0.0
 
 
@@ -440,17 +465,38 @@ def placement_key(S, p):
 
 
 @jit
-def fill_placement_cache(S, D, R, SP, p, base, uv, uvo, late):
+def same_weights(SP, p, q, base):
+    for j in range(N_HEURISTIC_WEIGHTS + 1):
+        if SP[p, base + j] != SP[q, base + j]:
+            return False
+    return True
+
+
+@jit
+def fill_placement_cache(S, D, R, SP, p, w, base, uv, uvo, late):
     """Value of every cell and border card for p (and border cards for the opponent)."""
     for cell in range(N_CELLS):
-        SP[p, HC_CELL + cell] = cell_value(S, D, R, SP, p, base, uv, late, cell)
+        SP[p, HC_CELL + cell] = cell_value(S, D, R, SP, p, w, base, uv, late, cell)
+    q = 1 - p
+    if SP[q, HC_KEY] == placement_key(S, p) and same_weights(SP, p, q, base):
+        # a mirror match: the opponent valued every card for both seats this phase
+        for b in range(N_BORDER):
+            kind = border(D, b, BD_KIND)
+            own = SP[q, HC_BORDER_OPP + b]
+            if kind == BK_FATA_MORGANA:  # the opponent's view of it ignores p's cells
+                own = border_value(S, D, R, SP, p, w, base, uv, late, b, HC_CELL)
+            SP[p, HC_BORDER + b] = own
+            SP[p, HC_BORDER_OPP + b] = 0.0 if kind == BK_FATA_MORGANA else SP[q, HC_BORDER + b]
+            SP[p, HC_LINE_CACHE + b] = line_value(SP, p, b) if kind != BK_RAID else 0.0
+        SP[p, HC_KEY] = placement_key(S, p)
+        return
     for b in range(N_BORDER):
         if border(D, b, BD_KIND) == BK_RAID:
             SP[p, HC_BORDER + b] = 0.0
             SP[p, HC_BORDER_OPP + b] = 0.0
             continue
-        SP[p, HC_BORDER + b] = border_value(S, D, R, SP, p, base, uv, late, b, HC_CELL)
-        SP[p, HC_BORDER_OPP + b] = border_value(S, D, R, SP, 1 - p, base, uvo, late, b, -1)
+        SP[p, HC_BORDER + b] = border_value(S, D, R, SP, p, w, base, uv, late, b, HC_CELL)
+        SP[p, HC_BORDER_OPP + b] = border_value(S, D, R, SP, 1 - p, w, base, uvo, late, b, -1)
         SP[p, HC_LINE_CACHE + b] = line_value(SP, p, b)
     SP[p, HC_KEY] = placement_key(S, p)
 
@@ -471,7 +517,7 @@ def line_value(SP, p, b):
 
 
 @jit
-def place_value(S, D, R, SP, p, base, b):
+def place_value(S, D, R, SP, p, w, base, b):
     """Value of a Targi on b: the card, the crossings it makes or may make, the denial."""
     v = SP[p, HC_BORDER + b]
     pb = pbase(p)
@@ -484,13 +530,13 @@ def place_value(S, D, R, SP, p, base, b):
             if cell >= 0 and S[S_CELL_MARKER + cell] < 0:
                 v += SP[p, HC_CELL + cell]
     if placed < 2:
-        v += SP[p, base + HW_LINE] * SP[p, HC_LINE_CACHE + b]
+        v += SP[w, base + HW_LINE] * SP[p, HC_LINE_CACHE + b]
     # denial: the opponent can no longer use b, nor the card facing it
     deny = SP[p, HC_BORDER_OPP + b]
     f = FACING[b]
     if f >= 0 and S[S_BORDER_TARGI + f] < 0 and f != S[S_ROBBER]:
         deny += SP[p, HC_BORDER_OPP + f]
-    return v + SP[p, base + HW_DENIAL] * deny
+    return v + SP[w, base + HW_DENIAL] * deny
 
 
 # ------------------------------------------------------------------ other decisions
@@ -544,7 +590,7 @@ def raid_mode_value(S, D, p, uv, mode, number):
 
 
 @jit
-def swap_value(S, D, R, SP, p, base, v):
+def swap_value(S, D, R, SP, p, w, base, v):
     """Row-bonus potential gained by swapping two display slots (code 1 + a*12 + b)."""
     if v == 0:
         return 0.0
@@ -553,23 +599,23 @@ def swap_value(S, D, R, SP, p, base, v):
     o = pbase(p) + P_DISPLAY
     before = 0.0
     for row in range(DISPLAY_ROWS):
-        before += row_potential(S, D, R, SP, p, base, row, -1)
+        before += row_potential(S, D, R, SP, p, w, base, row, -1)
     t = S[o + a]
     S[o + a] = S[o + b]
     S[o + b] = t
     after = 0.0
     for row in range(DISPLAY_ROWS):
-        after += row_potential(S, D, R, SP, p, base, row, -1)
+        after += row_potential(S, D, R, SP, p, w, base, row, -1)
     S[o + b] = S[o + a]
     S[o + a] = t
     return after - before - 0.01
 
 
 @jit
-def option_value(S, D, R, SP, p, base, dtype, v, ctx, uv, uvo, late):
+def option_value(S, D, R, SP, p, w, base, dtype, v, ctx, uv, uvo, late):
     """The heuristic value of option v of a decision (higher is better)."""
     if dtype == DT_PLACE:
-        return place_value(S, D, R, SP, p, base, v)
+        return place_value(S, D, R, SP, p, w, base, v)
     if dtype == DT_ACTION:
         return action_priority(S, D, p, v)
     if dtype == DT_CENTRAL_GOODS:
@@ -580,25 +626,25 @@ def option_value(S, D, R, SP, p, base, dtype, v, ctx, uv, uvo, late):
         c = ctx
         if v == OPT_LEAVE:
             opp = 1 - p
-            return -SP[p, base + HW_DENIAL] * acquire_value(S, D, R, SP, opp, base, uvo, late, c)
+            return -SP[w, base + HW_DENIAL] * acquire_value(S, D, R, SP, opp, w, base, uvo, late, c)
         if v == OPT_DISCARD:
             return 0.0
         if v == OPT_KEEP:
-            return SP[p, base + HW_HAND] * tribe(D, c, TC_VP) * late
+            return SP[w, base + HW_HAND] * tribe(D, c, TC_VP) * late
         alt = (v - OPT_PLAY) // 3
         row = (v - OPT_PLAY) % 3
         cost = effective_cost(S, D, p, c, alt)
-        return card_worth(S, D, R, SP, p, base, uv, late, c, row) - cost_value(uv, cost)
+        return card_worth(S, D, R, SP, p, w, base, uv, late, c, row) - cost_value(uv, cost)
     if dtype == DT_TRADE:
         if v < 0:
-            return SP[p, base + HW_TRADE_MARGIN]
+            return SP[w, base + HW_TRADE_MARGIN]
         return trade_net(D, uv, v // 64, (v // 8) % 8, v % 8)
     if dtype == DT_FATA_MORGANA:
         if v < 0:
             return 0.0
         old = S[pbase(p) + P_MARKER + v // 16]
-        return (cell_value(S, D, R, SP, p, base, uv, late, v % 16)
-                - cell_value(S, D, R, SP, p, base, uv, late, old))
+        return (cell_value(S, D, R, SP, p, w, base, uv, late, v % 16)
+                - cell_value(S, D, R, SP, p, w, base, uv, late, old))
     if dtype == DT_RAID_MODE:
         return raid_mode_value(S, D, p, uv, v, ctx)
     if dtype == DT_RAID_GOOD or dtype == DT_DISCARD_GOOD:
@@ -606,7 +652,7 @@ def option_value(S, D, R, SP, p, base, dtype, v, ctx, uv, uvo, late):
     if dtype == DT_TRIBAL_EXPANSION:
         return float(v)
     if dtype == DT_ABILITY:
-        return swap_value(S, D, R, SP, p, base, v)
+        return swap_value(S, D, R, SP, p, w, base, v)
     return 0.0
 
 
@@ -648,6 +694,7 @@ def greedy_value(S, D, R, SP, p, dtype, v, ctx):
 @jit
 def best_option(S, D, R, SP, p, base, dtype, O, n, ctx, greedy):
     """Index of the best-valued option (ties and HW_NOISE jitter broken by p's stream)."""
+    w = p  # the deciding player values everything with its own weights
     if dtype == DT_ACTION:  # a fixed order; no valuation needed
         best = 0
         best_v = -1e18
@@ -662,25 +709,25 @@ def best_option(S, D, R, SP, p, base, dtype, O, n, ctx, greedy):
     uv = (0.0, 0.0, 0.0, 0.0, 0.0)
     uvo = uv
     if not greedy:
-        noise = SP[p, base + HW_NOISE]
-        late = late_factor(S, SP, p, base)
+        noise = SP[w, base + HW_NOISE]
+        late = late_factor(S, SP, p, w, base)
         if dtype == DT_PLACE:
             # placements read cached values, refreshed once per placement phase
             if SP[p, HC_KEY] != placement_key(S, p):
-                uv = unit_values(S, D, R, SP, p, base, late)
-                uvo = unit_values(S, D, R, SP, 1 - p, base, late)
-                fill_placement_cache(S, D, R, SP, p, base, uv, uvo, late)
+                uv = unit_values(S, D, R, SP, p, w, base, late)
+                uvo = compute_unit_values(S, D, R, SP, 1 - p, w, base, late)
+                fill_placement_cache(S, D, R, SP, p, w, base, uv, uvo, late)
         elif dtype != DT_ACTION and dtype != DT_TRIBAL_EXPANSION:
-            uv = unit_values(S, D, R, SP, p, base, late)
+            uv = unit_values(S, D, R, SP, p, w, base, late)
             if dtype == DT_TRIBE and O[0] == OPT_LEAVE:  # leave comes first when legal
-                uvo = unit_values(S, D, R, SP, 1 - p, base, late)
+                uvo = compute_unit_values(S, D, R, SP, 1 - p, w, base, late)
     best = 0
     best_v = -1e18
     for i in range(n):
         if greedy:
             v = greedy_value(S, D, R, SP, p, dtype, O[i], ctx)
         else:
-            v = option_value(S, D, R, SP, p, base, dtype, O[i], ctx, uv, uvo, late)
+            v = option_value(S, D, R, SP, p, w, base, dtype, O[i], ctx, uv, uvo, late)
         if noise > 0.0:
             v += noise * (next32(S, S_POLICY_RNG + 4 * p) / 4294967296.0)
         if v > best_v:

@@ -58,6 +58,7 @@ S_CELL_MARKER = _s.take(N_CELLS)  # owner of the tribe marker on it, -1 none
 S_BORDER_TARGI = _s.take(N_BORDER)  # owner of the Targi on it, -1 none
 S_RAIDS_DONE = _s.take()
 S_CELLS_VERSION = _s.take()  # bumped whenever a centre cell's card or face changes
+S_RES_VERSION = _s.take()    # bumped whenever any player's tokens change
 S_PHASE = _s.take()          # PH_*: where a paused game resumes
 S_PLACE_K = _s.take()        # Targis placed so far this round (0..6)
 S_PAUSE_MC = _s.take()       # 1: pause before a montecarlo player's placement

@@ -179,6 +179,7 @@ def setup_game(S, D, R, seed, first_player):
             S[pb + P_DISPLAY + slot] = -1
         clear_round_marks(S, p)
     S[S_ROBBER] = 0
+    S[S_CELLS_VERSION] = 1  # never 0: strategy caches start at 0 or NaN
     S[S_FIRST] = first_player
     S[S_FIRST_R1] = first_player
 

@@ -19,6 +19,7 @@ from .layout import (
     S_GOODS_DISC_N,
     S_GOODS_N,
     S_PLAYER,
+    S_RES_VERSION,
     S_TRIBE,
     S_TRIBE_DISC,
     S_TRIBE_DISC_N,
@@ -41,6 +42,7 @@ def res(S, p, r):
 @jit
 def add_res(S, p, r, amount):
     S[S_PLAYER + p * P_SIZE + P_RES + r] += amount
+    S[S_RES_VERSION] += 1
 
 
 @jit
