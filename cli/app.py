@@ -126,7 +126,7 @@ def run(
     The first run compiles the engine (tens of seconds); later runs load it
     from the compile cache.
     """
-    from .play import CHUNK_GAMES, play_chunks, prepare, warm_up
+    from .play import chunk_size, play_chunks, prepare, warm_up
     from .summary import Tally, render
 
     try:
@@ -149,7 +149,7 @@ def run(
         with _progress(err, quiet) as bar:
             task = bar.add_task(f"{setup.strategies[0]} vs {setup.strategies[1]}", total=n_games)
             for chunk in play_chunks(
-                setup, n_games, run_seed, CHUNK_GAMES,
+                setup, n_games, run_seed, chunk_size(setup),
                 progress=lambda n: bar.advance(task, n),
             ):
                 tally.add(chunk)

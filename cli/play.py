@@ -11,14 +11,22 @@ from collections.abc import Callable, Iterator
 import polars as pl
 
 from targi_sim.api import Match, game_plan, prepare_match
+from targi_sim.engine.montecarlo import uses_montecarlo
 from targi_sim.record import games_frame
 
 CHUNK_GAMES = 20_000
+MC_CHUNK_GAMES = 20
 
 
 def prepare(p0: str, p1: str, deck: str, rules: str) -> Match:
     """Resolve names/paths; raises UsageError (unknown name) or DataError (bad file)."""
     return prepare_match((p0, p1), deck, rules)
+
+
+def chunk_size(setup: Match) -> int:
+    """Games per chunk: large for speed, small when a Monte Carlo seat makes games slow
+    (~20 games/s), so the progress bar keeps moving."""
+    return MC_CHUNK_GAMES if uses_montecarlo(setup.SP) else CHUNK_GAMES
 
 
 def warm_up(setup: Match) -> None:

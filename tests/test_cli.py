@@ -263,3 +263,11 @@ def test_ctrl_c_exits_130():
         pytest.fail("targi-sim did not stop on SIGINT")
     assert proc.returncode == 130, err
     assert "Interrupted" in err and "Traceback" not in err
+
+
+def test_montecarlo_runs_use_small_chunks_so_progress_moves():
+    from targi_sim.cli.play import CHUNK_GAMES, MC_CHUNK_GAMES, chunk_size, prepare
+
+    assert chunk_size(prepare("montecarlo", "balanced", "base", "default")) == MC_CHUNK_GAMES
+    assert chunk_size(prepare("balanced", "random", "base", "default")) == CHUNK_GAMES
+    assert MC_CHUNK_GAMES < 100 < CHUNK_GAMES
