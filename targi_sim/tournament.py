@@ -23,10 +23,12 @@ Ratings: a Bradley-Terry model on the Elo scale, P(i beats j) = 1 / (1 +
 only) to all pairwise results with draws counted as half a win. One virtual draw
 per pair is added so that a strategy that wins every game still gets a finite
 rating. The mean rating is anchored at 1500. The 95% intervals are parametric
-(Wald): +-1.96 standard errors from the inverse observed Fisher information
-under the mean-1500 constraint, i.e. uncertainty relative to the pool mean.
-Games are treated as independent (the four games played on one deal are not
-quite), as they are in the Wilson intervals of the matrix.
+(Wald): +-1.96 standard errors from the inverse Fisher information under the
+mean-1500 constraint, i.e. uncertainty relative to the pool mean. The games
+played on one deal are correlated, so each pair's game count enters the
+information divided by its design effect (the variance of a deal's points over
+what independent games would give; the `design_effect` column). The Wilson
+intervals of the matrix treat games as independent.
 """
 
 from __future__ import annotations
@@ -63,7 +65,8 @@ SLOW_CHUNK = 10  # games per chunk with a montecarlo strategy (about 30 games/s)
 _COUNTS = ("games", "wins_a", "draws", "losses_a", "score_a", "score_b")
 
 MATRIX_COLUMNS = ("a", "b", "games", "wins_a", "draws", "losses_a", "rate_a", "ci_low",
-                  "ci_high", "draw_rate", "mean_score_a", "mean_score_b", "run_seed")
+                  "ci_high", "draw_rate", "mean_score_a", "mean_score_b", "run_seed",
+                  "design_effect")
 ELO_COLUMNS = ("rank", "strategy", "elo", "ci_low", "ci_high", "se", "games", "score")
 
 
@@ -161,8 +164,11 @@ class _Chunk:
 
 
 def _play_chunk(D: np.ndarray, R: np.ndarray, SP: np.ndarray,
-                chunk: _Chunk) -> tuple[int, np.ndarray]:
-    """(pair, counts) of one chunk, counts (see _COUNTS) from a's point of view.
+                chunk: _Chunk) -> tuple[int, np.ndarray, int, np.ndarray]:
+    """(pair, counts, first game, a's points per game) of one chunk, from a's view.
+
+    Counts are those of _COUNTS. Game g of either half is played on deal g // 2
+    (a seat-swapped pair shares its seed, and both halves replay the same seeds).
 
     A pure function of its arguments: the strategy rows are copied, so nothing
     a strategy caches carries over from another chunk or process.
@@ -181,7 +187,9 @@ def _play_chunk(D: np.ndarray, R: np.ndarray, SP: np.ndarray,
         int(scores[a_seat].sum()),
         int(scores[1 - a_seat].sum()),
     ], dtype=np.int64)
-    return chunk.pair, counts
+    # a's points in each game, draws as half (summed per deal by the caller)
+    a_points = (winner == a_seat) + 0.5 * (winner == -1)
+    return chunk.pair, counts, chunk.start, a_points
 
 
 def _chunks(pairs: list[tuple[int, int]], names: Sequence[str], slow: Sequence[bool],
@@ -266,18 +274,23 @@ def run_tournament(
         return delayed(_play_chunk)(m.D, m.R, m.SP, c)
 
     totals = np.zeros((len(pairs), len(_COUNTS)), dtype=np.int64)
+    deal_points = np.zeros((len(pairs), (half + 1) // 2))
     t0 = time.perf_counter()
     parallel = Parallel(n_jobs=jobs, backend="loky", return_as="generator_unordered")
-    # results arrive in completion order, tagged with their pair; integer sums
-    # do not depend on the order
-    for k, counts in parallel(task(c) for c in chunks):
+    # results arrive in completion order, tagged with their pair; sums of
+    # integers and half-integers do not depend on the order
+    for k, counts, first_game, points in parallel(task(c) for c in chunks):
         totals[k] += counts
+        games = np.arange(first_game, first_game + len(points))
+        np.add.at(deal_points[k], games // 2, points)
         if progress is not None:
             progress(int(counts[0]))
     seconds = time.perf_counter() - t0
 
     run_seeds = [pair_run_seed(seed, names[i], names[j]) for i, j in pairs]
-    matrix = _matrix(names, pairs, totals, run_seeds)
+    # every deal has 4 games (2 per half), but the last one only 2 when the half is odd
+    effects = [design_effect(points[: half // 2], games_per_deal=4) for points in deal_points]
+    matrix = _matrix(names, pairs, totals, run_seeds, effects)
     elo = fit_elo(names, matrix)
     meta = {
         "strategy_files": {s.name: str(s.path) if s.path else None for s in strats},
@@ -292,10 +305,30 @@ def run_tournament(
     )
 
 
+def design_effect(deal_points: np.ndarray, games_per_deal: int) -> float:
+    """Variance of a deal's points relative to that of independent games (>= 0.25).
+
+    The games played on one deal (both seats, both first players) are not
+    independent; the Elo covariance divides each pair's game count by this
+    factor. 1.0 when it cannot be estimated (fewer than 2 deals, or no variance
+    expected because every game went one way).
+    """
+    x = np.asarray(deal_points, dtype=float)
+    if len(x) < 2:
+        return 1.0
+    p = x.mean() / games_per_deal
+    expected = games_per_deal * p * (1.0 - p)
+    if expected <= 0.0:
+        return 1.0
+    return float(max(0.25, x.var(ddof=1) / expected))
+
+
 def _matrix(names: Sequence[str], pairs: list[tuple[int, int]], totals: np.ndarray,
-            run_seeds: Sequence[int]) -> pl.DataFrame:
+            run_seeds: Sequence[int], effects: Sequence[float] | None = None) -> pl.DataFrame:
     rows = []
-    for (i, j), counts, run_seed in zip(pairs, totals, run_seeds, strict=True):
+    effects = effects if effects is not None else [1.0] * len(pairs)
+    for (i, j), counts, run_seed, effect in zip(pairs, totals, run_seeds, effects,
+                                                strict=True):
         games, wins, draws, losses, score_a, score_b = (int(x) for x in counts)
         for a, b, w, l, sa, sb in ((names[i], names[j], wins, losses, score_a, score_b),
                                    (names[j], names[i], losses, wins, score_b, score_a)):
@@ -304,14 +337,14 @@ def _matrix(names: Sequence[str], pairs: list[tuple[int, int]], totals: np.ndarr
                 "a": a, "b": b, "games": games, "wins_a": w, "draws": draws, "losses_a": l,
                 "rate_a": (w + 0.5 * draws) / games, "ci_low": lo, "ci_high": hi,
                 "draw_rate": draws / games, "mean_score_a": sa / games,
-                "mean_score_b": sb / games, "run_seed": run_seed,
+                "mean_score_b": sb / games, "run_seed": run_seed, "design_effect": effect,
             })
     order = {n: k for k, n in enumerate(names)}
     df = pl.DataFrame(rows, schema={
         "a": pl.String, "b": pl.String, "games": pl.Int64, "wins_a": pl.Int64,
         "draws": pl.Int64, "losses_a": pl.Int64, "rate_a": pl.Float64, "ci_low": pl.Float64,
         "ci_high": pl.Float64, "draw_rate": pl.Float64, "mean_score_a": pl.Float64,
-        "mean_score_b": pl.Float64, "run_seed": pl.Int64,
+        "mean_score_b": pl.Float64, "run_seed": pl.Int64, "design_effect": pl.Float64,
     })
     return df.sort(pl.col("a").replace_strict(order), pl.col("b").replace_strict(order))
 
@@ -328,6 +361,7 @@ def fit_elo(names: Sequence[str], matrix: pl.DataFrame, *, prior_draws: float = 
     idx = {n: i for i, n in enumerate(names)}
     W = np.zeros((k, k))  # W[i, j]: i's score against j, draws as half
     N = np.zeros((k, k))
+    DE = np.ones((k, k))  # design effect of each pair (correlated games on one deal)
     done = set()
     for row in matrix.iter_rows(named=True):
         i, j = idx[row["a"]], idx[row["b"]]
@@ -341,7 +375,9 @@ def fit_elo(names: Sequence[str], matrix: pl.DataFrame, *, prior_draws: float = 
         W[j, i] += n - s + 0.5 * prior_draws
         N[i, j] += n + prior_draws
         N[j, i] += n + prior_draws
-    theta, cov = _bradley_terry(W, N)
+        DE[i, j] = DE[j, i] = row.get("design_effect") or 1.0
+    theta, _ = _bradley_terry(W, N)
+    cov = _covariance(theta, N / DE)
     elo = anchor + ELO_SCALE * theta
     se = ELO_SCALE * np.sqrt(np.clip(np.diag(cov), 0.0, None))
     games = (N.sum(axis=1) - prior_draws * (N > 0).sum(axis=1)).astype(np.int64)
@@ -389,8 +425,14 @@ def _bradley_terry(W: np.ndarray, N: np.ndarray, tol: float = 1e-10,
         theta -= theta.mean()
         if biggest < tol:
             break
-    _, H = info(theta)
-    return theta, np.linalg.pinv(H)
+    return theta, _covariance(theta, N)
+
+
+def _covariance(theta: np.ndarray, N: np.ndarray) -> np.ndarray:
+    """Inverse Fisher information of the ratings (pseudo-inverse: mean-zero constraint)."""
+    p = 1.0 / (1.0 + np.exp(-(theta[:, None] - theta[None, :])))
+    v = N * p * (1.0 - p)
+    return np.linalg.pinv(np.diag(v.sum(axis=1)) - v)
 
 
 __all__ = ["ELO_ANCHOR", "TournamentResult", "check_names", "even_games", "fit_elo",

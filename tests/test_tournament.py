@@ -298,3 +298,37 @@ def test_cli_out_must_be_a_folder(tmp_path):
     result = runner.invoke(app, ["tournament", "--strategies", "random,greedy", "--games", "2",
                                  "--out", str(afile)])
     one_error_line(result, "--out")
+
+
+# ------------------------------------------------------------------ correlated games
+def test_design_effect_known_answers():
+    from targi_sim.tournament import design_effect
+
+    rng = np.random.default_rng(5)
+    independent = rng.binomial(4, 0.5, size=20_000).astype(float)
+    assert design_effect(independent, 4) == pytest.approx(1.0, abs=0.05)
+    all_or_nothing = np.array([4.0, 0.0] * 500)  # a deal's 4 games always agree
+    assert design_effect(all_or_nothing, 4) == pytest.approx(4.0, rel=0.01)
+    assert design_effect(np.full(100, 2.0), 4) == 0.25  # no spread at all: floored
+    assert design_effect(np.array([3.0]), 4) == 1.0  # cannot be estimated
+    assert design_effect(np.full(50, 4.0), 4) == 1.0  # every game won: no variance expected
+
+
+def test_elo_intervals_widen_with_the_design_effect():
+    from targi_sim.tournament import fit_elo
+
+    base = pl.DataFrame({
+        "a": ["x", "x", "y"], "b": ["y", "z", "z"], "games": [400, 400, 400],
+        "wins_a": [240, 260, 220], "draws": [0, 0, 0], "design_effect": [1.0, 1.0, 1.0],
+    })
+    plain = fit_elo(["x", "y", "z"], base).sort("strategy")
+    doubled = fit_elo(["x", "y", "z"],
+                      base.with_columns(pl.lit(4.0).alias("design_effect"))).sort("strategy")
+    assert np.allclose(plain["elo"], doubled["elo"])  # same point estimates
+    assert np.allclose(doubled["se"], 2.0 * plain["se"], rtol=1e-6)  # sqrt(4) wider
+
+
+def test_tournament_reports_a_design_effect_per_pair():
+    result = run_tournament(["random", "greedy", "balanced"], 40, seed=3)
+    effects = result.matrix["design_effect"].to_list()
+    assert len(effects) == 6 and all(0.25 <= e <= 4.0 for e in effects)
