@@ -82,7 +82,7 @@ from ..constants import (
 )
 from .costs import OPT_DISCARD, OPT_KEEP, OPT_LEAVE, OPT_PLAY, can_pay, effective_cost
 from .geometry import BORDER_COL, BORDER_ROW, FACING
-from .jit import jit
+from .jit import jit, jit_inline
 from .layout import (
     BD_AMOUNT,
     BD_GAIN,
@@ -129,7 +129,7 @@ ASSUMED_GOODS_PER_CARAVAN = 1.3
 
 
 # ------------------------------------------------------------------ resource values
-@jit
+@jit_inline
 def late_factor(S, SP, p, w, base):
     """How much resources are still worth: 1 early, falling toward 0 in the last round."""
     if SP[p, HC_LATE_ROUND] == S[S_ROUND]:
@@ -160,7 +160,7 @@ def refresh_demand(S, D, SP, w):
     SP[w, HC_DEMAND_KEY] = key
 
 
-@jit
+@jit_inline
 def need(S, D, SP, p, w, k):
     """Units of good k the player lacks for the visible tribe cards and their hand card."""
     have = res(S, p, k)
@@ -175,7 +175,7 @@ def need(S, D, SP, p, w, k):
     return total
 
 
-@jit
+@jit_inline
 def unit_values(S, D, R, SP, p, w, base, late):
     """Unit values of p's resources, cached until tokens, centre, round or robber change."""
     k0 = float(S[S_RES_VERSION])
@@ -213,7 +213,7 @@ def compute_unit_values(S, D, R, SP, p, w, base, late):
     )
 
 
-@jit
+@jit_inline
 def raid_exposure(S, D, SP, p, w, base):
     """Extra value of goods / gold when the robber's next step is a raid p cannot
     pay that way (so it would cost VP instead)."""
@@ -230,12 +230,12 @@ def raid_exposure(S, D, SP, p, w, base):
     return goods, gold
 
 
-@jit
+@jit_inline
 def bundle_value(uv, s, pe, d, g, vp):
     return s * uv[0] + pe * uv[1] + d * uv[2] + g * uv[3] + vp * uv[4]
 
 
-@jit
+@jit_inline
 def cost_value(uv, cost):
     return cost[0] * uv[0] + cost[1] * uv[1] + cost[2] * uv[2] + cost[3] * uv[3]
 
@@ -322,7 +322,7 @@ def card_worth(S, D, R, SP, p, w, base, uv, late, c, row):
     return v + ability_value(S, D, R, SP, p, w, base, uv, late, c)
 
 
-@jit
+@jit_inline
 def row_free(S, p, row):
     return S[pbase(p) + P_DISPLAY + row * DISPLAY_COLS + DISPLAY_COLS - 1] < 0
 
@@ -365,7 +365,7 @@ def cell_value(S, D, R, SP, p, w, base, uv, late, cell):
     return 0.0
 
 
-@jit
+@jit_inline
 def goods_card_value(D, uv, g):
     v = bundle_value(uv, goods_card(D, g, 0), goods_card(D, g, 1), goods_card(D, g, 2),
                      goods_card(D, g, 3), goods_card(D, g, 4))
@@ -376,7 +376,7 @@ def goods_card_value(D, uv, g):
 
 
 # ------------------------------------------------------------------ border cards
-@jit
+@jit_inline
 def trade_net(D, uv, t, given, got):
     o = D_TRADES + t * TD_SIZE
     return D[o + TD_GET_AMT] * uv[got] - D[o + TD_GIVE_AMT] * uv[given]
@@ -448,7 +448,7 @@ def border_value(S, D, R, SP, p, w, base, uv, late, b, cells):
     return 0.0
 
 
-@jit
+@jit_inline
 def crossing(a, b):
     """Cell where border cards a and b cross, or -1 if they are parallel."""
     if BORDER_COL[a] >= 0 and BORDER_ROW[b] >= 0:
@@ -458,7 +458,7 @@ def crossing(a, b):
     return -1
 
 
-@jit
+@jit_inline
 def placement_key(S, p):
     """Nothing a placement is valued on changes during a round's placement phase."""
     return S[S_ROUND] * 1000 + S[S_CELLS_VERSION]
@@ -516,7 +516,7 @@ def line_value(SP, p, b):
     return best
 
 
-@jit
+@jit_inline
 def place_value(S, D, R, SP, p, w, base, b):
     """Value of a Targi on b: the card, the crossings it makes or may make, the denial."""
     v = SP[p, HC_BORDER + b]
@@ -540,7 +540,7 @@ def place_value(S, D, R, SP, p, w, base, b):
 
 
 # ------------------------------------------------------------------ other decisions
-@jit
+@jit_inline
 def action_priority(S, D, p, slot):
     """Resolve in an order that makes resources available before they are spent."""
     pb = pbase(p)
@@ -566,7 +566,7 @@ def action_priority(S, D, p, slot):
     return 2.0
 
 
-@jit
+@jit_inline
 def discard_choice_value(S, p, uv, k):
     """Value of giving up one unit of good k (higher = better to give up)."""
     return res(S, p, k) - 2.0 * uv[k]
@@ -611,7 +611,7 @@ def swap_value(S, D, R, SP, p, w, base, v):
     return after - before - 0.01
 
 
-@jit
+@jit_inline
 def option_value(S, D, R, SP, p, w, base, dtype, v, ctx, uv, uvo, late):
     """The heuristic value of option v of a decision (higher is better)."""
     if dtype == DT_PLACE:

@@ -12,4 +12,7 @@ With NUMBA_DISABLE_JIT=1 both decorators return the plain Python function.
 from numba import njit
 
 jit = njit(cache=True, nogil=True, _nrt=False, error_model="numpy")
+# Small hot helpers inlined at numba's IR level: a call costs more than their body
+# (each array argument is passed as 7-9 machine words).
+jit_inline = njit(cache=True, nogil=True, _nrt=False, error_model="numpy", inline="always")
 jit_alloc = njit(cache=True, nogil=True)
