@@ -123,7 +123,7 @@ def run(
 ) -> None:
     """Play N games between two strategies and print win rates with 95% intervals.
 
-    The first run compiles the engine (tens of seconds); later runs load it
+    The first run compiles the engine (a minute or two); later runs load it
     from the compile cache.
     """
     from .play import chunk_size, play_chunks, prepare, warm_up
