@@ -58,3 +58,17 @@ def git_label() -> str:
         return "git: unknown"
     n = len(dirty.splitlines())
     return f"git {head}" + (f" + {n} uncommitted file(s) under targi_sim/" if n else "")
+
+
+def print_table(rows: list[tuple[str, str, str]]) -> None:
+    """A plain-text measure | value | notes table, values right-aligned."""
+    header = ("measure", "value", "notes")
+    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(3)]
+    line = "+-" + "-+-".join("-" * w for w in widths) + "-+"
+    print(line)
+    print("| " + " | ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)) + " |")
+    print(line)
+    for measure, value, notes in rows:
+        print(f"| {measure.ljust(widths[0])} | {value.rjust(widths[1])} | "
+              f"{notes.ljust(widths[2])} |")
+    print(line)

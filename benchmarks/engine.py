@@ -27,7 +27,7 @@ from pathlib import Path
 from common import cpu_model as _cpu_model  # noqa: E402 - script dir on sys.path
 from common import peak_rss_mb as _peak_rss_mb
 from common import pin_one_cpu as _pin_one_cpu
-from common import spawn
+from common import print_table, spawn
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -145,17 +145,7 @@ def main() -> None:
     print()
     print(f"{args.repeats} timed runs x {args.games:,} games per mode after a warm-up, "
           f"one core ({pinned})")
-    widths = [max(len(row[i]) for row in [("measure", "value", "notes"), *rows])
-              for i in range(3)]
-    header = ("measure", "value", "notes")
-    line = "+-" + "-+-".join("-" * w for w in widths) + "-+"
-    print(line)
-    print("| " + " | ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)) + " |")
-    print(line)
-    for measure, value, notes in rows:
-        print(f"| {measure.ljust(widths[0])} | {value.rjust(widths[1])} | "
-              f"{notes.ljust(widths[2])} |")
-    print(line)
+    print_table(rows)
 
 
 if __name__ == "__main__":

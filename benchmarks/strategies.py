@@ -35,7 +35,7 @@ from common import cpu_model as _cpu_model  # noqa: E402 - script dir on sys.pat
 from common import git_label as _git_label
 from common import peak_rss_mb as _peak_rss_mb
 from common import pin_one_cpu as _pin_one_cpu
-from common import spawn
+from common import print_table, spawn
 
 ROOT = Path(__file__).resolve().parent.parent
 PAIRINGS = {
@@ -130,19 +130,6 @@ def worker_speed(pairing: str, games: int, repeats: int) -> dict:
 
 
 
-def _table(rows: list[tuple[str, str, str]]) -> None:
-    header = ("measure", "value", "notes")
-    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(3)]
-    line = "+-" + "-+-".join("-" * w for w in widths) + "-+"
-    print(line)
-    print("| " + " | ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)) + " |")
-    print(line)
-    for measure, value, notes in rows:
-        print(f"| {measure.ljust(widths[0])} | {value.rjust(widths[1])} | "
-              f"{notes.ljust(widths[2])} |")
-    print(line)
-
-
 def _spawn(args: list[str], env: dict[str, str] | None = None) -> dict:
     return spawn(__file__, args, env)
 
@@ -217,7 +204,7 @@ def main() -> None:
     print()
     print(f"{args.repeats} timed runs per pairing after a warm-up, one core "
           f"({res['balanced']['pinned']}); montecarlo budget {mc['budget']} rollouts/option")
-    _table(rows)
+    print_table(rows)
     if _source_digest() != digest or any(r["digest"] != digest for r in res.values()):
         print("WARNING: engine sources changed during the run; workers may have run "
               "different engine versions")

@@ -23,7 +23,13 @@ StrategySpec = str | Strategy
 MAX_TRACE_ROWS = 50_000
 
 
-def _load(deck: str | Deck, rules: str | Rules) -> tuple[Deck, Rules]:
+def batch_function(SP: np.ndarray):
+    """The compiled batch driver for these seats (Monte Carlo needs its own, see montecarlo.py)."""
+    return play_batch_mc if uses_montecarlo(SP) else play_batch
+
+
+def load_deck_and_rules(deck: str | Deck, rules: str | Rules) -> tuple[Deck, Rules]:
+    """Loaded objects pass through; names and paths are loaded and validated."""
     d = deck if isinstance(deck, Deck) else load_deck(deck)
     r = rules if isinstance(rules, Rules) else load_rules(rules)
     return d, r
@@ -53,14 +59,13 @@ def play_game(
     """
     if first_player not in (0, 1):
         raise ValueError("first_player must be 0 or 1")
-    d, r = _load(deck, rules)
+    d, r = load_deck_and_rules(deck, rules)
     SP, names = strategy_matrix(strategies)
     state = GameState(np.zeros(lay.S_SIZE, dtype=np.int64), d, r)
     L = make_logs(1, exact=True, trace_rows=MAX_TRACE_ROWS)
     G = np.zeros((1, G_SIZE), dtype=np.int64)
     seeds = np.array([seed], dtype=np.int64)
-    batch_fn = play_batch_mc if uses_montecarlo(SP) else play_batch
-    batch_fn(state.D, state.R, SP, seeds, np.array([first_player]), np.array([game_id]),
+    batch_function(SP)(state.D, state.R, SP, seeds, np.array([first_player]), np.array([game_id]),
              G, L, 0, state.S)
     return game_record(seed, names, G[0], L, state)
 
@@ -109,7 +114,7 @@ def run_batch(
     L = make_logs(n if logs else 0)
     S = np.zeros(lay.S_SIZE, dtype=np.int64)
     frames: list[dict[str, pl.DataFrame]] = []
-    batch_fn = play_batch_mc if uses_montecarlo(SP) else play_batch
+    batch_fn = batch_function(SP)
     done = 0
     while done < n:
         nxt = batch_fn(D, R, SP, seeds, first, ids, G, L, done, S)
@@ -149,7 +154,7 @@ def prepare_match(
     Raises UsageError for unknown names and DataError for malformed files.
     """
     SP, names = strategy_matrix(strategies)
-    d, r = _load(deck, rules)
+    d, r = load_deck_and_rules(deck, rules)
     return Match(d, r, lay.pack_deck(d), r.vector.astype(np.int64), SP, names)
 
 

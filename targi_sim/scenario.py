@@ -12,7 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 import polars as pl
 
-from .api import _load
+from .api import load_deck_and_rules
 from .constants import N_STRAT_PARAMS
 from .deck import Deck
 from .engine import acquire as acq
@@ -44,7 +44,7 @@ class Scenario:
         seed: int = 0,
         first_player: int = 0,
     ) -> None:
-        d, r = _load(deck, rules)
+        d, r = load_deck_and_rules(deck, rules)
         self.state = GameState.new(d, r, seed=seed, first_player=first_player)
         self.SP = np.zeros((2, N_STRAT_PARAMS))
         self.L = make_logs(1, exact=True, trace_rows=20_000)

@@ -126,8 +126,7 @@ def list_plugin_files() -> list[Path]:
     return sorted((data_dir() / "strategies").glob("*.py"))
 
 
-def available_strategies() -> list[str]:
-    return list_strategies()
+available_strategies = list_strategies  # the name the public API has used
 
 
 def _float(r: FieldReader, key: str, default: float, lo: float) -> float:

@@ -13,7 +13,6 @@ from ..constants import (
     DISPLAY_SLOTS,
     DT_ABILITY,
     DT_TRIBE,
-    GOLD,
     RL_FULL_DISPLAY,
     RL_HAND_LIMIT,
 )
@@ -208,5 +207,3 @@ def acquire(S, D, R, SP, L, p, c, source, mode, O):
             continue
         return first_outcome
 
-
-__all__ = ["GOLD"]

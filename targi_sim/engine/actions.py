@@ -254,5 +254,3 @@ def resolve_slot(S, D, R, SP, L, p, slot, O):
     else:
         resolve_cell(S, D, R, SP, L, p, S[pb + P_MARKER + slot - 3], O)
 
-
-__all__ = ["SRC_HAND", "TG_GOLD", "MODE_CENTRE"]

@@ -735,5 +735,3 @@ def best_option(S, D, R, SP, p, base, dtype, O, n, ctx, greedy):
             best = i
     return best
 
-
-__all__ = ["best_option", "BK_RAID", "N_BORDER", "OPT_DISCARD", "OPT_KEEP"]

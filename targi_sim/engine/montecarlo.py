@@ -76,9 +76,7 @@ def choose_placement(S, D, R, SP, p, O, Sr, SPr, Lr, Or, slots):
                 for j in range(HC_KEY, N_STRAT_PARAMS):
                     SPr[q, j] = np.nan
             apply_placement(Sr, p, b)
-            total += rollout_value(S, D, R, p, Sr, SPr, Lr, Or)
-        # O was reused by the rollouts: list the legal options again
-        legal_placements(S, D, R, p, O)
+            total += rollout_value(S, D, R, p, Sr, SPr, Lr, Or)  # rollouts use Or, not O
         if total > best_v:
             best_v = total
             best = b

@@ -77,7 +77,6 @@ from .layout import (
     S_ROBBER,
     S_ROUND,
     S_SEED,
-    S_SIZE,
     S_TRIBE,
     S_TRIBE_N,
     TC_ABILITY,
@@ -530,9 +529,3 @@ def play_to_end(S, D, R, SP, L, O):
             return False
     return True
 
-
-def new_state():
-    return np.zeros(S_SIZE, dtype=np.int64)
-
-
-__all__ = ["play_to_end", "setup_game", "new_state"]

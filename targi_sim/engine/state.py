@@ -1,6 +1,5 @@
 """Small reads and writes of the flat state shared by every engine module."""
 
-from ..constants import GOLD, N_GOODS, VP
 from .jit import jit
 from .layout import (
     BD_SIZE,
@@ -128,5 +127,3 @@ def n_tribe_cards(D):
 def n_goods_cards(D):
     return D[D_N_GOODS]
 
-
-__all__ = ["GOLD", "N_GOODS", "VP"]
