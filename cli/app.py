@@ -374,6 +374,17 @@ def version() -> None:
     typer.echo(f"compile cache: {cache_dir()}")
 
 
+def _register_commands() -> None:
+    """Commands that live in their own modules (each adds itself to the app)."""
+    from . import check, report
+
+    report.register(app)
+    check.register(app)
+
+
+_register_commands()
+
+
 def main() -> None:
     """Console-script entry point."""
     from .plugin import restart_with_plugin

@@ -45,7 +45,10 @@ def log_frames(L: np.ndarray) -> dict[str, pl.DataFrame]:
     acq = _decode(_decode(acq, "source", rec.SOURCE_NAMES), "outcome", rec.OUTCOME_NAMES)
     offers = _frame(table(L, rec.T_OFFERS), rec.OFFER_COLUMNS)
     raids = _decode(_frame(table(L, rec.T_RAIDS), rec.RAID_COLUMNS), "paid", rec.PAID_NAMES)
-    frames = {"rounds": rounds, "acquisitions": acq, "offers": offers, "raids": raids}
+    goods = _decode(_frame(table(L, rec.T_GOODS), rec.GOODS_COLUMNS), "source",
+                    rec.GOODS_SOURCE_NAMES)
+    frames = {"rounds": rounds, "acquisitions": acq, "offers": offers, "raids": raids,
+              "goods": goods}
     if L[rec.H_CAP + rec.T_TRACE] > 0:
         trace = _frame(table(L, rec.T_TRACE), rec.TRACE_COLUMNS)
         frames["trace"] = _decode(trace, "decision", DECISION_NAMES)

@@ -47,6 +47,7 @@ from .layout import (
     S_CELL_TYPE,
     S_CELL_UP,
     S_CELLS_VERSION,
+    S_ROUND,
     S_TRIBE_N,
     TD_GET,
     TD_GET_AMT,
@@ -54,7 +55,19 @@ from .layout import (
     TD_GIVE_AMT,
     TD_SIZE,
 )
-from .records import SRC_CENTRE, SRC_EXPANSION, SRC_HAND
+from .records import (
+    GSRC_BORDER,
+    GSRC_CENTRE,
+    RG_CARD,
+    RG_PLAYER,
+    RG_ROUND,
+    RG_SOURCE,
+    SRC_CENTRE,
+    SRC_EXPANSION,
+    SRC_HAND,
+    T_GOODS,
+    log_row,
+)
 from .state import (
     add_res,
     border,
@@ -70,8 +83,14 @@ MAX_TRADES_PER_ACTION = 64
 
 
 @jit
-def receive_goods_card(S, D, R, SP, L, p, g, O):
+def receive_goods_card(S, D, R, SP, L, p, g, source, O):
     """Take what goods card g shows; a 'good of your choice' asks which good."""
+    o = log_row(L, T_GOODS)
+    if o >= 0:
+        L[o + RG_ROUND] = S[S_ROUND]
+        L[o + RG_PLAYER] = p
+        L[o + RG_CARD] = g
+        L[o + RG_SOURCE] = source
     for r in range(5):
         add_res(S, p, r, goods_card(D, g, r))
     for _ in range(goods_card(D, g, 5)):
@@ -201,7 +220,7 @@ def resolve_border(S, D, R, SP, L, p, b, O):
             g = draw_goods(S)
             if g < 0:
                 break
-            receive_goods_card(S, D, R, SP, L, p, g, O)
+            receive_goods_card(S, D, R, SP, L, p, g, GSRC_BORDER, O)
             discard_goods(S, g)
     elif kind == BK_DRAW_TRIBE:
         for _ in range(border(D, b, BD_AMOUNT)):
@@ -227,7 +246,7 @@ def resolve_cell(S, D, R, SP, L, p, cell, O):
     if kind == CELL_GOODS:
         if ask(S, D, R, SP, L, p, DT_CENTRAL_GOODS, O, 2, card) == 0:
             return
-        receive_goods_card(S, D, R, SP, L, p, card, O)
+        receive_goods_card(S, D, R, SP, L, p, card, GSRC_CENTRE, O)
         discard_goods(S, card)
         new = draw_tribe(S)
         S[S_CELL_CARD + cell] = new

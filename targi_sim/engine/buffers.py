@@ -11,16 +11,19 @@ from .records import (
     H_USED,
     H_WIDTH,
     MAX_ACQ_ROWS,
+    MAX_GOODS_ROWS,
     MAX_OFFER_ROWS,
     MAX_RAID_ROWS,
     MAX_ROUND_ROWS,
     N_TABLES,
     RA_SIZE,
     RD_SIZE,
+    RG_SIZE,
     RO_SIZE,
     RR_SIZE,
     RT_SIZE,
     T_ACQ,
+    T_GOODS,
     T_OFFERS,
     T_RAIDS,
     T_ROUNDS,
@@ -28,11 +31,12 @@ from .records import (
 )
 
 WIDTHS = {T_ROUNDS: RR_SIZE, T_ACQ: RA_SIZE, T_OFFERS: RO_SIZE, T_RAIDS: RD_SIZE,
-          T_TRACE: RT_SIZE}
+          T_TRACE: RT_SIZE, T_GOODS: RG_SIZE}
 # Typical rows per game (random and scripted play) used to size batch logs; a
 # batch that runs out of room stops before the next game and is resumed.
 TYPICAL_ACQ_ROWS = 24
 TYPICAL_OFFER_ROWS = 60
+TYPICAL_GOODS_ROWS = 24
 
 
 def make_logs(n_games: int, *, exact: bool = False, trace_rows: int = 0) -> np.ndarray:
@@ -42,12 +46,14 @@ def make_logs(n_games: int, *, exact: bool = False, trace_rows: int = 0) -> np.n
     """
     acq = MAX_ACQ_ROWS if exact else TYPICAL_ACQ_ROWS
     offers = MAX_OFFER_ROWS if exact else TYPICAL_OFFER_ROWS
+    goods = MAX_GOODS_ROWS if exact else TYPICAL_GOODS_ROWS
     caps = {
         T_ROUNDS: n_games * MAX_ROUND_ROWS,
         T_ACQ: max(n_games * acq, MAX_ACQ_ROWS) if n_games else 0,
         T_OFFERS: max(n_games * offers, MAX_OFFER_ROWS) if n_games else 0,
         T_RAIDS: n_games * MAX_RAID_ROWS,
         T_TRACE: trace_rows,
+        T_GOODS: max(n_games * goods, MAX_GOODS_ROWS) if n_games else 0,
     }
     total = H_SIZE + sum(caps[t] * WIDTHS[t] for t in range(N_TABLES))
     if total >= 2**31:

@@ -17,15 +17,16 @@ T_ACQ = 1
 T_OFFERS = 2
 T_RAIDS = 3
 T_TRACE = 4
-N_TABLES = 5
+T_GOODS = 5
+N_TABLES = 6
 # header
 H_USED = 0        # + table: rows written
-H_CAP = 5         # + table: capacity in rows
-H_OFF = 10        # + table: offset of the table's first element
-H_WIDTH = 15      # + table: row width
-H_GAME = 20       # game id stamped on every row
-H_OVERFLOW = 21   # set when a table was full and rows were dropped
-H_SIZE = 24
+H_CAP = 6         # + table: capacity in rows
+H_OFF = 12        # + table: offset of the table's first element
+H_WIDTH = 18      # + table: row width
+H_GAME = 24       # game id stamped on every row
+H_OVERFLOW = 25   # set when a table was full and rows were dropped
+H_SIZE = 28
 
 # rounds: one row per round x player after round end
 RR_GAME, RR_ROUND, RR_PLAYER, RR_IS_FIRST, RR_ROBBER = 0, 1, 2, 3, 4
@@ -72,6 +73,14 @@ PAID_NONE = 3
 PAID_IMMUNE = 4
 PAID_NAMES = ("goods", "vp", "gold", "none", "immune")
 
+# goods: a goods card taken (its content is in the deck; choices show in resources)
+RG_GAME, RG_ROUND, RG_PLAYER, RG_CARD, RG_SOURCE = range(5)
+RG_SIZE = 5
+GOODS_COLUMNS = ("game_id", "round", "player", "card_id", "source")
+GSRC_CENTRE = 0
+GSRC_BORDER = 1
+GOODS_SOURCE_NAMES = ("centre", "border")
+
 # decision trace (single games, replays, golden files)
 RT_GAME, RT_ROUND, RT_PLAYER, RT_DTYPE, RT_NOPTS, RT_CHOICE, RT_CTX = range(7)
 RT_SIZE = 7
@@ -89,6 +98,7 @@ MAX_ROUND_ROWS = 2 * MAX_ROUNDS
 MAX_ACQ_ROWS = 2 * MAX_ROUNDS * 12
 MAX_OFFER_ROWS = 9 * MAX_ROUNDS
 MAX_RAID_ROWS = 8
+MAX_GOODS_ROWS = 2 * MAX_ROUNDS * 12
 
 
 @jit
@@ -113,6 +123,7 @@ def room_for_game(L):
         and room_for(L, T_ACQ, MAX_ACQ_ROWS)
         and room_for(L, T_OFFERS, MAX_OFFER_ROWS)
         and room_for(L, T_RAIDS, MAX_RAID_ROWS)
+        and room_for(L, T_GOODS, MAX_GOODS_ROWS)
     )
 
 
