@@ -97,7 +97,7 @@ def worker_speed(pairing: str, games: int, repeats: int) -> dict:
 
     from targi_sim.api import game_plan, prepare_match, run_batch
     from targi_sim.constants import MC_ROLLOUTS
-    from targi_sim.engine import _source_digest
+    from targi_sim.engine import source_digest
 
     match = prepare_match(PAIRINGS[pairing])
     seeds, first, ids = game_plan(games, seed=SEED)
@@ -112,7 +112,7 @@ def worker_speed(pairing: str, games: int, repeats: int) -> dict:
         G, _ = run_batch(match.D, match.R, match.SP, seeds, first, ids, logs=False)
         times.append(time.perf_counter() - t0)
     out = {"times": times, "rss_mb": _peak_rss_mb(), "pinned": pinned, "warm_s": warm_s,
-           "digest": _source_digest()}
+           "digest": source_digest()}
     if pairing == "montecarlo":
         t0 = time.perf_counter()
         Gc, decisions, options = _counted_mc_games(match, seeds, first, ids)
@@ -154,10 +154,10 @@ def main() -> None:
     import numba
 
     import targi_sim
-    from targi_sim.engine import _source_digest
+    from targi_sim.engine import source_digest
 
     t_start = time.perf_counter()
-    digest = _source_digest()
+    digest = source_digest()
     print(f"targi-sim {targi_sim.__version__} strategy benchmark: deck base, rules default, "
           f"logs off, seed {SEED}", flush=True)
     print(f"python {platform.python_version()}, numba {numba.__version__}, {_cpu_model()}",
@@ -205,7 +205,7 @@ def main() -> None:
     print(f"{args.repeats} timed runs per pairing after a warm-up, one core "
           f"({res['balanced']['pinned']}); montecarlo budget {mc['budget']} rollouts/option")
     print_table(rows)
-    if _source_digest() != digest or any(r["digest"] != digest for r in res.values()):
+    if source_digest() != digest or any(r["digest"] != digest for r in res.values()):
         print("WARNING: engine sources changed during the run; workers may have run "
               "different engine versions")
     print(f"wall time {time.perf_counter() - t_start:.1f} s")

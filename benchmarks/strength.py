@@ -161,10 +161,10 @@ def main() -> None:
     from joblib import Parallel, delayed
 
     import targi_sim
-    from targi_sim.engine import _source_digest
+    from targi_sim.engine import source_digest
     from targi_sim.strategy import list_strategies
 
-    digest = _source_digest()
+    digest = source_digest()
     exe = os.path.relpath(sys.executable) if sys.executable.startswith(str(ROOT)) \
         else sys.executable
     print(f"command: {exe} {shlex.join(sys.argv)}")
@@ -242,7 +242,7 @@ def main() -> None:
     _print_table(rows, header, right={2, 3, 4, 5, 6, 7, 8, 9, 12})
     n_fail = sum(r[11] == "FAIL" for r in rows)
     print(f"{len(rows) - n_fail} PASS, {n_fail} FAIL")
-    if _source_digest() != digest:
+    if source_digest() != digest:
         print("WARNING: engine sources changed during the run; processes may have run "
               "different engine versions")
     print(f"wall time {time.perf_counter() - t_start:.1f} s")

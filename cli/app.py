@@ -1,6 +1,6 @@
 """The `targi-sim` command line: a thin layer over the targi_sim Python API.
 
-Commands: run (play many games, print a summary), tournament (every pair of
+Commands: run (play many games into a run directory, print a summary), tournament (every pair of
 strategies; win-rate matrix and Elo), strategies [show], decks, rules, version.
 User mistakes (bad numbers, unknown names, malformed data files) print one
 `Error: ...` line on stderr and exit with code 2; Ctrl-C exits with 130.
@@ -33,22 +33,6 @@ from .parse import ParseError, parse_games, parse_seed
 
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
-
-RUN_EPILOG = """\
-Examples:
-
-  targi-sim run --games 100000 --p0 random --p1 random
-
-  targi-sim run --games 1e6 --seed 42 --quiet
-
-  targi-sim run --games 20_000 --rules finish-round-after-raid4
-
-  targi-sim run --games 1e5 --deck ./my-deck.toml
-
-Games are played in seat-swapped pairs: both games of a pair share a seed and
-swap who starts round 1, so seat advantage and strategy strength can be told
-apart. The same --seed, deck, rules and strategies always give the same games.
-"""
 
 app = typer.Typer(
     name="targi-sim",
@@ -86,84 +70,6 @@ def _progress(console: Console, quiet: bool) -> Progress:
         TimeRemainingColumn(),
         console=console,
         disable=quiet,
-    )
-
-
-@app.command(epilog=RUN_EPILOG)
-def run(
-    games: str = typer.Option(
-        "100000", "--games", "-n", metavar="N",
-        help="Number of games: 100000, 1_000_000 and 1e6 are all accepted.",
-    ),
-    p0: str = typer.Option(
-        "random", "--p0", metavar="NAME|FILE",
-        help="Strategy of seat 0 (player 0, 'blue'): a name from `targi-sim strategies` "
-             "or a path to a strategy .toml file.",
-    ),
-    p1: str = typer.Option(
-        "random", "--p1", metavar="NAME|FILE",
-        help="Strategy of seat 1 (player 1, 'white'): a name or a .toml path."
-    ),
-    deck: str = typer.Option(
-        "base", "--deck", metavar="NAME|FILE",
-        help="Shipped deck name (see `targi-sim decks`) or a path to a deck .toml file.",
-    ),
-    rules: str = typer.Option(
-        "default", "--rules", metavar="NAME|FILE",
-        help="Shipped rules name (see `targi-sim rules`) or a path to a rules .toml file.",
-    ),
-    seed: str = typer.Option("0", "--seed", metavar="SEED", help="Run seed, 0..2147483647."),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar; summary only."),
-    strategy_file: str | None = typer.Option(
-        None, "--strategy-file", metavar="FILE.py",
-        help="A compiled strategy plugin (docs/strategy-plugins.md) to build into the "
-             "engine; use its NAME or path as --p0/--p1. A .py path given to --p0/--p1 "
-             "does the same.",
-    ),
-) -> None:
-    """Play N games between two strategies and print win rates with 95% intervals.
-
-    The first run compiles the engine (a minute or two); later runs load it
-    from the compile cache.
-    """
-    from .play import chunk_size, play_chunks, prepare, warm_up
-    from .summary import Tally, render
-
-    try:
-        n_games = parse_games(games)
-        run_seed = parse_seed(seed)
-        setup = prepare(p0, p1, deck, rules)
-    except (ParseError, UsageError, DataError) as exc:
-        raise _fail(str(exc)) from None
-
-    err = Console(stderr=True)
-    tally = Tally(setup.strategies)
-    try:
-        t0 = time.perf_counter()
-        if quiet:
-            warm_up(setup)
-        else:
-            with err.status("Loading the compiled engine (compiling on first use)..."):
-                warm_up(setup)
-        t1 = time.perf_counter()
-        with _progress(err, quiet) as bar:
-            task = bar.add_task(f"{setup.strategies[0]} vs {setup.strategies[1]}", total=n_games)
-            for chunk in play_chunks(
-                setup, n_games, run_seed, chunk_size(setup),
-                progress=lambda n: bar.advance(task, n),
-            ):
-                tally.add(chunk)
-        t2 = time.perf_counter()
-    except KeyboardInterrupt:
-        typer.echo(
-            f"\nInterrupted after {tally.games:,} of {n_games:,} games; no summary written.",
-            err=True,
-        )
-        raise typer.Exit(EXIT_INTERRUPTED) from None
-
-    render(
-        Console(), tally, seconds=t2 - t1, setup_seconds=t1 - t0,
-        deck=deck, rules=rules, seed=run_seed,
     )
 
 
@@ -376,8 +282,9 @@ def version() -> None:
 
 def _register_commands() -> None:
     """Commands that live in their own modules (each adds itself to the app)."""
-    from . import check, report
+    from . import check, report, run
 
+    run.register(app)
     report.register(app)
     check.register(app)
 

@@ -55,10 +55,12 @@ def render(
     deck: str,
     rules: str,
     seed: int,
+    games_played: int | None = None,
 ) -> None:
-    """Print the summary of a finished run."""
+    """Print the summary of a finished run (`games_played`: by this invocation)."""
     n = tally.games
-    rate = n / seconds if seconds > 0 else float("inf")
+    played = n if games_played is None else games_played
+    rate = played / seconds if seconds > 0 else float("inf")
     s0, s1 = tally.strategies
     console.print(
         f"[bold]{n:,} games[/bold] (seat-swapped pairs)  seed {seed}, deck {deck}, rules {rules}",

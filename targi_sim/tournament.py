@@ -36,7 +36,6 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -47,6 +46,7 @@ import numpy as np
 import polars as pl
 
 from .api import game_plan, prepare_match, run_batch
+from .atomic import atomic_write
 from .constants import SK_MONTECARLO
 from .deck import Deck
 from .record import games_frame
@@ -113,29 +113,17 @@ class TournamentResult:
         out.mkdir(parents=True, exist_ok=True)
         written = []
         for name, df in (("matrix", self.matrix), ("elo", self.elo)):
-            written.append(_atomic(out / f"{name}.parquet", df.write_parquet))
-            written.append(_atomic(out / f"{name}.csv", df.write_csv))
+            written.append(atomic_write(out / f"{name}.parquet", df.write_parquet))
+            written.append(atomic_write(out / f"{name}.csv", df.write_csv))
         meta = {
             "strategies": list(self.strategies), "games_per_pair": self.games_per_pair,
             "seed": self.seed, "deck": self.deck, "rules": self.rules,
             "seconds": round(self.seconds, 3), **self.meta,
         }
         text = json.dumps(meta, indent=2) + "\n"
-        written.append(_atomic(out / "tournament.json",
+        written.append(atomic_write(out / "tournament.json",
                                 lambda p: Path(p).write_text(text, encoding="utf-8")))
         return written
-
-
-def _atomic(path: Path, write: Callable[[Path], object]) -> Path:
-    """Write to a temporary file next to `path`, then rename it into place."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        write(tmp)
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
-    return path
 
 
 def even_games(games_per_pair: int) -> int:

@@ -13,14 +13,19 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from targi_sim import available_strategies, list_decks, list_rules, play_games
+from targi_sim import available_strategies, list_decks, list_rules
 from targi_sim.cli.app import app
 from targi_sim.cli.parse import ParseError, parse_games, parse_seed
-from targi_sim.cli.play import play_chunks, prepare
 from targi_sim.paths import data_dir
 from targi_sim.stats import wilson_interval
 
 runner = CliRunner()
+
+
+@pytest.fixture(autouse=True)
+def _in_tmp_dir(tmp_path, monkeypatch):
+    """`run` writes runs/<name> under the working directory: keep it out of the checkout."""
+    monkeypatch.chdir(tmp_path)
 
 
 def invoke(*args: str):
@@ -55,23 +60,17 @@ def test_run_prints_summary():
 
 
 def test_run_is_deterministic_for_a_seed():
-    a = invoke("run", "-n", "60", "--seed", "5", "--quiet")
-    b = invoke("run", "-n", "60", "--seed", "5", "--quiet")
+    a = invoke("run", "-n", "60", "--seed", "5", "--quiet", "--out", "a")
+    b = invoke("run", "-n", "60", "--seed", "5", "--quiet", "--out", "b")
     assert a.exit_code == b.exit_code == 0
-    strip = [line for line in a.output.splitlines() if "games/s" not in line]
-    assert strip == [line for line in b.output.splitlines() if "games/s" not in line]
 
+    def stable(output: str) -> list[str]:
+        return [line for line in output.splitlines()
+                if "games/s" not in line and "Run directory" not in line]
 
-def test_chunked_play_matches_play_games():
-    """The CLI's chunking (here 7 games a chunk) plays exactly the API's games."""
-    setup = prepare("random", "random", "base", "default")
-    chunks = list(play_chunks(setup, 30, seed=11, chunk=7))
-    assert [c.height for c in chunks] == [7, 7, 7, 7, 2]
-    import polars as pl
-
-    chunked = pl.concat(chunks)
-    whole = play_games(30, seed=11, logs=False).games.select(chunked.columns)
-    assert chunked.equals(whole)
+    assert stable(a.output) == stable(b.output)
+    assert Path("a/games/part-000000.parquet").read_bytes() == \
+        Path("b/games/part-000000.parquet").read_bytes()
 
 
 @pytest.mark.parametrize("value", ["0", "-5", "abc", "1.5", "1e-3", "", "1__000"])
@@ -227,10 +226,11 @@ def _entry_point() -> str:
     return found
 
 
-def test_installed_entry_point_runs():
+def test_installed_entry_point_runs(tmp_path):
     exe = _entry_point()
     done = subprocess.run(
-        [exe, "run", "--games", "1e3", "--quiet"], capture_output=True, text=True, timeout=600
+        [exe, "run", "--games", "1e3", "--quiet"], capture_output=True, text=True, timeout=600,
+        cwd=tmp_path,
     )
     assert done.returncode == 0, done.stderr
     assert "1,000 games" in done.stdout and "95% Wilson interval" in done.stdout
@@ -243,7 +243,7 @@ def test_installed_entry_point_runs():
 
 
 @pytest.mark.skipif(os.name != "posix", reason="needs POSIX signals")
-def test_ctrl_c_exits_130():
+def test_ctrl_c_exits_130(tmp_path):
     exe = _entry_point()
 
     def default_sigint() -> None:  # a background shell may have SIGINT ignored
@@ -251,7 +251,7 @@ def test_ctrl_c_exits_130():
 
     proc = subprocess.Popen(
         [exe, "run", "--games", "1e9", "--quiet"], stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, text=True, preexec_fn=default_sigint,
+        stderr=subprocess.PIPE, text=True, preexec_fn=default_sigint, cwd=tmp_path,
     )
     time.sleep(3.0)
     proc.send_signal(signal.SIGINT)
@@ -266,8 +266,9 @@ def test_ctrl_c_exits_130():
 
 
 def test_montecarlo_runs_use_small_chunks_so_progress_moves():
-    from targi_sim.cli.play import CHUNK_GAMES, MC_CHUNK_GAMES, chunk_size, prepare
+    from targi_sim.runner import RunConfig, resolve_run
+    from targi_sim.runner.config import DEFAULT_CHUNK, MONTECARLO_CHUNK
 
-    assert chunk_size(prepare("montecarlo", "balanced", "base", "default")) == MC_CHUNK_GAMES
-    assert chunk_size(prepare("balanced", "random", "base", "default")) == CHUNK_GAMES
-    assert MC_CHUNK_GAMES < 100 < CHUNK_GAMES
+    assert resolve_run(RunConfig(10, p0="montecarlo")).chunk_size == MONTECARLO_CHUNK
+    assert resolve_run(RunConfig(10, p0="random")).chunk_size == DEFAULT_CHUNK
+    assert MONTECARLO_CHUNK < 100 < DEFAULT_CHUNK

@@ -16,7 +16,7 @@ import numba
 _HERE = Path(__file__).resolve().parent
 
 
-def _source_digest() -> str:
+def source_digest() -> str:
     h = hashlib.sha256(numba.__version__.encode())
     for path in sorted(_HERE.glob("*.py")) + [_HERE.parent / "constants.py"]:
         h.update(path.name.encode())
@@ -32,7 +32,7 @@ def cache_dir() -> Path:
     if not root:
         xdg = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
         root = str(Path(xdg) / "targi-sim" / "numba")
-    return Path(root) / _source_digest()
+    return Path(root) / source_digest()
 
 
 _previous = numba.config.CACHE_DIR

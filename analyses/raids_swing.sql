@@ -1,0 +1,27 @@
+-- Decided games whose winner's margin is at most what the raids cost the loser net of
+-- what they cost the winner: without raids the result would change (or become level).
+-- Exact: VP tokens paid + VP given to the opponent; VP-equivalent adds goods and gold.
+WITH cost AS (
+    SELECT game_id, player,
+           sum(CASE WHEN paid = 'vp' THEN amount ELSE 0 END + opponent_bonus) AS vp_exact,
+           sum(CASE paid WHEN 'vp' THEN amount WHEN 'goods' THEN amount * $goods_vp
+                         WHEN 'gold' THEN amount * $gold_vp ELSE 0 END
+               + opponent_bonus) AS vp_eq
+    FROM raids GROUP BY game_id, player
+), per_game AS (
+    SELECT g.game_id, abs(g.score_p0 - g.score_p1) AS margin,
+           coalesce(sum(CASE WHEN c.player = g.winner THEN -c.vp_exact ELSE c.vp_exact END), 0)
+               AS swing_exact,
+           coalesce(sum(CASE WHEN c.player = g.winner THEN -c.vp_eq ELSE c.vp_eq END), 0)
+               AS swing_eq
+    FROM games g LEFT JOIN cost c USING (game_id)
+    WHERE g.winner <> -1
+    GROUP BY g.game_id, g.score_p0, g.score_p1
+)
+SELECT count(*) AS decided,
+       count(*) FILTER (WHERE swing_exact > 0 AND margin <= swing_exact) AS flipped_exact,
+       count(*) FILTER (WHERE swing_eq > 0 AND margin <= swing_eq) AS flipped_eq,
+       avg(margin) AS margin_mean,
+       avg(swing_exact) AS swing_exact_mean,
+       avg(swing_eq) AS swing_eq_mean
+FROM per_game;

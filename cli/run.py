@@ -1,0 +1,235 @@
+"""`targi-sim run`: play N games into a resumable run directory and print a summary."""
+
+from __future__ import annotations
+
+import errno
+import os
+import re
+import sys
+import time
+from pathlib import Path
+
+import polars as pl
+import typer
+from rich.console import Console
+
+RUN_EPILOG = """\
+Examples:
+
+  targi-sim run --games 1e6                          # balanced vs balanced, all cores
+
+  targi-sim run --games 100000 --p0 random --p1 random --out runs/random
+
+  targi-sim run --games 1_000_000 --seed 42 --jobs 2 --quiet
+
+  targi-sim run --games 1e5 --deck ./my-deck.toml --out runs/my-deck
+
+  targi-sim run --games 1e6 --backend dask --scheduler tcp://10.0.0.5:8786
+
+Games are played in seat-swapped pairs: both games of a pair share a seed and
+swap who starts round 1, so seat advantage and strategy strength can be told
+apart. The same seed, deck, rules, strategies and --chunk-size always give the
+same files, whatever --jobs or --backend.
+
+Output (docs/data-model.md): manifest.json, cards.parquet and one Parquet file
+per chunk for each table (games, rounds, acquisitions, offers, raids, goods).
+Rerunning the same command resumes an interrupted run; a different run into
+the same --out is refused unless --force. Read it with `targi-sim report DIR`
+or `targi-sim replay DIR --game ID`.
+"""
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", Path(text).stem if text.endswith(".toml") else text)
+
+
+def default_out(p0: str, p1: str, games: int, seed: int, deck: str, rules: str) -> Path:
+    """runs/<p0>-vs-<p1>-<games>-seed<S>[-<deck>][-<rules>]: the same command, the same folder."""
+    name = f"{_slug(p0)}-vs-{_slug(p1)}-{games}-seed{seed}"
+    if deck != "base":
+        name += f"-{_slug(deck)}"
+    if rules != "default":
+        name += f"-{_slug(rules)}"
+    return Path("runs") / name
+
+
+def parse_jobs(text: str, chunks: int) -> int:
+    """--jobs: a whole number 1..1024, or `auto` (every CPU, at most one per chunk)."""
+    from .parse import ParseError
+
+    raw = str(text).strip().lower()
+    if raw == "auto":
+        return max(1, min(os.cpu_count() or 1, chunks))
+    if not raw.isdigit() or not 1 <= int(raw) <= 1024:
+        raise ParseError(f"--jobs must be `auto` or a whole number from 1 to 1024; got {text!r}")
+    return int(raw)
+
+
+def _human_bytes(n: float) -> str:
+    for unit in ("B", "KB", "MB", "GB"):
+        if n < 1024 or unit == "GB":
+            return f"{n:,.0f} {unit}" if unit == "B" else f"{n:,.1f} {unit}"
+        n /= 1024
+    return f"{n:.1f} GB"
+
+
+def summarise(out: Path, strategies: tuple[str, str]):
+    """Fold every chunk's `games` file into the summary counters (one file at a time)."""
+    from .summary import Tally
+
+    tally = Tally(strategies)
+    cols = ["winner", "first_player", "score_p0", "score_p1", "rounds", "end_reason", "tiebreak"]
+    for path in sorted((out / "games").glob("part-*.parquet")):
+        tally.add(pl.read_parquet(path, columns=cols))
+    return tally
+
+
+def one_line(tally, outcome, seconds: float) -> str:
+    n = tally.games
+    s0, s1 = tally.strategies
+    size = outcome.manifest["counts"]["bytes"]
+    rate = outcome.games_played / seconds if seconds > 0 else float("nan")
+    first = (tally.first_wins + 0.5 * tally.draws) / n
+    return (f"{n:,} games in {seconds:.1f} s ({rate:,.0f} games/s played now), "
+            f"{_human_bytes(size)} written ({size / n:,.0f} B/game); first player {first:.1%}; "
+            f"{s0} (seat 0) {tally.wins[0] / n:.1%}, {s1} (seat 1) {tally.wins[1] / n:.1%}, "
+            f"draws {tally.draws / n:.1%}")
+
+
+def register(app: typer.Typer) -> None:
+    """Add the `run` command to the app."""
+
+    @app.command(epilog=RUN_EPILOG)
+    def run(
+        games: str = typer.Option(
+            "100000", "--games", "-n", metavar="N",
+            help="Number of games: 100000, 1_000_000 and 1e6 are all accepted.",
+        ),
+        p0: str = typer.Option(
+            "balanced", "--p0", metavar="NAME|FILE",
+            help="Strategy of seat 0: a name from `targi-sim strategies` or a strategy "
+                 ".toml (or compiled .py) file.",
+        ),
+        p1: str = typer.Option("balanced", "--p1", metavar="NAME|FILE",
+                               help="Strategy of seat 1: a name or a file."),
+        deck: str = typer.Option(
+            "base", "--deck", metavar="NAME|FILE",
+            help="Shipped deck name (see `targi-sim decks`) or a deck .toml file.",
+        ),
+        rules: str = typer.Option(
+            "default", "--rules", metavar="NAME|FILE",
+            help="Shipped rules name (see `targi-sim rules`) or a rules .toml file.",
+        ),
+        seed: str = typer.Option("0", "--seed", metavar="SEED",
+                                 help="Run seed, 0..2147483647."),
+        jobs: str = typer.Option(
+            "auto", "--jobs", "-j", metavar="J",
+            help="Worker processes (default: every CPU). Results do not depend on it.",
+        ),
+        chunk_size: str | None = typer.Option(
+            None, "--chunk-size", metavar="K",
+            help="Games per chunk (one Parquet file per table per chunk; memory grows with "
+                 "it). Default 20000, or 20 with a montecarlo seat.",
+        ),
+        out: str | None = typer.Option(
+            None, "--out", "-o", metavar="DIR",
+            help="Run directory (default runs/<p0>-vs-<p1>-<games>-seed<S>).",
+        ),
+        backend: str = typer.Option(
+            "loky", "--backend", metavar="loky|dask",
+            help="Where chunks run: local processes (loky) or a Dask cluster (dask).",
+        ),
+        scheduler: str | None = typer.Option(
+            None, "--scheduler", metavar="tcp://HOST:PORT",
+            help="Dask scheduler address for --backend dask (default: a local cluster).",
+        ),
+        unpaired: bool = typer.Option(
+            False, "--unpaired", help="Independent seeds, player 0 always first (not pairs).",
+        ),
+        force: bool = typer.Option(
+            False, "--force", help="Replace a different run already in --out.",
+        ),
+        quiet: bool = typer.Option(False, "--quiet", "-q",
+                                   help="No progress bar; summary only."),
+        strategy_file: str | None = typer.Option(
+            None, "--strategy-file", metavar="FILE.py",
+            help="A compiled strategy plugin (docs/strategy-plugins.md) to build into the "
+                 "engine; use its NAME or path as --p0/--p1.",
+        ),
+    ) -> None:
+        """Play N games between two strategies into a run directory of Parquet tables.
+
+        Prints a progress bar, then win rates with 95% intervals. The first run
+        compiles the engine (about two minutes); later runs load it from the cache.
+        """
+        from targi_sim import DataError, UsageError
+        from targi_sim.runner import RunConfig, execute, resolve_run
+
+        from .app import EXIT_INTERRUPTED, _fail, _progress
+        from .parse import ParseError, parse_games, parse_seed, parse_whole_number
+        from .summary import render
+
+        try:
+            n_games = parse_games(games)
+            run_seed = parse_seed(seed)
+            chunk = (parse_whole_number(chunk_size, "--chunk-size", 1, 10_000_000)
+                     if chunk_size is not None else None)
+            resolved = resolve_run(RunConfig(
+                games=n_games, seed=run_seed, p0=p0, p1=p1, deck=deck, rules=rules,
+                paired=not unpaired, chunk_size=chunk))
+            n_chunks = -(-n_games // resolved.chunk_size)
+            n_jobs = parse_jobs(jobs, n_chunks)
+        except (ParseError, UsageError, DataError, ValueError) as exc:
+            raise _fail(str(exc)) from None
+        names = resolved.match.strategies
+        out_dir = Path(out) if out else default_out(names[0], names[1], n_games, run_seed,
+                                                    deck, rules)
+        err = Console(stderr=True)
+        done = 0
+
+        def advance(n: int) -> None:
+            nonlocal done
+            done += n
+            bar.advance(task, n)
+
+        try:
+            t0 = time.perf_counter()
+            if quiet:
+                resolved.match.play(*_one_game(), logs=False)
+            else:
+                with err.status("Loading the compiled engine (compiling on first use)..."):
+                    resolved.match.play(*_one_game(), logs=False)
+            t1 = time.perf_counter()
+            with _progress(err, quiet) as bar:
+                task = bar.add_task(f"{names[0]} vs {names[1]}", total=n_games)
+                outcome = execute(resolved, out_dir, jobs=n_jobs, backend=backend,
+                                  scheduler=scheduler, force=force, progress=advance,
+                                  command=["targi-sim", *sys.argv[1:]])
+            t2 = time.perf_counter()
+        except UsageError as exc:
+            raise _fail(str(exc)) from None
+        except KeyboardInterrupt:
+            typer.echo(f"\nInterrupted after {done:,} of {n_games:,} games. Completed chunks "
+                       f"are kept in {out_dir}; rerun the same command to resume.", err=True)
+            raise typer.Exit(EXIT_INTERRUPTED) from None
+        except OSError as exc:
+            reason = "the disk is full" if exc.errno == errno.ENOSPC else (exc.strerror or exc)
+            raise _fail(f"cannot write the run to {out_dir}: {reason}. Completed chunks are "
+                        "kept; free space and rerun the same command to resume.") from None
+
+        tally = summarise(out_dir, names)
+        console = Console()
+        if outcome.chunks_skipped:
+            console.print(f"Resumed: {outcome.chunks_skipped} of {outcome.chunks_total} chunks "
+                          "were already complete.", highlight=False)
+        render(console, tally, seconds=t2 - t1, setup_seconds=t1 - t0, deck=deck,
+               rules=rules, seed=run_seed, games_played=outcome.games_played)
+        console.print(one_line(tally, outcome, t2 - t0), highlight=False)
+        console.print(f"Run directory: {out_dir}  (status {outcome.manifest['status']})",
+                      highlight=False)
+
+
+def _one_game():
+    from targi_sim.api import game_plan
+
+    return game_plan(1, 0)

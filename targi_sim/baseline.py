@@ -1,0 +1,361 @@
+"""Baseline files (`data/baselines/*.toml`): the win rates CI expects, loaded and validated.
+
+Why a file: a win rate is a claim about the game that a change may break, so
+the expected values live in reviewed, versioned data next to the decks. A
+designer who edits one must get one line naming the file, the expectation,
+the field and what is allowed (the same discipline as decks and rules), and
+`targi-sim check --update` must rewrite only the measured values, keeping
+comments and order, so that the diff shows exactly what moved.
+
+Rates and tolerances are written in percent / win-rate points (`rate = 97.0`,
+`tolerance = 1.0`); the Expectation object holds fractions. The format is
+documented in docs/check.md.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import os
+import re
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from .errors import DataError, FieldReader, read_toml
+
+KINDS = ("win_rate", "first_player_rate")
+TOP_KEYS = ("description", "seed", "defaults", "expectation")
+SETTINGS = ("deck", "rules", "seed", "max_games", "batch_games", "alpha", "beta")
+EXPECTATION_KEYS = ("name", "kind", "strategy", "opponent", "rate", "tolerance", *SETTINGS)
+DEFAULT_BATCH_GAMES = 1000
+MAX_SEED = 2**31 - 1
+MAX_GAMES = 2**31  # pair ids must fit in 32 bits (targi_sim.api.pair_seed)
+CAP_FACTOR = 2.0  # default cap: this many times the fixed-sample size (see `default_cap`)
+
+
+@dataclass(frozen=True)
+class Expectation:
+    """One expected rate: `strategy`'s win rate against `opponent`, or the first player's.
+
+    `rate` and `tolerance` are fractions (0.97, 0.01). `seed` is the run seed
+    of the check's games; `max_games` the cap after which the fixed-sample
+    verdict applies; the test looks at the data after every `batch_games`.
+    """
+
+    name: str
+    kind: str
+    strategy: str
+    opponent: str
+    rate: float
+    tolerance: float
+    deck: str = "base"
+    rules: str = "default"
+    seed: int = 0
+    max_games: int = 0
+    batch_games: int = DEFAULT_BATCH_GAMES
+    alpha: float = 0.05
+    beta: float = 0.05
+    path: Path | None = None
+    index: int = 0  # position in the file (0-based)
+
+    @property
+    def where(self) -> str:
+        return f"expectation {self.name!r}"
+
+    def describe(self) -> str:
+        """One line: what is measured, in plain words."""
+        setting = f"deck {Path(self.deck).stem}, rules {Path(self.rules).stem}"
+        if self.kind == "win_rate":
+            return f"{_short(self.strategy)} vs {_short(self.opponent)}: " \
+                   f"{_short(self.strategy)}'s win rate ({setting})"
+        match = (f"mirror {_short(self.strategy)}" if self.strategy == self.opponent
+                 else f"{_short(self.strategy)} vs {_short(self.opponent)}")
+        return f"{match}: first player's win rate ({setting})"
+
+
+@dataclass(frozen=True)
+class BaselineFile:
+    """A parsed baseline file: its expectations in file order, plus the raw text."""
+
+    path: Path
+    text: str
+    description: str
+    expectations: tuple[Expectation, ...]
+
+
+def _short(spec: str) -> str:
+    return Path(spec).stem if spec.endswith(".toml") else spec
+
+
+def derived_seed(file_seed: int, name: str, purpose: str = "check") -> int:
+    """A run seed (0..2^31-1) from the file's seed and the expectation's name.
+
+    Different expectations play different games; `--update` measures on
+    another stream ("update") than the check plays, so a check never re-uses
+    the very games its baseline was measured on.
+    """
+    digest = hashlib.sha256(f"targi-check\0{purpose}\0{file_seed}\0{name}".encode()).digest()
+    return int.from_bytes(digest[:8], "little") % (MAX_SEED + 1)
+
+
+def default_cap(rate: float, tolerance: float, batch_games: int, alpha: float = 0.05,
+                beta: float = 0.05) -> int:
+    """The game cap when the file gives none: CAP_FACTOR times a fixed-sample test's games.
+
+    The fixed-sample size is that of a two-sided z-test at `alpha` with power
+    1 - `beta` at a move of `tolerance`, assuming independent games
+    (variance rate * (1 - rate)); rounded up to whole batches.
+    """
+    from .sprt import fixed_sample_pairs
+
+    var = max(rate * (1.0 - rate), 0.01 * 0.99)
+    games = 2 * fixed_sample_pairs(math.sqrt(var / 2.0), tolerance, alpha, beta)
+    cap = CAP_FACTOR * games
+    return max(batch_games, math.ceil(cap / batch_games) * batch_games)
+
+
+def _get_float(r: FieldReader, key: str, default: float | None, lo: float, hi: float,
+               unit: str = "") -> float:
+    """A number strictly between lo and hi (ints accepted)."""
+    expected = f"a number greater than {lo:g} and less than {hi:g}{unit}"
+    if key not in r.data:
+        if default is None:
+            raise r.error(key, None, expected, "is missing (required)")
+        return default
+    value = r.data[key]
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise r.error(key, value, expected, "has the wrong type")
+    if not (lo < value < hi) or math.isnan(value):
+        raise r.error(key, value, expected, "is out of range")
+    return float(value)
+
+
+def _resolve_spec(value: str, base_dir: Path) -> str:
+    """Names stay names; relative .toml paths are relative to the baseline file."""
+    if value.endswith((".toml", ".py")) or "/" in value or os.sep in value:
+        p = Path(value).expanduser()
+        return str(p if p.is_absolute() else base_dir / p)
+    return value
+
+
+def _settings(r: FieldReader, inherited: dict[str, Any], base_dir: Path) -> dict[str, Any]:
+    """The shared settings of a [defaults] table or an expectation, over `inherited`."""
+    out = dict(inherited)
+    for key in ("deck", "rules"):
+        if key in r.data:
+            value = r.get_str(key)
+            if not value.strip():
+                raise r.error(key, value, "a deck/rules name or a .toml path", "is empty")
+            out[key] = _resolve_spec(value, base_dir)
+    if "seed" in r.data:
+        out["seed"] = r.get_int("seed", lo=0, hi=MAX_SEED)
+    if "batch_games" in r.data:
+        n = r.get_int("batch_games", lo=2, hi=1_000_000)
+        if n % 2:
+            raise r.error("batch_games", n, "an even number (whole seat-swapped pairs)",
+                          "must be even")
+        out["batch_games"] = n
+    if "max_games" in r.data:
+        out["max_games"] = r.get_int("max_games", lo=2, hi=MAX_GAMES)
+    for key in ("alpha", "beta"):
+        if key in r.data:
+            out[key] = _get_float(r, key, None, 0.0, 0.5)
+    return out
+
+
+def _expectation(r: FieldReader, k: int, defaults: dict[str, Any], file_seed: int,
+                 path: Path) -> Expectation:
+    settings = _settings(r, defaults, path.parent)
+    kind = r.get_choice("kind", KINDS)
+    strategy = _resolve_spec(r.get_str("strategy"), path.parent)
+    if kind == "win_rate":
+        opponent = _resolve_spec(r.get_str("opponent"), path.parent)
+    else:  # first player's rate: a mirror unless an opponent is named
+        opponent = _resolve_spec(r.get_str("opponent", r.data["strategy"]), path.parent)
+    rate = _get_float(r, "rate", None, 0.0, 100.0, " (percent)") / 100.0
+    tolerance = _get_float(r, "tolerance", None, 0.0, 50.0, " (win-rate points)") / 100.0
+    if rate - tolerance <= 0.0 and rate + tolerance >= 1.0:
+        raise r.error("tolerance", tolerance * 100,
+                      "a tolerance that keeps rate - tolerance or rate + tolerance "
+                      "strictly between 0 and 100", "is too large")
+    batch = settings.get("batch_games", DEFAULT_BATCH_GAMES)
+    alpha, beta = settings.get("alpha", 0.05), settings.get("beta", 0.05)
+    cap = settings.get("max_games") or default_cap(rate, tolerance, batch, alpha, beta)
+    if cap < batch:
+        raise r.error("max_games", cap, f"at least batch_games ({batch})", "is too small")
+    cap = math.ceil(cap / batch) * batch  # the test looks at whole batches
+    name = r.data["name"]
+    seed = settings.get("seed", derived_seed(file_seed, name))
+    return Expectation(
+        name=name, kind=kind, strategy=strategy, opponent=opponent, rate=rate,
+        tolerance=tolerance, deck=settings.get("deck", "base"),
+        rules=settings.get("rules", "default"), seed=seed, max_games=cap, batch_games=batch,
+        alpha=alpha, beta=beta, path=path, index=k,
+    )
+
+
+def load_baseline(path: str | Path) -> BaselineFile:
+    """Read and validate a baseline file; raises DataError naming file, expectation, field."""
+    path = Path(path)
+    text, data = read_toml(path)
+    top = FieldReader(path, "baseline file", data)
+    top.check_keys(TOP_KEYS, required=("expectation",))
+    description = top.get_str("description", "")
+    file_seed = top.get_int("seed", 0, lo=0, hi=MAX_SEED)
+    defaults: dict[str, Any] = {}
+    if "defaults" in data:
+        # no shared `seed` here: every expectation would play the same games
+        d = top.get_table("defaults", allowed=[k for k in SETTINGS if k != "seed"])
+        defaults = _settings(d, {}, path.parent)
+    items = top.get_list("expectation")
+    if not items:
+        raise top.error("expectation", None, "at least one [[expectation]] table", "is empty")
+    out: list[Expectation] = []
+    seen: set[str] = set()
+    for k, item in enumerate(items):
+        where = f"expectation #{k + 1}"
+        if isinstance(item, dict) and isinstance(item.get("name"), str):
+            where = f"expectation {item['name']!r}"
+        r = FieldReader(path, where, item)
+        r.check_keys(EXPECTATION_KEYS, required=("name", "kind", "strategy", "rate",
+                                                 "tolerance"))
+        name = r.get_str("name")
+        if not name.strip():
+            raise r.error("name", name, "a non-empty string", "is empty")
+        if name in seen:
+            raise r.error("name", name, "a name used once per file", "is used twice")
+        seen.add(name)
+        out.append(_expectation(r, k, defaults, file_seed, path))
+    return BaselineFile(path=path, text=text, description=description, expectations=tuple(out))
+
+
+def list_baselines(folder: Path | None = None) -> list[Path]:
+    """The shipped baseline files (`data/baselines/*.toml`), sorted."""
+    from .paths import data_dir
+
+    return sorted((folder or data_dir() / "baselines").glob("*.toml"))
+
+
+# ------------------------------------------------------------------ --update
+
+
+@dataclass(frozen=True)
+class Measured:
+    """A re-measured rate for one expectation (fractions) and how it was measured."""
+
+    rate: float
+    ci_low: float
+    ci_high: float
+    games: int
+
+
+def _percent(rate: float) -> float:
+    """A rate as written to the file: percent, 2 decimals, kept inside (0, 100)."""
+    return min(99.99, max(0.01, round(100 * rate, 2)))
+
+
+def _rate_line(prefix: str, m: Measured) -> str:
+    return (f"{prefix}{_percent(m.rate):.2f}  # measured on {m.games:,} games, "
+            f"95% CI {100 * m.ci_low:.2f}..{100 * m.ci_high:.2f}")
+
+
+_HEADER = re.compile(r"^\s*\[\[\s*expectation\s*\]\]\s*(#.*)?$")
+_TABLE = re.compile(r"^\s*\[")
+_RATE = re.compile(r"^(\s*rate\s*=\s*)[-+0-9.eE_]+\s*(#.*)?$")
+
+
+def updated_text(baseline: BaselineFile, measured: dict[int, Measured]) -> str:
+    """The file's text with the `rate` of each re-measured expectation replaced.
+
+    Only the `rate = ...` lines change (their trailing comment becomes a note of
+    the measurement); comments, order and every other line stay. When the file
+    is written in a form this cannot edit line by line (e.g. inline tables), it
+    is rewritten cleanly instead.
+    """
+    lines = baseline.text.splitlines(keepends=True)
+    block = -1
+    done: set[int] = set()
+    for i, line in enumerate(lines):
+        if _HEADER.match(line):
+            block += 1
+            continue
+        if _TABLE.match(line):
+            block = -1  # some other table: not inside an expectation
+            continue
+        m = _RATE.match(line.rstrip("\r\n"))
+        if m and block in measured and block not in done:
+            ending = line[len(line.rstrip("\r\n")):]
+            lines[i] = _rate_line(m.group(1), measured[block]) + (ending or "\n")
+            done.add(block)
+    text = "".join(lines)
+    if done == set(measured) and _rates_match(baseline.path, text, measured):
+        return text
+    return dump_text(baseline, measured)
+
+
+def _rates_match(path: Path, text: str, measured: dict[int, Measured]) -> bool:
+    import tomllib
+
+    try:
+        data = tomllib.loads(text)
+        items = data["expectation"]
+        return all(abs(items[k]["rate"] - _percent(m.rate)) < 1e-9
+                   for k, m in measured.items())
+    except (tomllib.TOMLDecodeError, KeyError, IndexError, TypeError):
+        return False
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return repr(value)
+    if isinstance(value, str):
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    raise TypeError(f"cannot write {value!r} to a baseline file")
+
+
+def dump_text(baseline: BaselineFile, measured: dict[int, Measured]) -> str:
+    """The whole file written cleanly (comments lost), with re-measured rates."""
+    import tomllib
+
+    data = tomllib.loads(baseline.text)
+    out = ["# targi-sim baseline file (rewritten by `targi-sim check --update`)\n"]
+    for key in ("description", "seed"):
+        if key in data:
+            out.append(f"{key} = {_toml_value(data[key])}\n")
+    if "defaults" in data:
+        out.append("\n[defaults]\n")
+        out.extend(f"{k} = {_toml_value(v)}\n" for k, v in data["defaults"].items())
+    for k, item in enumerate(data["expectation"]):
+        out.append("\n[[expectation]]\n")
+        for key, value in item.items():
+            if key == "rate" and k in measured:
+                out.append(_rate_line("rate = ", measured[k]) + "\n")
+            else:
+                out.append(f"{key} = {_toml_value(value)}\n")
+    return "".join(out)
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write `text` to a temporary file next to `path`, then rename it into place."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+
+
+def with_rate(e: Expectation, rate: float) -> Expectation:
+    """A copy of `e` expecting another rate (a fraction)."""
+    return replace(e, rate=rate)
+
+
+__all__ = [
+    "BaselineFile", "Expectation", "KINDS", "Measured", "default_cap", "derived_seed",
+    "dump_text", "list_baselines", "load_baseline", "updated_text", "with_rate",
+    "write_atomic",
+]

@@ -1,0 +1,13 @@
+"""Long runs: chunks of games played in parallel into a resumable run directory.
+
+    from targi_sim.runner import RunConfig, resolve_run, execute
+    outcome = execute(resolve_run(RunConfig(games=100_000, p0="balanced")), "runs/demo", jobs=2)
+
+Layout and columns: docs/data-model.md.
+"""
+
+from .config import RunConfig, resolve_run
+from .execute import BACKENDS, RunOutcome, execute
+from .rundir import RunDir
+
+__all__ = ["BACKENDS", "RunConfig", "RunDir", "RunOutcome", "execute", "resolve_run"]

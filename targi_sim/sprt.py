@@ -1,0 +1,273 @@
+"""Sequential probability ratio tests on seat-swapped game pairs (the pentanomial model).
+
+Why pairs: the two games of a pair share a deal and swap the first player, so
+their results are correlated. Treating them as independent games would get
+the variance -- and so the error rates -- wrong. Instead each *pair* is one
+observation with five possible scores for the tracked side, 0, 1/4, 1/2, 3/4
+or 1 (its points in the two games over 2, draws counting half), and the rate
+under test is the mean of that five-category ("pentanomial") distribution.
+This is how the chess-engine testing farms (fishtest, OpenBench) test patches.
+
+The test statistic is the generalized SPRT of M. Van den Bergh ("GSPRT",
+used by fishtest): under each hypothesis "mean = s" the unknown pentanomial
+distribution is replaced by its maximum-likelihood estimate among all
+distributions with mean s, and
+
+    LLR = N * sum_i f_i * log(p1_i / p0_i)
+
+with N pairs, f the observed frequencies and p0, p1 the two constrained
+MLEs. The constrained MLE has the closed form p_i = f_i / (1 + lam (a_i - s))
+with lam the root of sum_i f_i (a_i - s) / (1 + lam (a_i - s)) = 0, which
+is strictly decreasing in lam, so bisection finds it (vectorized, so the
+simulations in tests are fast). `llr_normal` is the usual normal
+approximation N (s1 - s0) (2 m - s0 - s1) / (2 v) (m, v: sample mean and
+variance of the pair scores), kept as a cross-check.
+
+Two-sidedness (see docs/check.md): a rate "moved by the tolerance d" in
+either direction. Two one-sided SPRTs run side by side (Sobel and Wald):
+"up" tests H0: p = p0 against H1: p = p0 + d, "down" tests H0: p = p0
+against H1: p = p0 - d. Each splits the overall alpha (alpha/2 per side,
+the whole alpha when only one side is possible because p0 +- d leaves the
+open interval (0, 1)); beta applies to each side as it stands. A side whose
+LLR falls to its lower bound log(beta / (1 - alpha_side)) has accepted H0
+and stops; the check FAILS as soon as any side's LLR reaches its upper bound
+log((1 - beta) / alpha_side), and PASSES when every side has accepted H0.
+At the game cap an undecided side takes the fixed-sample verdict of a
+truncated SPRT: H1 if its LLR > 0 (the data favour the moved rate), else H0.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from statistics import NormalDist
+
+import numpy as np
+
+SCORES = np.array([0.0, 0.25, 0.5, 0.75, 1.0])  # a pair's mean score, by category
+N_CATEGORIES = len(SCORES)
+REGULARIZE = 1e-3  # stands in for an empty category, as fishtest does
+_BISECT_STEPS = 80
+
+PASS, FAIL, OPEN = "pass", "fail", "open"
+H0, H1 = "H0", "H1"
+
+
+def pair_counts(points: np.ndarray) -> np.ndarray:
+    """Counts of the 5 pair categories from one side's per-game points (0, 0.5, 1).
+
+    `points` has an even length; games 2j and 2j+1 form pair j.
+    """
+    pts = np.asarray(points, dtype=float)
+    if pts.ndim != 1 or len(pts) % 2:
+        raise ValueError("points must be a 1-D array of whole pairs (even length)")
+    cat = np.rint(2.0 * (pts[0::2] + pts[1::2])).astype(np.int64)  # 0..4
+    if cat.size and (cat.min() < 0 or cat.max() > 4):
+        raise ValueError("points must be 0, 0.5 or 1 per game")
+    return np.bincount(cat, minlength=N_CATEGORIES).astype(np.int64)
+
+
+def rate(counts: np.ndarray) -> float:
+    """The tracked side's rate (points per game) of pair counts; nan without pairs."""
+    c = np.asarray(counts, dtype=float)
+    n = c.sum()
+    return float(c @ SCORES / n) if n > 0 else math.nan
+
+
+def pair_variance(counts: np.ndarray) -> float:
+    """Variance of one pair's mean score (population form); nan without pairs."""
+    c = np.asarray(counts, dtype=float)
+    n = c.sum()
+    if n <= 0:
+        return math.nan
+    m = c @ SCORES / n
+    return float(c @ (SCORES - m) ** 2 / n)
+
+
+def regularize(counts: np.ndarray) -> np.ndarray:
+    """Counts as floats with every empty category replaced by a tiny positive count."""
+    c = np.asarray(counts, dtype=float)
+    return np.where(c > 0, c, REGULARIZE)
+
+
+def mle_with_mean(freq: np.ndarray, s: float | np.ndarray,
+                  scores: np.ndarray = SCORES) -> np.ndarray:
+    """The distribution with mean `s` that maximizes the likelihood of frequencies `freq`.
+
+    `freq` has shape (..., K) with positive rows summing to 1; `s` is a scalar
+    or broadcasts against the leading dimensions and must lie strictly between
+    the smallest and largest score.
+    """
+    f = np.asarray(freq, dtype=float)
+    s_arr = np.broadcast_to(np.asarray(s, dtype=float), f.shape[:-1])[..., None]
+    d = scores - s_arr  # (..., K)
+    lo_s, hi_s = scores.min(), scores.max()
+    if np.any(s_arr <= lo_s) or np.any(s_arr >= hi_s):
+        raise ValueError(f"the mean must lie strictly between {lo_s} and {hi_s}")
+    # 1 + lam * d > 0 for every category: lam in (-1 / max d, 1 / -min d)
+    lo = -1.0 / d.max(axis=-1, keepdims=True)
+    hi = 1.0 / (-d.min(axis=-1, keepdims=True))
+    for _ in range(_BISECT_STEPS):
+        mid = 0.5 * (lo + hi)
+        g = (f * d / (1.0 + mid * d)).sum(axis=-1, keepdims=True)
+        lo = np.where(g > 0, mid, lo)  # g decreases in lam: root lies above
+        hi = np.where(g > 0, hi, mid)
+    lam = 0.5 * (lo + hi)
+    p = f / (1.0 + lam * d)
+    return p / p.sum(axis=-1, keepdims=True)
+
+
+def llr(counts: np.ndarray, s0: float, s1: float) -> np.ndarray | float:
+    """GSPRT log-likelihood ratio of "mean = s1" over "mean = s0" for pair counts.
+
+    Vectorized over leading dimensions of `counts` (..., 5). Zero when there
+    are no pairs.
+    """
+    c = regularize(counts)
+    n = np.asarray(counts, dtype=float).sum(axis=-1)
+    f = c / c.sum(axis=-1, keepdims=True)
+    p0 = mle_with_mean(f, s0)
+    p1 = mle_with_mean(f, s1)
+    out = n * (f * np.log(p1 / p0)).sum(axis=-1)
+    return float(out) if np.ndim(out) == 0 else out
+
+
+def llr_normal(counts: np.ndarray, s0: float, s1: float) -> float:
+    """The normal approximation of the LLR (fishtest's simple form), for cross-checks."""
+    c = regularize(counts)
+    n = float(np.asarray(counts, dtype=float).sum())
+    m = rate(c)
+    v = pair_variance(c)
+    return n * (s1 - s0) * (2.0 * m - s0 - s1) / (2.0 * v)
+
+
+def bounds(alpha: float, beta: float) -> tuple[float, float]:
+    """Wald's stopping bounds (accept H0 at or below the first, H1 at or above the second)."""
+    if not (0 < alpha < 1 and 0 < beta < 1):
+        raise ValueError("alpha and beta must lie strictly between 0 and 1")
+    return math.log(beta / (1.0 - alpha)), math.log((1.0 - beta) / alpha)
+
+
+@dataclass
+class Side:
+    """One one-sided SPRT: H0 mean = p0 against H1 mean = p1."""
+
+    name: str  # "up" or "down"
+    p1: float
+    lower: float
+    upper: float
+    llr: float = 0.0
+    state: str = OPEN  # OPEN, H0 or H1
+
+
+@dataclass
+class TwoSidedSprt:
+    """Sobel-Wald two-sided test of "the rate is still p0" (see the module docstring).
+
+    Feed cumulative pair counts with `update` after every batch; `verdict`
+    becomes PASS or FAIL once decided. `finish` applies the fixed-sample
+    verdict at the game cap.
+    """
+
+    p0: float
+    delta: float
+    alpha: float = 0.05
+    beta: float = 0.05
+    sides: list[Side] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if not 0.0 < self.p0 < 1.0:
+            raise ValueError(f"the baseline rate must lie strictly between 0 and 1, got {self.p0}")
+        if not 0.0 < self.delta < 1.0:
+            raise ValueError(f"the tolerance must lie strictly between 0 and 1, got {self.delta}")
+        targets = [(name, self.p0 + sign * self.delta) for name, sign in (("up", 1), ("down", -1))]
+        testable = [(n, p) for n, p in targets if 0.0 < p < 1.0]
+        alpha_side = self.alpha / len(testable)
+        lo, hi = bounds(alpha_side, self.beta)
+        self.sides = [Side(n, p, lo, hi) for n, p in testable]
+
+    @property
+    def verdict(self) -> str:
+        if any(s.state == H1 for s in self.sides):
+            return FAIL
+        if all(s.state == H0 for s in self.sides):
+            return PASS
+        return OPEN
+
+    def update(self, counts: np.ndarray) -> str:
+        """Look at the data so far (cumulative counts); returns the verdict."""
+        return self.observe([llr(counts, self.p0, s.p1) if s.state == OPEN else s.llr
+                             for s in self.sides])
+
+    def observe(self, llrs: list[float]) -> str:
+        """One look given each side's current LLR; a side that has stopped ignores its value."""
+        for s, value in zip(self.sides, llrs, strict=True):
+            if s.state != OPEN:
+                continue
+            s.llr = float(value)
+            if s.llr >= s.upper:
+                s.state = H1
+            elif s.llr <= s.lower:
+                s.state = H0
+        return self.verdict
+
+    def finish(self) -> str:
+        """The fixed-sample verdict at the cap: an open side goes to H1 iff its LLR > 0."""
+        for s in self.sides:
+            if s.state == OPEN:
+                s.state = H1 if s.llr > 0.0 else H0
+        return self.verdict
+
+
+def fixed_sample_pairs(sigma: float, delta: float, alpha: float = 0.05,
+                       beta: float = 0.05, sides: int = 2) -> int:
+    """Pairs a fixed-sample z-test needs for the same error rates as the SPRT.
+
+    Reject "rate = p0" when the mean is more than z_{1-alpha/sides} standard
+    errors away; power 1 - beta at a move of `delta`. `sigma` is the standard
+    deviation of one pair's mean score.
+    """
+    z = NormalDist().inv_cdf
+    n = ((z(1.0 - alpha / sides) + z(1.0 - beta)) * sigma / delta) ** 2
+    return max(1, math.ceil(n))
+
+
+def simulate_sample_numbers(pdf: np.ndarray, p0: float, delta: float, *, batch_pairs: int,
+                            max_pairs: int, runs: int, alpha: float = 0.05, beta: float = 0.05,
+                            seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Simulate the two-sided test on pentanomial pairs drawn from `pdf` (numpy only).
+
+    Returns (pairs used, failed) per run. The test looks after every batch of
+    `batch_pairs` pairs, exactly as `targi_sim.check` does with real games.
+    """
+    rng = np.random.default_rng(seed)
+    looks = math.ceil(max_pairs / batch_pairs)
+    sizes = np.minimum(batch_pairs, max_pairs - batch_pairs * np.arange(looks))
+    draws = np.stack([rng.multinomial(n, pdf, size=runs) for n in sizes], axis=1)
+    cum = np.cumsum(draws, axis=1)  # (runs, looks, 5)
+    pairs = np.cumsum(sizes)
+    template = TwoSidedSprt(p0, delta, alpha, beta)
+    # the LLR of every side at every look, vectorized; then the stopping rule per run
+    side_llr = [llr(cum, p0, s.p1) for s in template.sides]  # each (runs, looks)
+    used = np.empty(runs, dtype=np.int64)
+    failed = np.empty(runs, dtype=bool)
+    for r in range(runs):
+        test = TwoSidedSprt(p0, delta, alpha, beta)
+        verdict = OPEN
+        k = 0
+        for k in range(looks):
+            verdict = test.observe([values[r, k] for values in side_llr])
+            if verdict != OPEN:
+                break
+        if verdict == OPEN:
+            verdict = test.finish()
+        used[r] = pairs[k]
+        failed[r] = verdict == FAIL
+    return used, failed
+
+
+__all__ = [
+    "FAIL", "H0", "H1", "OPEN", "PASS", "SCORES", "Side", "TwoSidedSprt", "bounds",
+    "fixed_sample_pairs", "llr", "llr_normal", "mle_with_mean", "pair_counts",
+    "pair_variance", "rate", "regularize", "simulate_sample_numbers",
+]
