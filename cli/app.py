@@ -282,9 +282,10 @@ def version() -> None:
 
 def _register_commands() -> None:
     """Commands that live in their own modules (each adds itself to the app)."""
-    from . import check, report, run
+    from . import check, replay, report, run
 
     run.register(app)
+    replay.register(app)
     report.register(app)
     check.register(app)
 

@@ -88,9 +88,13 @@ def one_line(tally, outcome, seconds: float) -> str:
     n = tally.games
     s0, s1 = tally.strategies
     size = outcome.manifest["counts"]["bytes"]
-    rate = outcome.games_played / seconds if seconds > 0 else float("nan")
+    played = outcome.games_played
+    speed = (f"{played / seconds:,.0f} games/s" if played and seconds > 0
+             else "nothing left to play")
+    if played and played < n:
+        speed += f" for the {played:,} played now"
     first = (tally.first_wins + 0.5 * tally.draws) / n
-    return (f"{n:,} games in {seconds:.1f} s ({rate:,.0f} games/s played now), "
+    return (f"{n:,} games in {seconds:.1f} s ({speed}), "
             f"{_human_bytes(size)} written ({size / n:,.0f} B/game); first player {first:.1%}; "
             f"{s0} (seat 0) {tally.wins[0] / n:.1%}, {s1} (seat 1) {tally.wins[1] / n:.1%}, "
             f"draws {tally.draws / n:.1%}")
@@ -162,8 +166,9 @@ def register(app: typer.Typer) -> None:
         Prints a progress bar, then win rates with 95% intervals. The first run
         compiles the engine (about two minutes); later runs load it from the cache.
         """
-        from targi_sim import DataError, UsageError
+        from targi_sim import DataError, InputError, UsageError
         from targi_sim.runner import RunConfig, execute, resolve_run
+        from targi_sim.runner.execute import check_options, prepare_out
 
         from .app import EXIT_INTERRUPTED, _fail, _progress
         from .parse import ParseError, parse_games, parse_seed, parse_whole_number
@@ -179,11 +184,13 @@ def register(app: typer.Typer) -> None:
                 paired=not unpaired, chunk_size=chunk))
             n_chunks = -(-n_games // resolved.chunk_size)
             n_jobs = parse_jobs(jobs, n_chunks)
-        except (ParseError, UsageError, DataError, ValueError) as exc:
+            names = resolved.match.strategies
+            out_dir = Path(out) if out else default_out(names[0], names[1], n_games, run_seed,
+                                                        deck, rules)
+            check_options(n_jobs, backend, scheduler)
+            prepare_out(resolved, out_dir, force=force)
+        except (ParseError, InputError, UsageError, DataError, ValueError) as exc:
             raise _fail(str(exc)) from None
-        names = resolved.match.strategies
-        out_dir = Path(out) if out else default_out(names[0], names[1], n_games, run_seed,
-                                                    deck, rules)
         err = Console(stderr=True)
         done = 0
 
@@ -206,7 +213,7 @@ def register(app: typer.Typer) -> None:
                                   scheduler=scheduler, force=force, progress=advance,
                                   command=["targi-sim", *sys.argv[1:]])
             t2 = time.perf_counter()
-        except UsageError as exc:
+        except (InputError, UsageError) as exc:
             raise _fail(str(exc)) from None
         except KeyboardInterrupt:
             typer.echo(f"\nInterrupted after {done:,} of {n_games:,} games. Completed chunks "
@@ -224,7 +231,7 @@ def register(app: typer.Typer) -> None:
                           "were already complete.", highlight=False)
         render(console, tally, seconds=t2 - t1, setup_seconds=t1 - t0, deck=deck,
                rules=rules, seed=run_seed, games_played=outcome.games_played)
-        console.print(one_line(tally, outcome, t2 - t0), highlight=False)
+        console.print(one_line(tally, outcome, t2 - t0), highlight=False, soft_wrap=True)
         console.print(f"Run directory: {out_dir}  (status {outcome.manifest['status']})",
                       highlight=False)
 

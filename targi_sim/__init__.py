@@ -27,14 +27,14 @@ from .api import (  # noqa: E402
     prepare_match,
 )
 from .deck import Deck, list_decks, load_deck  # noqa: E402
-from .errors import DataError, UsageError  # noqa: E402
+from .errors import DataError, InputError, UsageError  # noqa: E402
 from .gamestate import GameState  # noqa: E402
 from .record import GameRecord  # noqa: E402
 from .rules import Rules, list_rules, load_rules  # noqa: E402
 from .strategy import Strategy, available_strategies, resolve_strategy, scripted  # noqa: E402
 
 __all__ = [
-    "BatchResult", "DataError", "Deck", "GameRecord", "GameState", "Match", "Rules",
+    "BatchResult", "DataError", "InputError", "Deck", "GameRecord", "GameState", "Match", "Rules",
     "Strategy", "UsageError", "available_strategies", "game_plan", "list_decks", "list_rules",
     "load_deck", "load_rules", "pair_seed", "play_game", "play_games", "prepare_match",
     "resolve_strategy", "scripted",

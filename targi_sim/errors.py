@@ -84,6 +84,11 @@ class UsageError(ValueError):
         return (type(self), (self.kind, self.got, self.valid))
 
 
+class InputError(ValueError):
+    """A request that cannot be carried out as given (an output folder, a run directory,
+    a game id): the message is one line for the user, and the CLI exits with code 2."""
+
+
 def read_toml(path: Path) -> tuple[str, dict[str, Any]]:
     """Read and parse a TOML file, turning every failure into a DataError."""
     try:

@@ -82,7 +82,8 @@ class ResolvedRun:
 
 
 def resolve_run(config: RunConfig) -> ResolvedRun:
-    """Load and validate everything; UsageError / DataError / ValueError on bad input."""
+    """Load and validate everything; UsageError (unknown name), DataError (bad file) or
+    ValueError (bad number) on bad input."""
     if config.games < 1:
         raise ValueError(f"games must be at least 1, got {config.games}")
     if config.chunk_size is not None and config.chunk_size < 1:

@@ -23,7 +23,7 @@ import pyarrow.parquet as pq
 
 from .. import __version__
 from ..atomic import atomic_write
-from ..errors import UsageError
+from ..errors import InputError
 from .chunks import run_chunk
 from .config import ResolvedRun, RunSpec, describe_inputs, differences
 from .rundir import RunDir, check_writable, looks_like_other_data
@@ -52,18 +52,28 @@ def _now() -> str:
     return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
 
 
+def check_options(jobs: int, backend: str, scheduler: str | None) -> None:
+    """InputError for a bad combination of --jobs, --backend and --scheduler."""
+    if backend not in BACKENDS:
+        raise InputError(f"--backend must be one of {', '.join(BACKENDS)}; got {backend!r}")
+    if scheduler and backend != "dask":
+        raise InputError("--scheduler needs --backend dask")
+    if jobs < 1:
+        raise InputError(f"--jobs must be at least 1; got {jobs}")
+
+
 def prepare_out(run: ResolvedRun, out: Path, *, force: bool) -> tuple[RunDir, dict | None]:
     """Check the output folder and decide: fresh run, resume, or refuse."""
     rd = RunDir(out)
     if looks_like_other_data(out):
-        raise UsageError(f"--out {str(out)!r} holds other files and is not a targi-sim run; "
+        raise InputError(f"--out {str(out)!r} holds other files and is not a targi-sim run; "
                          "choose an empty or new folder")
     check_writable(out)
     old = rd.read_manifest()
     if old is not None and old.get("config_hash") != run.config_hash:
         if not force:
             what = ", ".join(differences(old.get("config", {}), run.identity)) or "configuration"
-            raise UsageError(
+            raise InputError(
                 f"{out} already holds a different run ({what} differ); "
                 "use --force to replace it, or choose another --out")
         rd.clear()
@@ -97,12 +107,12 @@ def _dask_client(scheduler: str | None, jobs: int) -> Iterator[None]:
     try:
         from distributed import Client
     except ImportError:
-        raise UsageError("--backend dask needs Dask: pip install 'targi-sim[dask]'") from None
+        raise InputError("--backend dask needs Dask: pip install 'targi-sim[dask]'") from None
     try:
-        client = (Client(scheduler, timeout="15s") if scheduler
+        client = (Client(scheduler, timeout="10s") if scheduler
                   else Client(n_workers=jobs, threads_per_worker=1, dashboard_address=None))
     except (OSError, TimeoutError) as exc:
-        raise UsageError(f"cannot reach the Dask scheduler {scheduler}: {exc}") from None
+        raise InputError(f"cannot reach the Dask scheduler {scheduler}: {exc}") from None
     try:
         yield
     finally:
@@ -141,16 +151,11 @@ def execute(
     """Play every chunk not yet complete in `out`, then mark the run complete.
 
     Rerunning with the same configuration resumes; a different configuration is
-    refused (UsageError) unless `force`, which deletes the old run's files.
+    refused (InputError) unless `force`, which deletes the old run's files.
     `progress(n)` is called with the game count of each finished chunk,
     including chunks skipped because they were already complete.
     """
-    if backend not in BACKENDS:
-        raise UsageError(f"--backend must be one of {', '.join(BACKENDS)}; got {backend!r}")
-    if scheduler and backend != "dask":
-        raise UsageError("--scheduler needs --backend dask")
-    if jobs < 1:
-        raise UsageError(f"--jobs must be at least 1; got {jobs}")
+    check_options(jobs, backend, scheduler)
     out = Path(out)
     rd, old = prepare_out(run, out, force=force)
     spec = run.spec(out)

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..atomic import atomic_write_json, remove_temp_files
-from ..errors import UsageError
+from ..errors import InputError
 from .tables import TABLES
 
 MANIFEST = "manifest.json"
@@ -71,7 +71,7 @@ class RunDir:
         try:
             return json.loads(self.manifest_path.read_text(encoding="utf-8"))
         except (OSError, json.JSONDecodeError) as exc:
-            raise UsageError(f"{self.manifest_path} is unreadable ({exc}); "
+            raise InputError(f"{self.manifest_path} is unreadable ({exc}); "
                              "use --force to start the run over") from None
 
     def write_manifest(self, manifest: dict[str, Any]) -> None:
@@ -107,9 +107,9 @@ class RunDir:
 
 
 def check_writable(root: Path) -> None:
-    """UsageError unless `root` can be created and written to (checked before playing)."""
+    """InputError unless `root` can be created and written to (checked before playing)."""
     if root.exists() and not root.is_dir():
-        raise UsageError(f"--out {str(root)!r} exists and is not a folder")
+        raise InputError(f"--out {str(root)!r} exists and is not a folder")
     try:
         root.mkdir(parents=True, exist_ok=True)
         probe = root / f".write-test.{os.getpid()}.tmp"
@@ -117,7 +117,7 @@ def check_writable(root: Path) -> None:
         probe.unlink()
     except OSError as exc:
         reason = exc.strerror or str(exc)
-        raise UsageError(f"cannot write to output folder {str(root)!r}: {reason}") from None
+        raise InputError(f"cannot write to output folder {str(root)!r}: {reason}") from None
 
 
 def looks_like_other_data(root: Path) -> bool:
