@@ -20,7 +20,6 @@ from typer.testing import CliRunner
 from targi_sim.cli.app import app
 from targi_sim.replay import logged_differences, logged_rows, replay_logged_game
 from targi_sim.runner import RunDir
-from targi_sim.runner.tables import TABLES
 
 runner = CliRunner()
 
@@ -113,20 +112,18 @@ def test_a_different_run_into_the_same_folder_is_refused(tmp_path):
 
 
 def test_full_disk_exits_2_keeps_completed_chunks_and_resumes(monkeypatch):
-    """The third chunk's first file hits ENOSPC: clear message, no half file, resumable."""
-    import pyarrow.parquet as pq
-
+    """The third chunk's last file hits ENOSPC: clear message, no half file, resumable."""
     from targi_sim.runner import chunks
 
-    real_write = pq.write_table
+    real_open = chunks.open_writer
 
-    def failing_write(table, where, **kw):
-        if "part-000002" in str(where):
-            Path(where).write_bytes(b"PAR1 half")  # a partial temporary file
+    def failing_open(path, schema):
+        if "part-000002" in str(path) and "goods" in str(path):
+            Path(path).write_bytes(b"PAR1 half")  # a partial temporary file
             raise OSError(errno.ENOSPC, "No space left on device")
-        return real_write(table, where, **kw)
+        return real_open(path, schema)
 
-    monkeypatch.setattr(chunks.pq, "write_table", failing_write)
+    monkeypatch.setattr(chunks, "open_writer", failing_open)
     args = ("run", "-n", "50", "--chunk-size", "10", "--jobs", "1", "--out", "r", "--quiet")
     line = usage_error(invoke(*args), "disk is full", "rerun the same command")
     assert "Traceback" not in line
@@ -136,7 +133,7 @@ def test_full_disk_exits_2_keeps_completed_chunks_and_resumes(monkeypatch):
     assert not (out / "games" / "part-000002.parquet").exists()
     assert RunDir(out).read_manifest()["status"] == "incomplete"
 
-    monkeypatch.setattr(chunks.pq, "write_table", real_write)
+    monkeypatch.setattr(chunks, "open_writer", real_open)
     result = invoke(*args)
     assert result.exit_code == 0, result.output
     assert "Resumed: 2 of 5 chunks" in result.output

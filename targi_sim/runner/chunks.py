@@ -3,11 +3,21 @@
 A chunk's files are a pure function of (run configuration, chunk number): the
 games are `game_plan(n, seed, start=chunk * chunk_size)` and nothing else feeds
 in, so any worker, on any machine, in any order, writes the same bytes.
+
+Memory stays bounded by the log buffer, not the chunk: the engine fills logs
+for up to LOG_GAMES games, those rows are appended to the chunk's six Parquet
+files as one row group each, and the buffer is reused. The files are written
+under temporary names and renamed into place only when all six are whole; the
+completion marker comes last.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
 import time
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -15,20 +25,20 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ..api import batch_function, game_plan
-from ..atomic import atomic_write
+from ..atomic import temp_path
 from ..engine import layout as lay
 from ..engine.buffers import make_logs, reset, table
 from ..engine.records import G_SIZE, H_OVERFLOW
 from .config import RunSpec
 from .rundir import RunDir
-from .tables import LOGS, games_table, log_table
+from .tables import LOGS, SCHEMAS, TABLES, games_table, log_table
 
-LOG_GAMES = 10_000  # games whose logs are buffered between flushes
+LOG_GAMES = 5_000  # games whose logs are buffered between flushes (one row group)
 COMPRESSION = "zstd"
 
 
-def play_tables(spec: RunSpec, chunk: int) -> dict[str, pa.Table]:
-    """The six tables of one chunk, in game-id order."""
+def play_batches(spec: RunSpec, chunk: int) -> Iterator[dict[str, pa.Table]]:
+    """The chunk's tables, a slice of games at a time, in game-id order."""
     start, n = spec.chunk_games(chunk)
     seeds, first, ids = game_plan(n, spec.seed, spec.paired, start=start)
     m = spec.match
@@ -36,47 +46,80 @@ def play_tables(spec: RunSpec, chunk: int) -> dict[str, pa.Table]:
     L = make_logs(min(n, LOG_GAMES))
     S = np.zeros(lay.S_SIZE, dtype=np.int64)
     play = batch_function(m.SP)
-    pieces: dict[str, list[np.ndarray]] = {name: [] for name, _, _ in LOGS}
     done = 0
     while done < n:
         nxt = play(m.D, m.R, m.SP.copy(), seeds, first, ids, G, L, done, S)
         if L[H_OVERFLOW]:
             raise RuntimeError("engine log overflow: a game produced more rows than allowed")
-        for name, t, _ in LOGS:
-            pieces[name].append(table(L, t).copy())
+        tables = {"games": games_table(G[done:nxt], seeds[done:nxt], spec.paired,
+                                       m.strategies)}
+        for name, t, columns in LOGS:
+            tables[name] = log_table(name, table(L, t), columns, spec.tribe_symbol)
+        yield tables
         reset(L)
         done = nxt
-    tables = {"games": games_table(G, seeds, spec.paired, m.strategies)}
-    for name, _, columns in LOGS:
-        rows = np.concatenate(pieces[name]) if pieces[name] else np.zeros((0, len(columns)))
-        tables[name] = log_table(name, rows, columns, spec.tribe_symbol)
-    return tables
 
 
-def write_table(tbl: pa.Table, path) -> int:
-    """Write one Parquet file atomically; returns its size in bytes."""
-    atomic_write(path, lambda tmp: pq.write_table(tbl, tmp, compression=COMPRESSION))
-    return path.stat().st_size
+def open_writer(path: Path, schema: pa.Schema) -> pq.ParquetWriter:
+    return pq.ParquetWriter(path, schema, compression=COMPRESSION)
+
+
+class ChunkFiles:
+    """The six temporary Parquet files of a chunk, renamed into place together."""
+
+    def __init__(self, rd: RunDir, chunk: int) -> None:
+        self.final = {name: rd.table_path(name, chunk) for name in TABLES}
+        self.tmp = {name: temp_path(p) for name, p in self.final.items()}
+        self.writers: dict[str, pq.ParquetWriter] = {}
+        self.rows = dict.fromkeys(TABLES, 0)
+
+    def append(self, tables: dict[str, pa.Table]) -> None:
+        for name, tbl in tables.items():
+            if name not in self.writers:
+                self.writers[name] = open_writer(self.tmp[name], SCHEMAS[name])
+            self.writers[name].write_table(tbl)
+            self.rows[name] += tbl.num_rows
+
+    def commit(self) -> dict[str, int]:
+        """Close every file and rename it into place; returns the sizes in bytes."""
+        for name in TABLES:
+            if name not in self.writers:  # a chunk without rows still gets a valid file
+                self.writers[name] = open_writer(self.tmp[name], SCHEMAS[name])
+            self.writers.pop(name).close()
+        for name in TABLES:
+            os.replace(self.tmp[name], self.final[name])
+        return {name: self.final[name].stat().st_size for name in TABLES}
+
+    def abort(self) -> None:
+        for w in self.writers.values():
+            with contextlib.suppress(Exception):  # already failing; the temp file goes anyway
+                w.close()
+        for p in self.tmp.values():
+            if p.exists():
+                p.unlink()
 
 
 def run_chunk(spec: RunSpec, chunk: int) -> dict[str, Any]:
     """Play and write chunk `chunk`, then its completion marker; returns the marker."""
     t0 = time.perf_counter()
-    tables = play_tables(spec, chunk)
-    t1 = time.perf_counter()
     rd = RunDir(spec.out)
-    sizes = {name: write_table(tbl, rd.table_path(name, chunk)) for name, tbl in tables.items()}
-    t2 = time.perf_counter()
+    files = ChunkFiles(rd, chunk)
+    try:
+        for tables in play_batches(spec, chunk):
+            files.append(tables)
+        sizes = files.commit()
+    except BaseException:
+        files.abort()
+        raise
     start, n = spec.chunk_games(chunk)
     marker = {
         "chunk": chunk,
         "first_game": start,
         "games": n,
         "config_hash": spec.config_hash,
-        "rows": {name: tbl.num_rows for name, tbl in tables.items()},
+        "rows": dict(files.rows),
         "bytes": sizes,
-        "seconds_play": round(t1 - t0, 4),
-        "seconds_write": round(t2 - t1, 4),
+        "seconds": round(time.perf_counter() - t0, 4),
     }
     rd.write_marker(chunk, marker)
     return marker
