@@ -129,8 +129,9 @@ def main() -> None:
             rows.append((f"--jobs {j}: wall (median of {len(walls)})", f"{medians[j]:.1f} s",
                          f"min {min(walls):.1f}, max {max(walls):.1f}; "
                          f"{games / medians[j]:,.0f} games/s"))
+            median_mb = statistics.median(peaks) / 2**20
             rows.append((f"--jobs {j}: peak RSS, process tree", f"{max(peaks) / 2**20:,.0f} MB",
-                         f"max of {len(peaks)} runs (median {statistics.median(peaks) / 2**20:,.0f})"))
+                         f"max of {len(peaks)} runs (median {median_mb:,.0f} MB)"))
         if 1 in medians and 2 in medians:
             rows.append(("speed-up --jobs 1 -> 2", f"{medians[1] / medians[2]:.2f}x",
                          "target >= 1.8x"))

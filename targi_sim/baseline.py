@@ -18,11 +18,11 @@ import hashlib
 import math
 import os
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .errors import DataError, FieldReader, read_toml
+from .errors import FieldReader, read_toml
 
 KINDS = ("win_rate", "first_player_rate")
 TOP_KEYS = ("description", "seed", "defaults", "expectation")
@@ -31,7 +31,7 @@ EXPECTATION_KEYS = ("name", "kind", "strategy", "opponent", "rate", "tolerance",
 DEFAULT_BATCH_GAMES = 1000
 MAX_SEED = 2**31 - 1
 MAX_GAMES = 2**31  # pair ids must fit in 32 bits (targi_sim.api.pair_seed)
-CAP_FACTOR = 2.0  # default cap: this many times the fixed-sample size (see `default_cap`)
+CAP_FACTOR = 1.5  # default cap: this many times the fixed-sample size (see `default_cap`)
 
 
 @dataclass(frozen=True)
@@ -104,13 +104,16 @@ def default_cap(rate: float, tolerance: float, batch_games: int, alpha: float = 
     """The game cap when the file gives none: CAP_FACTOR times a fixed-sample test's games.
 
     The fixed-sample size is that of a two-sided z-test at `alpha` with power
-    1 - `beta` at a move of `tolerance`, assuming independent games
-    (variance rate * (1 - rate)); rounded up to whole batches.
+    1 - `beta` at a move of `tolerance`, for the largest variance a pair's
+    mean score can have at this rate, rate * (1 - rate) (both games of every
+    pair go the same way; in a mirror match the deal often decides both).
+    Real pairs vary less, so the cap is at least CAP_FACTOR times their
+    fixed-sample size. Rounded up to whole batches.
     """
     from .sprt import fixed_sample_pairs
 
-    var = max(rate * (1.0 - rate), 0.01 * 0.99)
-    games = 2 * fixed_sample_pairs(math.sqrt(var / 2.0), tolerance, alpha, beta)
+    sd = math.sqrt(max(rate * (1.0 - rate), 0.0099))
+    games = 2 * fixed_sample_pairs(sd, tolerance, alpha, beta)
     cap = CAP_FACTOR * games
     return max(batch_games, math.ceil(cap / batch_games) * batch_games)
 
@@ -349,13 +352,7 @@ def write_atomic(path: Path, text: str) -> None:
             tmp.unlink()
 
 
-def with_rate(e: Expectation, rate: float) -> Expectation:
-    """A copy of `e` expecting another rate (a fraction)."""
-    return replace(e, rate=rate)
-
-
 __all__ = [
     "BaselineFile", "Expectation", "KINDS", "Measured", "default_cap", "derived_seed",
-    "dump_text", "list_baselines", "load_baseline", "updated_text", "with_rate",
-    "write_atomic",
+    "dump_text", "list_baselines", "load_baseline", "updated_text", "write_atomic",
 ]

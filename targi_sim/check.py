@@ -160,7 +160,8 @@ def run_expectation(e: Expectation, parallel, jobs: int, *, match: Match | None 
                        time.perf_counter() - t0, rate_interval(counts))
 
 
-def measure(e: Expectation, games: int, parallel, *, match: Match | None = None, progress: Progress | None = None) -> Measured:
+def measure(e: Expectation, games: int, parallel, *, match: Match | None = None,
+            progress: Progress | None = None) -> Measured:
     """Re-measure the expectation's rate on `games` games (rounded up to whole batches).
 
     Plays on another seed stream than the check (see `derived_seed`), so a
