@@ -1,9 +1,131 @@
-"""`targi-sim report` and `targi-sim compare` (placeholder until implemented)."""
+"""`targi-sim report` and `targi-sim compare`: balance reports over run directories."""
 
 from __future__ import annotations
 
+import time
+
 import typer
+
+REPORT_EPILOG = """\
+Examples:
+
+  targi-sim report runs/base
+
+  targi-sim report runs/base --out reports/base --min-n 1000
+
+Reads a complete run directory written by `targi-sim run --out DIR` and writes
+report.html (self-contained, with plots), report.md, plots/*.png and every table
+as CSV and Parquet under tables/. Default --out: RUN/report. Rows whose sample
+size is below --min-n are greyed, not hidden. Metric definitions: docs/report.md.
+"""
+
+COMPARE_EPILOG = """\
+Examples:
+
+  targi-sim compare runs/base runs/cheap-oasis
+
+  targi-sim compare runs/a runs/b --out reports/a-vs-b --correction bh
+
+For an A/B test: both runs analysed as by `report`, then B - A for every
+headline and per-card metric with a two-proportion test, and a flag on what
+moved significantly after multiple-comparison control (Holm by default, or
+Benjamini-Hochberg). Runs whose strategies differ are refused unless
+--allow-different-strategies. Default --out: compare-A-vs-B beside run B.
+"""
+
+
+def _parse_min_n(text: str) -> int:
+    from .parse import parse_whole_number
+
+    return parse_whole_number(text, "--min-n", 0, 10**12)
+
+
+def _run(label: str, quiet: bool, work):
+    """Run work(progress) under a status line on stderr; errors -> one `Error:` line."""
+    from rich.console import Console
+
+    from targi_sim.report import ReportError
+
+    from .app import EXIT_INTERRUPTED, _fail
+
+    err = Console(stderr=True)
+    t0 = time.perf_counter()
+    try:
+        if quiet:
+            out = work(None)
+        else:
+            with err.status(label) as status:
+                out = work(lambda msg: status.update(f"{label}: {msg}..."))
+    except ReportError as exc:
+        raise _fail(str(exc)) from None
+    except KeyboardInterrupt:
+        typer.echo("\nInterrupted; files already written are complete, others absent.",
+                   err=True)
+        raise typer.Exit(EXIT_INTERRUPTED) from None
+    return out, time.perf_counter() - t0
 
 
 def register(app: typer.Typer) -> None:
     """Add the `report` and `compare` commands to the app."""
+
+    @app.command(epilog=REPORT_EPILOG)
+    def report(
+        run: str = typer.Argument(..., metavar="RUN_DIR", help="A complete run directory."),
+        out: str | None = typer.Option(None, "--out", "-o", metavar="DIR",
+                                       help="Output folder (default RUN_DIR/report)."),
+        min_n: str = typer.Option("500", "--min-n", metavar="N",
+                                  help="Rows with a sample below N are greyed (default 500)."),
+        quiet: bool = typer.Option(False, "--quiet", "-q", help="No status line."),
+    ) -> None:
+        """Balance report of one run: overview, first player, cards, raids, strategies, curves."""
+        from targi_sim.report import build_report
+
+        from .app import _fail
+        from .parse import ParseError
+
+        try:
+            n = _parse_min_n(min_n)
+        except ParseError as exc:
+            raise _fail(str(exc)) from None
+        out_dir, seconds = _run("Report", quiet,
+                                lambda step: build_report(run, out, n, progress=step))
+        typer.echo(f"report written in {seconds:.1f} s: {out_dir}/report.html "
+                   "(also report.md, plots/, tables/*.csv|.parquet)")
+
+    @app.command(epilog=COMPARE_EPILOG)
+    def compare(
+        run_a: str = typer.Argument(..., metavar="RUN_A", help="Baseline run directory."),
+        run_b: str = typer.Argument(..., metavar="RUN_B", help="Changed run directory."),
+        out: str | None = typer.Option(None, "--out", "-o", metavar="DIR",
+                                       help="Output folder (default compare-A-vs-B beside B)."),
+        min_n: str = typer.Option("500", "--min-n", metavar="N",
+                                  help="Rows with a sample below N are greyed (default 500)."),
+        correction: str = typer.Option("holm", "--correction", metavar="holm|bh",
+                                       help="Multiple-comparison control for the flag."),
+        allow_different: bool = typer.Option(
+            False, "--allow-different-strategies",
+            help="Compare runs even if their strategies differ."),
+        quiet: bool = typer.Option(False, "--quiet", "-q", help="No status line."),
+    ) -> None:
+        """Compare two runs (A/B test): change in every metric, tests, what moved."""
+        import polars as pl
+
+        from targi_sim.report import compare_runs
+
+        from .app import _fail
+        from .parse import ParseError
+
+        try:
+            n = _parse_min_n(min_n)
+        except ParseError as exc:
+            raise _fail(str(exc)) from None
+        out_dir, seconds = _run("Compare", quiet, lambda step: compare_runs(
+            run_a, run_b, out, min_n=n, correction=correction,
+            allow_different_strategies=allow_different, progress=step))
+        moved = pl.read_parquet(out_dir / "tables" / "compare_significant.parquet")
+        typer.echo(f"{moved.height} metric(s) moved significantly "
+                   f"({'Holm' if correction == 'holm' else 'Benjamini-Hochberg'}, 0.05).")
+        for r in moved.head(15).iter_rows(named=True):
+            typer.echo(f"  {r['metric']}: {r['a']:.4g} -> {r['b']:.4g} "
+                       f"(p adj {r['p_holm'] if correction == 'holm' else r['p_bh']:.2g})")
+        typer.echo(f"comparison written in {seconds:.1f} s: {out_dir}/report.html")

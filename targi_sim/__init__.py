@@ -30,6 +30,7 @@ from .deck import Deck, list_decks, load_deck  # noqa: E402
 from .errors import DataError, InputError, UsageError  # noqa: E402
 from .gamestate import GameState  # noqa: E402
 from .record import GameRecord  # noqa: E402
+from .report import ReportError, build_report, compare_runs  # noqa: E402
 from .rules import Rules, list_rules, load_rules  # noqa: E402
 from .strategy import Strategy, available_strategies, resolve_strategy, scripted  # noqa: E402
 
@@ -38,4 +39,5 @@ __all__ = [
     "Strategy", "UsageError", "available_strategies", "game_plan", "list_decks", "list_rules",
     "load_deck", "load_rules", "pair_seed", "play_game", "play_games", "prepare_match",
     "resolve_strategy", "scripted",
+    "ReportError", "build_report", "compare_runs",
 ]

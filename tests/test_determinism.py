@@ -103,7 +103,7 @@ def test_batch_split_does_not_change_results(deck: str, cut: int) -> None:
     assert whole["game_id"].to_list() == list(range(n))
     t_all = _concat(frames_all)
     t_split = _concat(frames1 + frames2)
-    assert set(t_all) == {"rounds", "acquisitions", "offers", "raids"}
+    assert set(t_all) == {"rounds", "acquisitions", "offers", "raids", "goods"}
     for name in t_all:
         assert t_all[name].height > 0
         assert t_all[name].equals(t_split[name]), f"log table {name} depends on the split"

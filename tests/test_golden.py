@@ -140,7 +140,7 @@ def test_golden_files_are_real_games() -> None:
     assert len(docs) == 2
     for name, doc in docs.items():
         rec = doc["record"]
-        assert set(rec["tables"]) == {"rounds", "acquisitions", "offers", "raids", "trace"}
+        assert set(rec["tables"]) == {"rounds", "acquisitions", "offers", "raids", "goods", "trace"}
         assert len(rec["tables"]["trace"]["decision"]) > 50, name
         assert len(rec["tables"]["rounds"]["round"]) == 2 * rec["rounds"]
         assert sum(rec["scores"]) > 0

@@ -1,0 +1,92 @@
+"""`build_report`: one run directory -> report.html, report.md and every table."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import polars as pl
+
+from . import sections
+from .model import Report
+from .output import write_report
+from .queries import Analyses
+from .rundir import ReportError, RunInfo, open_run
+
+DEFAULT_MIN_N = 500
+
+
+def check_min_n(min_n: int) -> int:
+    if isinstance(min_n, bool) or not isinstance(min_n, int) or min_n < 0:
+        raise ReportError(f"--min-n must be a whole number >= 0; got {min_n!r}")
+    return min_n
+
+
+def _facts(run: RunInfo, games: int, matchups: int) -> list[tuple[str, str]]:
+    m = run.manifest
+    config = m.get("config") if isinstance(m.get("config"), dict) else {}
+    strategies = ", ".join(name for name, _ in run.strategy_fingerprint()) or "?"
+    facts = [("run", str(run.path)), ("games", f"{games:,}"), ("matchups", str(matchups)),
+             ("strategies (seat 0, seat 1)", strategies), ("deck", run.deck),
+             ("rules", run.rules)]
+    if "seed" in config:
+        facts.append(("seed", str(config["seed"])))
+    if "paired" in config:
+        facts.append(("seat-swapped pairs", str(config["paired"])))
+    if m.get("version"):
+        facts.append(("targi-sim", str(m["version"])))
+    return facts
+
+
+def analyse(run: RunInfo, min_n: int = DEFAULT_MIN_N,
+            progress: Callable[[str], None] | None = None) -> Report:
+    """Run every analysis over a run directory and assemble the Report (no files written)."""
+    step = progress or (lambda _msg: None)
+    headline: list[dict] = []
+    with Analyses(run.path) as a:
+        step("per-round score differences")
+        a.script("round_diff")
+        step("overview")
+        overview, info = sections.overview(a, min_n, headline)
+        step("first-player advantage")
+        first = sections.first_player(a, min_n, headline)
+        step("card balance")
+        cards = sections.cards(a, min_n, info["games"])
+        step("raid impact")
+        raids = sections.raids(a, min_n, headline)
+        step("strategies")
+        strat = sections.strategies(a, min_n)
+        step("curves per round")
+        curves = sections.curves(a, min_n)
+    return Report(
+        title=f"targi-sim report: {run.name}",
+        facts=_facts(run, info["games"], info["matchups"]),
+        sections=[overview, first, cards, raids, strat, curves],
+        min_n=min_n,
+        headline=pl.DataFrame(headline, schema={
+            "metric": pl.String, "kind": pl.String, "value": pl.Float64, "x": pl.Float64,
+            "n": pl.Float64, "sd": pl.Float64}),
+    )
+
+
+def build_report(run_dir: str | Path, out_dir: str | Path | None = None,
+                 min_n: int = DEFAULT_MIN_N,
+                 progress: Callable[[str], None] | None = None) -> Path:
+    """Analyse a complete run directory and write the report; returns the output folder.
+
+    out_dir defaults to `<run_dir>/report`. Raises ReportError (one line) for a missing,
+    incomplete or malformed run directory or a bad min_n.
+    """
+    check_min_n(min_n)
+    run = open_run(run_dir)
+    out = Path(out_dir) if out_dir is not None else run.path / "report"
+    if out.exists() and not out.is_dir():
+        raise ReportError(f"--out {str(out)!r} exists and is not a folder")
+    report = analyse(run, min_n, progress)
+    if progress:
+        progress("writing")
+    try:
+        write_report(report, out)
+    except OSError as exc:
+        raise ReportError(f"cannot write to {out}: {exc}") from None
+    return out

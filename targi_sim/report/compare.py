@@ -1,0 +1,184 @@
+"""`compare_runs`: run A vs run B for a designer's A/B test.
+
+Every headline metric and every per-card metric of both runs side by side, the
+change B - A, a two-proportion z-test for rates (a normal test of means for mean
+round counts), and adjusted p-values for multiple comparisons (Holm and
+Benjamini-Hochberg over the whole family of tests); `significant` uses the
+chosen correction at alpha 0.05.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from pathlib import Path
+
+import polars as pl
+
+from .build import DEFAULT_MIN_N, analyse, check_min_n
+from .metrics import benjamini_hochberg, holm, two_proportion_test, welch_test
+from .model import Report, Section, Table, mark_low_n
+from .output import write_report
+from .rundir import ReportError, RunInfo, open_run
+
+CORRECTIONS = ("holm", "bh")
+ALPHA = 0.05
+
+# per-card rates compared: (label, successes column, n column, rate column)
+CARD_RATES = (
+    ("acquire rate", "taken_games", "offered_games", "acquire_rate"),
+    ("WR played", "played_points", "played_n", "played_wr"),
+    ("WR not taken", "not_taken_points", "not_taken_n", "not_taken_wr"),
+)
+
+
+def _matchups(run: RunInfo) -> list[tuple[str, str | None]]:
+    return run.strategy_fingerprint()
+
+
+def check_same_strategies(a: RunInfo, b: RunInfo) -> None:
+    """ReportError unless both runs' seats play the same strategies (name and file hash)."""
+    fa, fb = _matchups(a), _matchups(b)
+    if [n for n, _ in fa] != [n for n, _ in fb]:
+        raise ReportError(
+            f"runs play different strategies ({', '.join(n for n, _ in fa) or '?'} vs "
+            f"{', '.join(n for n, _ in fb) or '?'}); pass --allow-different-strategies "
+            "to compare them anyway")
+    for (name, ha), (_, hb) in zip(fa, fb, strict=True):
+        if ha and hb and ha != hb:
+            raise ReportError(
+                f"strategy {name!r} has different parameters in the two runs (file sha256 "
+                f"{ha[:12]} vs {hb[:12]}); pass --allow-different-strategies to compare anyway")
+
+
+def _row(metric: str, group: str, va: float, na: float, vb: float, nb: float,
+         z: float, p: float) -> dict:
+    return {"group": group, "metric": metric, "a": va, "n_a": na, "b": vb, "n_b": nb,
+            "change": vb - va if not (math.isnan(va) or math.isnan(vb)) else math.nan,
+            "z": z, "p_value": p}
+
+
+def compare_tables(ra: Report, rb: Report) -> pl.DataFrame:
+    """One row per compared metric (headline, per card, per symbol) with raw p-values."""
+    rows = []
+    ha = {r["metric"]: r for r in ra.headline.iter_rows(named=True)}
+    for r in rb.headline.iter_rows(named=True):
+        x = ha.get(r["metric"])
+        if x is None:
+            continue
+        if r["kind"] == "rate":
+            z, p = two_proportion_test(x["x"], x["n"], r["x"], r["n"])
+        elif r["kind"] == "mean":
+            z, p = welch_test(x["value"], x["sd"], x["n"], r["value"], r["sd"], r["n"])
+        else:
+            z, p = math.nan, math.nan
+        rows.append(_row(r["metric"], "headline", x["value"], x["n"], r["value"], r["n"], z, p))
+    for key, label in (("cards_tribe", "name"), ("cards_symbol", "symbol")):
+        ta, tb = ra.table(key).df, rb.table(key).df
+        by_a = {r[label]: r for r in ta.iter_rows(named=True)}
+        for r in tb.iter_rows(named=True):
+            x = by_a.get(r[label])
+            if x is None:
+                continue
+            for metric, succ, n, rate in CARD_RATES:
+                z, p = two_proportion_test(x[succ], x[n], r[succ], r[n])
+                rows.append(_row(f"{r[label]}: {metric}", key, _f(x[rate]), x[n], _f(r[rate]),
+                                 r[n], z, p))
+    schema = {"group": pl.String, "metric": pl.String, "a": pl.Float64, "n_a": pl.Float64,
+              "b": pl.Float64, "n_b": pl.Float64, "change": pl.Float64, "z": pl.Float64,
+              "p_value": pl.Float64}
+    return pl.DataFrame(rows, schema=schema)
+
+
+def _f(v: object) -> float:
+    return math.nan if v is None else float(v)  # type: ignore[arg-type]
+
+
+def adjust(df: pl.DataFrame, correction: str = "holm", alpha: float = ALPHA) -> pl.DataFrame:
+    """Add p_holm, p_bh and `significant` (by `correction`) over the whole family."""
+    p = [math.nan if v is None else v for v in df["p_value"].to_list()]
+    ph, pb = holm(p), benjamini_hochberg(p)
+    chosen = ph if correction == "holm" else pb
+    return df.with_columns(
+        pl.Series("p_holm", ph, dtype=pl.Float64), pl.Series("p_bh", pb, dtype=pl.Float64),
+        pl.Series("significant", [(not math.isnan(q)) and q < alpha for q in chosen],
+                  dtype=pl.Boolean))
+
+
+def default_compare_dir(a: Path, b: Path) -> Path:
+    """Beside run B: `compare-<A>-vs-<B>`."""
+    return b.resolve().parent / f"compare-{a.resolve().name}-vs-{b.resolve().name}"
+
+
+def compare_runs(run_a: str | Path, run_b: str | Path, out_dir: str | Path | None = None, *,
+                 min_n: int = DEFAULT_MIN_N, correction: str = "holm",
+                 allow_different_strategies: bool = False,
+                 progress: Callable[[str], None] | None = None) -> Path:
+    """Compare two complete runs and write report.html/.md and the tables; returns out_dir.
+
+    Refuses (ReportError) runs whose strategies differ unless allow_different_strategies.
+    """
+    check_min_n(min_n)
+    if correction not in CORRECTIONS:
+        raise ReportError(f"--correction must be one of {', '.join(CORRECTIONS)}; "
+                          f"got {correction!r}")
+    a, b = open_run(run_a), open_run(run_b)
+    if not allow_different_strategies:
+        check_same_strategies(a, b)
+    out = Path(out_dir) if out_dir is not None else default_compare_dir(a.path, b.path)
+    if out.exists() and not out.is_dir():
+        raise ReportError(f"--out {str(out)!r} exists and is not a folder")
+    step = progress or (lambda _m: None)
+    step(f"analysing A ({a.name})")
+    ra = analyse(a, min_n)
+    step(f"analysing B ({b.name})")
+    rb = analyse(b, min_n)
+    step("testing differences")
+    report = comparison_report(a, b, ra, rb, min_n, correction)
+    step("writing")
+    try:
+        write_report(report, out)
+    except OSError as exc:
+        raise ReportError(f"cannot write to {out}: {exc}") from None
+    return out
+
+
+def comparison_report(a: RunInfo, b: RunInfo, ra: Report, rb: Report, min_n: int,
+                      correction: str) -> Report:
+    """The comparison as a Report: significant changes first, then every metric."""
+    df = adjust(compare_tables(ra, rb), correction)
+    df = df.with_columns(pl.min_horizontal("n_a", "n_b").alias("n_min"))
+    df = mark_low_n(df, "n_min", min_n)
+    moved = df.filter(pl.col("significant")).sort("p_value")
+    name = "Holm" if correction == "holm" else "Benjamini-Hochberg"
+    tests = int(df["p_value"].is_not_nan().sum())
+    text = [f"B - A for every headline and per-card metric. Rates: pooled two-proportion "
+            f"z-test; mean rounds: normal test of means. {tests} tests; adjusted p-values "
+            f"by Holm (family-wise) and Benjamini-Hochberg (false discovery rate); "
+            f"'significant' uses {name} at {ALPHA}.",
+            f"{moved.height} metric(s) moved significantly."]
+    def games(r: Report) -> int:
+        return int(r.headline.filter(pl.col("metric") == "first player rate")["n"][0])
+
+    facts = [("A", str(a.path)), ("B", str(b.path)),
+             ("games", f"{games(ra):,} vs {games(rb):,}"),
+             ("deck", f"{a.deck} vs {b.deck}"), ("rules", f"{a.rules} vs {b.rules}"),
+             ("strategies", f"{', '.join(n for n, _ in a.strategy_fingerprint())} vs "
+                            f"{', '.join(n for n, _ in b.strategy_fingerprint())}"),
+             ("correction", name)]
+    hidden = ("n_min",)
+    sections = [
+        Section("moved", "Significant changes", text=text, tables=[
+            Table("compare_significant", "Metrics that moved (adjusted p < 0.05)", moved,
+                  n_col="n_min", hidden=hidden)]),
+        Section("all", "Every metric", tables=[
+            Table("compare_headline", "Headline metrics",
+                  df.filter(pl.col("group") == "headline"), n_col="n_min", hidden=hidden),
+            Table("compare_symbols", "Per symbol", df.filter(pl.col("group") == "cards_symbol"),
+                  n_col="n_min", hidden=hidden),
+            Table("compare_cards", "Per tribe card", df.filter(pl.col("group") == "cards_tribe"),
+                  n_col="n_min", hidden=hidden),
+        ]),
+    ]
+    return Report(title=f"targi-sim compare: {a.name} (A) vs {b.name} (B)", facts=facts,
+                  sections=sections, min_n=min_n, headline=df)

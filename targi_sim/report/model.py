@@ -1,0 +1,63 @@
+"""The in-memory report: sections of titled tables and plots, rendered by html/markdown."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import polars as pl
+
+
+@dataclass
+class Table:
+    """A result table. `n_col` names the sample size that greys rows below --min-n
+    (the frame then carries a boolean `low_n` column); `hidden` columns are written
+    to CSV/Parquet but not shown in the documents."""
+
+    key: str
+    title: str
+    df: pl.DataFrame
+    n_col: str | None = None
+    note: str = ""
+    hidden: tuple[str, ...] = ()
+
+
+@dataclass
+class Plot:
+    key: str
+    title: str
+    png: bytes
+
+
+@dataclass
+class Section:
+    key: str
+    title: str
+    text: list[str] = field(default_factory=list)
+    tables: list[Table] = field(default_factory=list)
+    plots: list[Plot] = field(default_factory=list)
+
+
+@dataclass
+class Report:
+    """Everything `report`/`compare` write. `headline` has one row per headline metric
+    (metric, kind, value, x, n, sd) for run-vs-run comparison."""
+
+    title: str
+    facts: list[tuple[str, str]]
+    sections: list[Section]
+    min_n: int
+    headline: pl.DataFrame | None = None
+
+    def tables(self) -> list[Table]:
+        return [t for s in self.sections for t in s.tables]
+
+    def table(self, key: str) -> Table:
+        for t in self.tables():
+            if t.key == key:
+                return t
+        raise KeyError(key)
+
+
+def mark_low_n(df: pl.DataFrame, n_col: str, min_n: int) -> pl.DataFrame:
+    """Add the boolean `low_n` column: n below --min-n (shown greyed, never hidden)."""
+    return df.with_columns((pl.col(n_col).fill_null(0) < min_n).alias("low_n"))

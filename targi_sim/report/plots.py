@@ -1,0 +1,101 @@
+"""Matplotlib figures (Agg backend) returned as PNG bytes for embedding in report.html."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import polars as pl  # noqa: E402
+
+
+def _png(fig) -> bytes:
+    buf = io.BytesIO()
+    fig.tight_layout()
+    fig.savefig(buf, format="png", dpi=90)
+    plt.close(fig)
+    return buf.getvalue()
+
+
+def game_length(df: pl.DataFrame) -> bytes:
+    """Bar chart: games by rounds played, stacked by end reason."""
+    fig, ax = plt.subplots(figsize=(6, 3))
+    rounds = sorted(set(df["rounds"].to_list()))
+    bottom = [0.0] * len(rounds)
+    for reason in sorted(set(df["end_reason"].to_list())):
+        sub = {r: g for r, e, g in df.select("rounds", "end_reason", "games").iter_rows()
+               if e == reason}
+        heights = [float(sub.get(r, 0)) for r in rounds]
+        ax.bar([str(r) for r in rounds], heights, bottom=bottom, label=reason)
+        bottom = [b + h for b, h in zip(bottom, heights, strict=True)]
+    ax.set_xlabel("rounds played")
+    ax.set_ylabel("games")
+    ax.legend(fontsize=8)
+    return _png(fig)
+
+
+def score_gap(df: pl.DataFrame) -> bytes:
+    """Mean score of the round-1 first player minus the second, per round, with 95% CI."""
+    fig, ax = plt.subplots(figsize=(6, 3))
+    x = df["round"].to_list()
+    ax.plot(x, df["gap_mean"].to_list(), marker="o")
+    ax.fill_between(x, df["gap_lo"].to_list(), df["gap_hi"].to_list(), alpha=0.25)
+    ax.axhline(0.0, color="grey", lw=0.8)
+    ax.set_xlabel("after round")
+    ax.set_ylabel("first - second (score)")
+    return _png(fig)
+
+
+def curves(df: pl.DataFrame, columns: list[tuple[str, str]],
+           label: Callable[[str, int], str] | None = None) -> bytes:
+    """Small multiples: one panel per quantity, one line per (strategy, seat)."""
+    name = label or (lambda strategy, seat: f"{strategy} (seat {seat})")
+    fig, axes = plt.subplots(1, len(columns), figsize=(3.0 * len(columns), 3))
+    groups = df.select("strategy", "seat").unique().sort("strategy", "seat").rows()
+    for ax, (col, label) in zip(axes, columns, strict=True):
+        for strategy, seat in groups:
+            sub = df.filter((pl.col("strategy") == strategy) & (pl.col("seat") == seat))
+            ax.plot(sub["round"].to_list(), sub[col].to_list(), label=name(strategy, seat))
+        ax.set_title(label, fontsize=9)
+        ax.set_xlabel("round", fontsize=8)
+    axes[0].legend(fontsize=7)
+    return _png(fig)
+
+
+def card_bars(names: list[str], values: list[float], lo: list[float], hi: list[float],
+              greyed: list[bool], xlabel: str, ref: float | None = None) -> bytes:
+    """Horizontal bars with 95% interval whiskers; low-n entries drawn grey."""
+    height = max(3.0, 0.18 * len(names) + 1.0)
+    fig, ax = plt.subplots(figsize=(6, height))
+    ys = list(range(len(names)))
+    colors = ["#bbbbbb" if g else "#4477aa" for g in greyed]
+    err = [[max(v - a, 0) for v, a in zip(values, lo, strict=True)],
+           [max(b - v, 0) for v, b in zip(values, hi, strict=True)]]
+    ax.barh(ys, values, color=colors, xerr=err, error_kw={"lw": 0.8})
+    ax.set_yticks(ys, names, fontsize=7)
+    ax.invert_yaxis()
+    if ref is not None:
+        ax.axvline(ref, color="grey", lw=0.8)
+    ax.set_xlabel(xlabel)
+    return _png(fig)
+
+
+def raid_mix(df: pl.DataFrame) -> bytes:
+    """Stacked shares of payment kinds per raid."""
+    fig, ax = plt.subplots(figsize=(6, 3))
+    raids = sorted(set(df["raid"].to_list()))
+    kinds = ["goods", "vp", "gold", "none", "immune"]
+    bottom = [0.0] * len(raids)
+    for kind in kinds:
+        share = {r: s for r, p, s in df.select("raid", "paid", "share").iter_rows() if p == kind}
+        if not share:
+            continue
+        h = [float(share.get(r, 0.0)) for r in raids]
+        ax.bar([f"raid {r}" for r in raids], h, bottom=bottom, label=kind)
+        bottom = [b + x for b, x in zip(bottom, h, strict=True)]
+    ax.set_ylabel("share of players")
+    ax.legend(fontsize=8)
+    return _png(fig)

@@ -1,0 +1,78 @@
+"""Running the SQL in `analyses/` with DuckDB over a run's Parquet files.
+
+Why DuckDB: it streams the Parquet parts and aggregates them in parallel without
+loading a run into memory; a 1e6-game run has ~24M `rounds` rows. Each table is a
+view over `read_parquet('<run>/<table>/*.parquet')`, so the SQL files name tables
+exactly as docs/data-model.md does.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import polars as pl
+
+from ..paths import analyses_dir
+from .rundir import TABLES, ReportError
+
+
+def read_sql(name: str) -> str:
+    """The text of `analyses/<name>.sql` (installed or in the checkout)."""
+    path = analyses_dir() / f"{name}.sql"
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError:
+        raise ReportError(f"analysis {name!r} not found in {analyses_dir()}") from None
+
+
+def _quote(path: Path) -> str:
+    return "'" + str(path).replace("'", "''") + "'"
+
+
+class Analyses:
+    """A DuckDB connection with the run's tables as views; `frame(name)` runs a SQL file."""
+
+    def __init__(self, run_dir: str | Path, *, threads: int | None = None,
+                 memory_limit: str = "1GB") -> None:
+        self.run_dir = Path(run_dir).resolve()
+        self.con = duckdb.connect(":memory:")
+        self.con.execute(f"SET threads = {int(threads or os.cpu_count() or 1)}")
+        self.con.execute(f"SET memory_limit = '{memory_limit}'")
+        self.con.execute("SET preserve_insertion_order = false")
+        for table in TABLES:
+            glob = _quote(self.run_dir / table / "*.parquet")
+            self.con.execute(f"CREATE VIEW {table} AS SELECT * FROM read_parquet({glob})")
+        cards = _quote(self.run_dir / "cards.parquet")
+        self.con.execute(f"CREATE VIEW cards AS SELECT * FROM read_parquet({cards})")
+        self.script("views")
+
+    def script(self, name: str) -> None:
+        """Run a SQL file for its side effects (views, temporary tables)."""
+        self.con.execute(read_sql(name))
+
+    def frame(self, name: str, **params: Any) -> pl.DataFrame:
+        """Run `analyses/<name>.sql` (named parameters as `$name`) into a polars frame."""
+        sql = read_sql(name)
+        used = {k: v for k, v in params.items() if f"${k}" in sql}
+        try:
+            df = pl.from_arrow(self.con.sql(sql, params=used or None).to_arrow_table())
+        except duckdb.Error as exc:
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise ReportError(f"analysis {name!r} failed on {self.run_dir}: {first}") from None
+        assert isinstance(df, pl.DataFrame)
+        # SUMs of integers come back as DECIMAL/HUGEINT; plain numbers are easier downstream
+        return df.with_columns(
+            pl.col(c).cast(pl.Float64) for c, t in df.schema.items() if t.is_decimal()
+        )
+
+    def close(self) -> None:
+        self.con.close()
+
+    def __enter__(self) -> Analyses:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

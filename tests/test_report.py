@@ -1,0 +1,265 @@
+"""Known-answer tests of every report metric on the hand-built fixture (report_fixture.py).
+
+Expected values are computed by hand in the comments, never by the code under test.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from report_fixture import build_fixture
+
+from targi_sim.report import ReportError, analyse, build_report, compare_runs, open_run
+from targi_sim.report.metrics import (
+    benjamini_hochberg,
+    grade,
+    half_test_clustered,
+    holm,
+    lead_metrics,
+    two_proportion_test,
+)
+
+approx = pytest.approx
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory):
+    return build_fixture(tmp_path_factory.mktemp("fixture") / "run")
+
+
+@pytest.fixture(scope="module")
+def report(run_dir):
+    return analyse(open_run(run_dir), min_n=1)
+
+
+def rows(report, key, by):
+    return {r[by]: r for r in report.table(key).df.iter_rows(named=True)}
+
+
+def test_viability_metrics(report):
+    v = rows(report, "viability", "metric")
+    # first-player points: g0 1, g1 0, g2 0.5, g3 1 -> 2.5 / 4
+    assert v["AdvantageP1"]["value"] == approx(0.625)
+    assert v["Balance"]["value"] == approx(1 - abs(0.625 - 0.375))
+    assert v["Drawishness"]["value"] == approx(0.25)
+    assert v["Completion"]["value"] == approx(0.75)
+    assert v["Duration (mean rounds)"]["value"] == approx(2.0)
+    assert v["Duration (SD rounds)"]["value"] == approx(0.0)
+    # leaders r1 -> r2: g0 p0->p0 (0), g1 level->p0 (1), g2 p1->level (1), g3 p0->p1 (1)
+    assert v["LeadChange"]["value"] == approx(0.75)
+    # decided games: g0 winner ahead from r1 (d=1: 0), g1 and g3 from r2 (d=2: 1/2)
+    assert v["Decisiveness"]["value"] == approx((0 + 0.5 + 0.5) / 3)
+    assert v["Decisiveness"]["n"] == 3
+    # Wilson interval of 2.5/4 (stats.wilson_interval is tested elsewhere)
+    assert 0 < v["AdvantageP1"]["value_lo"] < 0.625 < v["AdvantageP1"]["value_hi"] < 1
+
+
+def test_strategy_seat_and_matchups(report):
+    s = {(r["strategy"], r["seat"]): r for r in report.table("strategies_by_seat").df.iter_rows(
+        named=True)}
+    assert s[("A", 0)]["win_rate"] == approx(1.0)   # g0, g1 won
+    assert s[("B", 1)]["win_rate"] == approx(0.0)
+    assert s[("B", 0)]["win_rate"] == approx(0.25)  # g2 draw, g3 loss
+    assert s[("A", 1)]["win_rate"] == approx(0.75)  # g2 draw, g3 win
+    assert s[("B", 0)]["draw_rate"] == approx(0.5)
+    m = {(r["p0_strategy"], r["p1_strategy"]): r for r in report.table("matchups").df.iter_rows(
+        named=True)}
+    assert m[("A", "B")]["games"] == 2 and m[("A", "B")]["p0_rate"] == approx(1.0)
+    assert m[("B", "A")]["p0_rate"] == approx(0.25)
+    length = report.table("game_length").df
+    assert dict(zip(length["end_reason"], length["games"], strict=True)) == {
+        "display_full": 3, "final_raid": 1}
+
+
+def test_first_player(report):
+    fp = rows(report, "first_player", "scope")
+    a = fp["all games"]
+    assert a["first_rate"] == approx(0.625) and a["n"] == 4 and a["pairs"] == 2
+    # pair totals 1 and 1.5 (2 games each); p = 0.625;
+    # var = 2/1 * ((1 - 1.25)^2 + (1.5 - 1.25)^2) / 4^2 = 0.015625, se 0.125, z = 1
+    assert a["z"] == approx(1.0)
+    assert a["p_value"] == approx(math.erfc(1 / math.sqrt(2)))
+    assert fp["A vs B"]["first_rate"] == approx(0.5)   # g0 1, g1 0
+    assert fp["B vs A"]["first_rate"] == approx(0.75)  # g2 .5, g3 1
+    assert "mirror matches" not in fp
+    er = rows(report, "first_player_by_end_reason", "end_reason")
+    assert er["display_full"]["first_rate"] == approx(1.5 / 3)
+    assert er["final_raid"]["first_rate"] == approx(1.0)
+    gap = rows(report, "score_gap", "round")
+    # first - second: r1 g0 +1, g1 0, g2 -1, g3 -2; r2 g0 +3, g1 -1, g2 0, g3 +2
+    assert gap[1]["gap_mean"] == approx(-0.5)
+    assert gap[2]["gap_mean"] == approx(1.0)
+
+
+def test_tribe_cards(report):
+    c = rows(report, "cards_tribe", "card_id")
+    c0, c1, c2 = c[0], c[1], c[2]
+    assert (c0["offered_rounds"], c1["offered_rounds"], c2["offered_rounds"]) == (2, 4, 3)
+    assert (c0["offered_games"], c1["offered_games"], c2["offered_games"]) == (2, 2, 2)
+    assert (c0["acquire_rate"], c1["acquire_rate"], c2["acquire_rate"]) == (1.0, 0.5, 0.5)
+    # acquisitions (a kept card's later `hand` row is not a second acquisition)
+    assert (c0["acquired"], c1["acquired"], c2["acquired"]) == (3, 1, 2)
+    assert c2["acquisition_rows"] == 3 and c2["kept"] == 2 and c0["discarded"] == 1
+    assert (c0["round_mean"], c1["round_mean"], c2["round_mean"]) == (1.0, 2.0, 1.5)
+    # played: card 0 by g0 p0 (win) and g2 p1 (draw); card 1 g1 p0 (win); card 2 g3 p0 (loss)
+    assert (c0["played_n"], c0["played_wr"]) == (2, approx(0.75))
+    assert (c1["played_n"], c1["played_wr"]) == (1, approx(1.0))
+    assert (c2["played_n"], c2["played_wr"]) == (1, approx(0.0))
+    # offered, not acquired by that player: card 0: g0 p1 (0), g2 p0 (.5)
+    assert (c0["not_taken_n"], c0["not_taken_wr"]) == (2, approx(0.25))
+    # card 1: g0 p0 (1), g0 p1 (0), g1 p1 (0); card 2: g0 p0 (1), g2 p0 (.5), g2 p1 (.5)
+    assert (c1["not_taken_n"], c1["not_taken_wr"]) == (3, approx(1 / 3))
+    assert (c2["not_taken_n"], c2["not_taken_wr"]) == (3, approx(2 / 3))
+    assert c0["improvement"] == approx(0.5)
+    assert c2["improvement"] == approx(-2 / 3)
+    assert c0["cost"] == "2s2p1d" and c1["cost"] == "1g"
+    # grades of WR played 0.75, 1, 0: mean 7/12, sd sqrt(0.270833) = 0.52042
+    assert c0["z"] == approx((0.75 - 7 / 12) / math.sqrt(0.2708333333), rel=1e-6)
+    assert (c0["grade"], c1["grade"], c2["grade"]) == ("C+", "B-", "D")
+
+
+def test_symbols(report):
+    s = rows(report, "cards_symbol", "symbol")
+    t = s["Targia"]
+    assert t["cards"] == 2 and t["played_n"] == 3
+    assert t["played_wr"] == approx(2.5 / 3)
+    assert t["not_taken_wr"] == approx(1.5 / 5)
+    assert t["acquire_rate"] == approx(3 / 4)
+    assert t["round_mean"] == approx((1 * 3 + 2 * 1) / 4)
+    assert s["Well"]["played_wr"] == approx(0.0)
+
+
+def test_border_and_goods_cards(report):
+    b = rows(report, "cards_border", "position")
+    # 8 game-rounds; robber on 13 in round 1, on 14 in round 2
+    assert b[1]["placements"] == 8 and b[1]["use_rate"] == approx(1.0)
+    assert b[5]["placements"] == 7 and b[5]["use_rate"] == approx(7 / 8)
+    assert b[7]["use_rate"] == approx(1 / 8)
+    assert b[13]["open_rounds"] == 4 and b[13]["use_rate"] == approx(0.0)
+    # seat 0 uses 1 in all games: points 1, 1, .5, 0; seat 1 uses 5: 0, 0, .5, 1
+    assert b[1]["used_n"] == 4 and b[1]["used_wr"] == approx(2.5 / 4)
+    assert b[5]["used_wr"] == approx(1.5 / 4)
+    assert b[7]["used_n"] == 1 and b[7]["used_wr"] == approx(1.0)
+    g = rows(report, "cards_goods", "card_id")
+    assert (g[0]["taken"], g[0]["taken_centre"], g[0]["taken_border"]) == (2, 1, 1)
+    assert g[0]["taker_n"] == 1 and g[0]["taker_wr"] == approx(1.0)
+    assert g[0]["goods_per_game"] == approx(2 * 1 / 4)
+    assert g[1]["goods_per_take"] == 2 and g[1]["goods_per_game"] == approx(0.5)
+    assert g[1]["taker_wr"] == approx(0.0)
+    assert g[2]["gold_per_game"] == approx(0.25) and g[2]["taker_wr"] == approx(1.0)
+
+
+def test_raids(report):
+    mix = {(r["raid"], r["paid"]): r for r in report.table("raids_payments").df.iter_rows(
+        named=True)}
+    assert mix[(1, "vp")]["share"] == approx(0.5) and mix[(1, "goods")]["share"] == approx(0.5)
+    assert mix[(1, "vp")]["payer_wr"] == approx(0.5)    # g0p0 1, g1p1 0, g2 .5 + .5
+    assert mix[(1, "goods")]["payer_wr"] == approx(0.5)  # g0p1 0, g1p0 1, g3p0 0, g3p1 1
+    assert mix[(4, "none")]["payer_wr"] == approx(0.0)
+    per = rows(report, "raids_per_raid", "raid")
+    # raid 1: 4 x 1 VP + 4 x 1 good x 0.5 = 6 over 8; raid 4: (3 bonus + 1 gold x 2) / 2
+    assert per[1]["vp_lost_mean"] == approx(0.75)
+    assert per[4]["vp_lost_mean"] == approx(2.5)
+    assert per[1]["wr_vp_minus_goods"] == approx(0.0)
+    sw = report.table("raids_winner_change").df.row(0, named=True)
+    # decided: g0 (swing -1), g1 (margin 1, swing 1 -> flips), g3 (margin 2, swing 3 -> flips)
+    assert sw["decided"] == 3
+    assert sw["flipped_exact_share"] == approx(2 / 3)
+    # VP-equivalent swings: g0 -0.5, g1 0.5 < 1, g3 3.5 - 2.5 = 1 < 2 -> none
+    assert sw["flipped_eq_share"] == approx(0.0)
+
+
+def test_strategies_matrix_and_elo(report):
+    m = {(r["a"], r["b"]): r for r in report.table("strategy_matrix").df.iter_rows(named=True)}
+    # A: wins g0, g1, g3, draw g2 -> 3.5 / 4
+    assert m[("A", "B")]["games"] == 4 and m[("A", "B")]["rate_a"] == approx(0.875)
+    assert m[("B", "A")]["rate_a"] == approx(0.125)
+    elo = rows(report, "elo", "strategy")
+    # Bradley-Terry with one virtual draw: odds (3.5 + .5) / (.5 + .5) = 4
+    assert elo["A"]["elo"] - elo["B"]["elo"] == approx(400 * math.log10(4), rel=1e-6)
+    assert elo["A"]["elo"] + elo["B"]["elo"] == approx(3000)
+
+
+def test_curves(report):
+    c = {(r["round"], r["seat"], r["strategy"]): r
+         for r in report.table("curves").df.iter_rows(named=True)}
+    r1 = c[(1, 0, "A")]  # g0, g1 seat 0 after round 1: scores 5, 4
+    assert r1["n"] == 2 and r1["score"] == approx(4.5) and r1["vp_tokens"] == approx(4.5)
+    assert r1["gold"] == approx(1) and r1["goods"] == approx(2) and r1["display"] == approx(0)
+    r2 = c[(2, 1, "A")]  # g2, g3 seat 1 after round 2: scores 5, 8
+    assert r2["score"] == approx(6.5) and r2["goods"] == approx(4) and r2["display"] == 2
+
+
+def test_low_n_rows_are_marked_not_dropped(run_dir):
+    rep = analyse(open_run(run_dir), min_n=2)
+    c = rows(rep, "cards_tribe", "card_id")
+    assert len(c) == 3
+    assert (c[0]["low_n"], c[1]["low_n"], c[2]["low_n"]) == (False, True, True)
+    assert c[1]["grade"] is None  # fewer than 2 eligible cards: no grades
+
+
+def test_statistics_helpers():
+    assert holm([0.01, 0.04, 0.03]) == approx([0.03, 0.06, 0.06])
+    assert benjamini_hochberg([0.01, 0.04, 0.03]) == approx([0.03, 0.04, 0.04])
+    # 50/100 vs 60/100: pooled .55, se sqrt(.55*.45*.02) = .070356, z = 1.4213
+    z, p = two_proportion_test(50, 100, 60, 100)
+    assert z == approx(1.42134, rel=1e-4) and p == approx(0.15521, rel=1e-3)
+    assert [grade(z) for z in (0, 0.2, 0.5, 1.9, 2.2, -0.5, -1.2, -3)] == [
+        "C", "C+", "B-", "A", "A+", "C-", "D-", "F"]
+    t = half_test_clustered([1.0, 1.5], [2, 2])
+    assert t["z"] == approx(1.0)
+    # leader codes: game 1 leader p0 then p1 (code 1 | 2 << 2), winner 1 -> d = 2 of 2
+    lm = lead_metrics([1 | (2 << 2)], [2], [1])
+    assert lm["lead_change"] == approx(1.0) and lm["decisiveness"] == approx(0.5)
+
+
+def test_build_report_writes_everything(run_dir, tmp_path):
+    out = build_report(run_dir, tmp_path / "rep", min_n=2)
+    html = (out / "report.html").read_text()
+    assert "data:image/png;base64," in html and "class='low'" in html
+    assert "†" in (out / "report.md").read_text()
+    for key in ("viability", "cards_tribe", "cards_border", "raids_payments", "elo", "curves"):
+        assert (out / "tables" / f"{key}.csv").is_file()
+        assert (out / "tables" / f"{key}.parquet").is_file()
+    assert not list(out.rglob(".*.tmp"))
+
+
+def test_default_out_dir(run_dir):
+    out = build_report(run_dir, None, min_n=1)
+    assert out == run_dir / "report" and (out / "report.html").is_file()
+
+
+def test_compare_same_run_and_refusal(run_dir, tmp_path):
+    out = compare_runs(run_dir, run_dir, tmp_path / "cmp", min_n=1)
+    import polars as pl
+
+    df = pl.read_parquet(out / "tables" / "compare_headline.parquet")
+    assert (df["change"].drop_nans().abs() < 1e-12).all()
+    cards = pl.read_parquet(out / "tables" / "compare_cards.parquet")
+    assert cards.height == 3 * 3  # three cards x (acquire rate, WR played, WR not taken)
+    assert not pl.read_parquet(out / "tables" / "compare_significant.parquet").height
+    other = build_fixture(tmp_path / "other", strategies=("A", "C"))
+    with pytest.raises(ReportError, match="different strategies"):
+        compare_runs(run_dir, other, tmp_path / "x")
+    compare_runs(run_dir, other, tmp_path / "y", allow_different_strategies=True)
+
+
+def test_refuses_incomplete_and_missing(tmp_path):
+    bad = build_fixture(tmp_path / "inc", status="incomplete")
+    with pytest.raises(ReportError, match="not complete"):
+        build_report(bad)
+    with pytest.raises(ReportError, match="does not exist"):
+        build_report(tmp_path / "nope")
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(ReportError, match="not a run directory"):
+        build_report(tmp_path / "empty")
+
+
+def test_curves_by_role(report):
+    c = {(r["round"], r["role"]): r for r in report.table("curves_by_role").df.iter_rows(
+        named=True)}
+    # round-1 first player after round 1: g0 s0 5, g1 s1 4, g2 s0 4, g3 s1 4 -> 17/4
+    assert c[(1, "first")]["score"] == approx(17 / 4)
+    # second player after round 2: g0 s1 7, g1 s0 9, g2 s1 5, g3 s0 6 -> 27/4
+    assert c[(2, "second")]["score"] == approx(27 / 4) and c[(2, "second")]["n"] == 4

@@ -1,0 +1,122 @@
+"""`report` on a real small run (the runner's output) is consistent with the raw tables;
+and the CLI's error handling (one `Error:` line, exit 2)."""
+
+from __future__ import annotations
+
+import duckdb
+import polars as pl
+import pytest
+from report_fixture import build_fixture
+from typer.testing import CliRunner
+
+from targi_sim.cli.app import app
+
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def real_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("real") / "run"
+    result = runner.invoke(app, ["run", "--games", "2000", "--p0", "balanced", "--p1",
+                                 "balanced", "--out", str(out), "--quiet", "--jobs", "1"])
+    assert result.exit_code == 0, result.output
+    return out
+
+
+@pytest.fixture(scope="module")
+def real_report(real_run):
+    result = runner.invoke(app, ["report", str(real_run), "--quiet", "--min-n", "100"])
+    assert result.exit_code == 0, result.output
+    return real_run / "report"
+
+
+def scalar(run, sql: str):
+    con = duckdb.connect()
+    for t in ("games", "rounds", "acquisitions", "offers", "raids", "goods"):
+        con.execute(f"CREATE VIEW {t} AS SELECT * FROM read_parquet('{run}/{t}/*.parquet')")
+    return con.execute(sql).fetchone()[0]
+
+
+def table(report, key) -> pl.DataFrame:
+    return pl.read_parquet(report / "tables" / f"{key}.parquet")
+
+
+def test_card_table_matches_raw_tables(real_run, real_report):
+    cards = table(real_report, "cards_tribe")
+    assert cards["acquisition_rows"].sum() == scalar(real_run, "SELECT count(*) FROM acquisitions")
+    assert cards["acquired"].sum() == scalar(
+        real_run, "SELECT count(*) FROM acquisitions WHERE source <> 'hand'")
+    assert cards["played_n"].sum() == scalar(
+        real_run, "SELECT count(*) FROM acquisitions WHERE outcome = 'played'")
+    assert cards["offered_rounds"].sum() == scalar(real_run, "SELECT count(*) FROM offers")
+    games = scalar(real_run, "SELECT count(*) FROM games")
+    assert cards["acquired_per_game"].sum() == pytest.approx(cards["acquired"].sum() / games)
+    # every card acquired from the centre was offered in that game
+    assert (cards["taken_games"] <= cards["offered_games"]).all()
+    # a symbol's counts are the sum of its cards'
+    sym = table(real_report, "cards_symbol")
+    assert sym["played_n"].sum() == cards["played_n"].sum()
+
+
+def test_other_tables_match_raw_tables(real_run, real_report):
+    games = scalar(real_run, "SELECT count(*) FROM games")
+    v = {r["metric"]: r for r in table(real_report, "viability").iter_rows(named=True)}
+    assert v["AdvantageP1"]["n"] == games
+    fp = scalar(real_run, "SELECT avg(CASE WHEN winner = first_player THEN 1.0 "
+                          "WHEN winner = -1 THEN 0.5 ELSE 0 END) FROM games")
+    assert v["AdvantageP1"]["value"] == pytest.approx(fp)
+    border = table(real_report, "cards_border")
+    assert border["placements"].sum() == scalar(
+        real_run, "SELECT sum((targi_card_1 > 0)::INT + (targi_card_2 > 0)::INT "
+                  "+ (targi_card_3 > 0)::INT) FROM rounds")
+    assert table(real_report, "cards_goods")["taken"].sum() == scalar(
+        real_run, "SELECT count(*) FROM goods")
+    assert table(real_report, "raids_payments")["n"].sum() == scalar(
+        real_run, "SELECT count(*) FROM raids")
+    gap = table(real_report, "score_gap")
+    assert gap.filter(pl.col("round") == 1)["n"][0] == games
+    seat = table(real_report, "strategies_by_seat")
+    assert seat["n"].sum() == 2 * games
+    # the amulet alternates: round r's first player is the round-1 first player iff r is odd
+    assert scalar(real_run, "SELECT count(*) FROM rounds r JOIN games g USING (game_id) "
+                            "WHERE r.is_first <> ((r.player = g.first_player) = (r.round % 2 = 1))"
+                  ) == 0
+    html = (real_report / "report.html").read_text()
+    assert "Elo needs at least two strategies" in html
+
+
+def assert_usage_error(result, needle: str) -> None:
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("Error: ") and needle in lines[0], lines
+
+
+def test_cli_errors(tmp_path):
+    assert_usage_error(runner.invoke(app, ["report", str(tmp_path / "nope")]), "does not exist")
+    (tmp_path / "plain").mkdir()
+    assert_usage_error(runner.invoke(app, ["report", str(tmp_path / "plain")]),
+                       "not a run directory")
+    inc = build_fixture(tmp_path / "inc", status="incomplete")
+    assert_usage_error(runner.invoke(app, ["report", str(inc)]), "not complete")
+    ok = build_fixture(tmp_path / "ok")
+    assert_usage_error(runner.invoke(app, ["report", str(ok), "--min-n", "lots"]), "--min-n")
+    other = build_fixture(tmp_path / "other", strategies=("A", "C"))
+    assert_usage_error(runner.invoke(app, ["compare", str(ok), str(other)]),
+                       "--allow-different-strategies")
+    assert_usage_error(runner.invoke(app, ["compare", str(ok), str(ok), "--correction", "x"]),
+                       "--correction")
+
+
+def test_cli_report_and_compare(tmp_path):
+    ok = build_fixture(tmp_path / "ok")
+    r = runner.invoke(app, ["report", str(ok), "--out", str(tmp_path / "rep"), "-q",
+                            "--min-n", "1"])
+    assert r.exit_code == 0, r.output
+    assert (tmp_path / "rep" / "report.html").is_file()
+    r = runner.invoke(app, ["compare", str(ok), str(ok), "-q", "--correction", "bh"])
+    assert r.exit_code == 0, r.output
+    assert "0 metric(s) moved significantly" in r.output
+    assert (tmp_path / "compare-ok-vs-ok" / "report.md").is_file()
+    assert "Examples" in runner.invoke(app, ["report", "--help"]).output
+    assert "Examples" in runner.invoke(app, ["compare", "--help"]).output
