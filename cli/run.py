@@ -84,17 +84,18 @@ def summarise(out: Path, strategies: tuple[str, str]):
     return tally
 
 
-def one_line(tally, outcome, seconds: float) -> str:
+def one_line(tally, outcome, wall: float, play: float) -> str:
+    """Games, wall time, games/s of play, output size, first-player and strategy rates."""
     n = tally.games
     s0, s1 = tally.strategies
     size = outcome.manifest["counts"]["bytes"]
     played = outcome.games_played
-    speed = (f"{played / seconds:,.0f} games/s" if played and seconds > 0
+    speed = (f"{played / play:,.0f} games/s" if played and play > 0
              else "nothing left to play")
     if played and played < n:
         speed += f" for the {played:,} played now"
     first = (tally.first_wins + 0.5 * tally.draws) / n
-    return (f"{n:,} games in {seconds:.1f} s ({speed}), "
+    return (f"{n:,} games in {wall:.1f} s wall ({speed}), "
             f"{_human_bytes(size)} written ({size / n:,.0f} B/game); first player {first:.1%}; "
             f"{s0} (seat 0) {tally.wins[0] / n:.1%}, {s1} (seat 1) {tally.wins[1] / n:.1%}, "
             f"draws {tally.draws / n:.1%}")
@@ -231,7 +232,8 @@ def register(app: typer.Typer) -> None:
                           "were already complete.", highlight=False)
         render(console, tally, seconds=t2 - t1, setup_seconds=t1 - t0, deck=deck,
                rules=rules, seed=run_seed, games_played=outcome.games_played)
-        console.print(one_line(tally, outcome, t2 - t0), highlight=False, soft_wrap=True)
+        console.print(one_line(tally, outcome, wall=t2 - t0, play=t2 - t1), highlight=False,
+                      soft_wrap=True)
         console.print(f"Run directory: {out_dir}  (status {outcome.manifest['status']})",
                       highlight=False)
 
