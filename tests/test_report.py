@@ -263,3 +263,21 @@ def test_curves_by_role(report):
     assert c[(1, "first")]["score"] == approx(17 / 4)
     # second player after round 2: g0 s1 7, g1 s0 9, g2 s1 5, g3 s0 6 -> 27/4
     assert c[(2, "second")]["score"] == approx(27 / 4) and c[(2, "second")]["n"] == 4
+
+
+def test_vp_rates_follow_the_deck_trades(tmp_path):
+    """Raid losses are valued at the deck's own best VP trades (base: 4 goods -> 3 VP,
+    1 gold -> 2 VP); a designer's changed trade moves them; no deck text falls back."""
+    from targi_sim import load_deck
+    from targi_sim.paths import data_dir
+    from targi_sim.report.values import rates_from_deck, rates_from_manifest
+
+    base = rates_from_deck(load_deck("base"))
+    assert (base.goods_vp, base.gold_vp) == (0.75, 2.0)
+    text = (data_dir() / "decks" / "base.toml").read_text(encoding="utf-8")
+    old = '{ give = "gold", give_amount = 1, get = "vp", get_amount = 2 }'
+    assert old in text
+    cheaper = text.replace(old, '{ give = "gold", give_amount = 1, get = "vp", get_amount = 3 }')
+    assert rates_from_manifest({"deck": {"content": cheaper}}).gold_vp == 3.0
+    fallback = rates_from_manifest({"deck": {"name": "x"}})
+    assert (fallback.goods_vp, fallback.gold_vp) == (0.5, 2.0)

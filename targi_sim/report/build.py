@@ -12,6 +12,7 @@ from .model import Report
 from .output import write_report
 from .queries import Analyses
 from .rundir import ReportError, RunInfo, open_run
+from .values import rates_from_manifest
 
 DEFAULT_MIN_N = 500
 
@@ -53,7 +54,7 @@ def analyse(run: RunInfo, min_n: int = DEFAULT_MIN_N,
         step("card balance")
         cards = sections.cards(a, min_n, info["games"])
         step("raid impact")
-        raids = sections.raids(a, min_n, headline)
+        raids = sections.raids(a, min_n, headline, rates_from_manifest(run.manifest))
         step("strategies")
         strat = sections.strategies(a, min_n)
         step("curves per round")

@@ -25,11 +25,8 @@ from .metrics import (
 )
 from .model import Plot, Section, Table, mark_low_n
 from .queries import Analyses
+from .values import VpRates
 
-# VP-equivalent of a good and of a gold (the base deck's Silversmith: 2 goods of one
-# kind -> 1 VP, 1 gold -> 2 VP). Used for raid losses; see docs/report.md.
-GOODS_VP = 0.5
-GOLD_VP = 2.0
 Z95 = 1.959963984540054
 
 Step = Callable[[str], None]
@@ -291,9 +288,9 @@ def _nan0(s: pl.Series) -> list[float]:
     return [0.0 if (v is None or math.isnan(v)) else v for v in s.to_list()]
 
 
-def raids(a: Analyses, min_n: int, headline: list[dict]) -> Section:
+def raids(a: Analyses, min_n: int, headline: list[dict], rates: VpRates) -> Section:
     """Payment mix, VP-equivalent losses, payer win rates and raid-decided games."""
-    mix = a.frame("raids_mix", goods_vp=GOODS_VP, gold_vp=GOLD_VP)
+    mix = a.frame("raids_mix", goods_vp=rates.goods_vp, gold_vp=rates.gold_vp)
     totals = mix.group_by("raid").agg(pl.col("n").sum().alias("raid_n"))
     mix = mix.join(totals, on="raid").sort("raid", "paid")
     mix = with_rate(mix, "share", "n", "raid_n")
@@ -320,7 +317,7 @@ def raids(a: Analyses, min_n: int, headline: list[dict]) -> Section:
         (pl.col("wr_paid_vp") - pl.col("wr_paid_goods")).alias("wr_vp_minus_goods"))
     per_raid = mark_low_n(per_raid, "n", min_n)
 
-    sw = a.frame("raids_swing", goods_vp=GOODS_VP, gold_vp=GOLD_VP)
+    sw = a.frame("raids_swing", goods_vp=rates.goods_vp, gold_vp=rates.gold_vp)
     sw = with_rate(sw, "flipped_exact_share", "flipped_exact", "decided")
     sw = with_rate(sw, "flipped_eq_share", "flipped_eq", "decided")
     sw = mark_low_n(sw, "decided", min_n)
@@ -330,8 +327,8 @@ def raids(a: Analyses, min_n: int, headline: list[dict]) -> Section:
     _headline(headline, "games decided by raids (VP-equivalent)", "rate",
               r["flipped_eq_share"], r["decided"], r["flipped_eq"])
     sec = Section("raids", "4. Raid impact", text=[
-        f"VP-equivalent of a payment: VP paid, a good = {GOODS_VP} VP, a gold = {GOLD_VP} VP "
-        "(the base deck's Silversmith rates), plus the VP the opponent received when the "
+        f"VP-equivalent of a payment: VP paid, a good = {rates.goods_vp:g} VP, a gold = "
+        f"{rates.gold_vp:g} VP ({rates.source}), plus the VP the opponent received when the "
         "player could not pay.",
         "A decided game would change winner without raids when the winner's margin is at most "
         "what raids cost the loser minus what they cost the winner (and that is > 0). "
