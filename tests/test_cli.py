@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
+from cli_helpers import one_error_line as assert_usage_error
 from typer.testing import CliRunner
 
 from targi_sim import available_strategies, list_decks, list_rules
@@ -30,18 +31,6 @@ def _in_tmp_dir(tmp_path, monkeypatch):
 
 def invoke(*args: str):
     return runner.invoke(app, list(args))
-
-
-def assert_usage_error(result, *needles: str) -> None:
-    """Exit 2, one `Error:` line naming the problem, no traceback."""
-    assert result.exit_code == 2, result.output
-    assert "Traceback" not in result.output
-    assert isinstance(result.exception, SystemExit), result.exception
-    lines = [line for line in result.output.splitlines() if line.strip()]
-    assert len(lines) == 1, result.output
-    assert lines[0].startswith("Error: ")
-    for needle in needles:
-        assert needle in lines[0], (needle, lines[0])
 
 
 # --------------------------------------------------------------------------- run

@@ -6,6 +6,7 @@ from __future__ import annotations
 import duckdb
 import polars as pl
 import pytest
+from cli_helpers import one_error_line as assert_usage_error
 from report_fixture import build_fixture
 from typer.testing import CliRunner
 
@@ -83,13 +84,6 @@ def test_other_tables_match_raw_tables(real_run, real_report):
                   ) == 0
     html = (real_report / "report.html").read_text()
     assert "Elo needs at least two strategies" in html
-
-
-def assert_usage_error(result, needle: str) -> None:
-    assert result.exit_code == 2, result.output
-    assert "Traceback" not in result.output
-    lines = [line for line in result.output.splitlines() if line.strip()]
-    assert len(lines) == 1 and lines[0].startswith("Error: ") and needle in lines[0], lines
 
 
 def test_cli_errors(tmp_path):

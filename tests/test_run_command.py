@@ -15,6 +15,7 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from cli_helpers import one_error_line as usage_error
 from typer.testing import CliRunner
 
 from targi_sim.cli.app import app
@@ -31,16 +32,6 @@ def _in_tmp_dir(tmp_path, monkeypatch):
 
 def invoke(*args: str):
     return runner.invoke(app, list(args))
-
-
-def usage_error(result, *needles: str) -> str:
-    assert result.exit_code == 2, result.output
-    assert "Traceback" not in result.output
-    lines = [line for line in result.output.splitlines() if line.strip()]
-    assert len(lines) == 1 and lines[0].startswith("Error: "), result.output
-    for needle in needles:
-        assert needle in lines[0], (needle, lines[0])
-    return lines[0]
 
 
 def parquet_files(out: Path) -> dict[str, bytes]:

@@ -9,6 +9,7 @@ import math
 import numpy as np
 import polars as pl
 import pytest
+from cli_helpers import one_error_line
 from typer.testing import CliRunner
 
 from targi_sim import UsageError, available_strategies, play_games
@@ -228,15 +229,6 @@ def test_write_creates_the_tables_atomically(small, tmp_path):
 
 
 # ------------------------------------------------------------------ CLI
-
-
-def one_error_line(result, *needles):
-    assert result.exit_code == 2, result.output
-    assert "Traceback" not in result.output
-    lines = [line for line in result.output.splitlines() if line.strip()]
-    assert len(lines) == 1 and lines[0].startswith("Error: "), result.output
-    for needle in needles:
-        assert needle in lines[0], (needle, lines[0])
 
 
 def test_cli_tournament_prints_and_writes(tmp_path):

@@ -6,25 +6,13 @@ so a reader never sees half a file.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from pathlib import Path
 
+from ..atomic import atomic_write
 from .html import render_html
 from .markdown import render_markdown
 from .model import Report
-
-
-def atomic_write(path: Path, write: Callable[[Path], object]) -> Path:
-    """Call write(tmp) on a temporary file next to `path`, then rename it to `path`."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        write(tmp)
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
-    return path
 
 
 def _text(text: str) -> Callable[[Path], object]:

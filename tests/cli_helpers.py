@@ -1,0 +1,15 @@
+"""Shared assertions for command-line tests."""
+
+from __future__ import annotations
+
+
+def one_error_line(result, *needles: str) -> str:
+    """A user mistake: exit 2, one `Error: ...` line naming the problem, no traceback."""
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output
+    assert isinstance(result.exception, SystemExit), result.exception
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("Error: "), result.output
+    for needle in needles:
+        assert needle in lines[0], (needle, lines[0])
+    return lines[0]
