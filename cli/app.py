@@ -11,6 +11,7 @@ from __future__ import annotations
 import platform
 import sys
 import time
+from collections.abc import Callable
 
 import typer
 from rich.console import Console
@@ -57,6 +58,15 @@ class _GamesPerSecond(ProgressColumn):
     def render(self, task: Task) -> Text:
         speed = task.finished_speed or task.speed
         return Text("-- games/s" if speed is None else f"{speed:,.0f} games/s", style="cyan")
+
+
+def load_engine(console: Console, quiet: bool, load: Callable[[], object]) -> None:
+    """Load (or, the first time, compile) the engine, with a spinner unless quiet."""
+    if quiet:
+        load()
+        return
+    with console.status("Loading the compiled engine (compiling on first use)..."):
+        load()
 
 
 def _progress(console: Console, quiet: bool) -> Progress:
@@ -244,11 +254,7 @@ def tournament(
 
     try:
         t0 = time.perf_counter()
-        if quiet:
-            warm_up(resolved, deck_obj, rules_obj)
-        else:
-            with err.status("Loading the compiled engine (compiling on first use)..."):
-                warm_up(resolved, deck_obj, rules_obj)
+        load_engine(err, quiet, lambda: warm_up(resolved, deck_obj, rules_obj))
         t1 = time.perf_counter()
         with _progress(err, quiet) as bar:
             task = bar.add_task(f"{n_pairs} pairs", total=total)

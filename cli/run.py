@@ -171,7 +171,7 @@ def register(app: typer.Typer) -> None:
         from targi_sim.runner import RunConfig, execute, resolve_run
         from targi_sim.runner.execute import check_options, prepare_out
 
-        from .app import EXIT_INTERRUPTED, _fail, _progress
+        from .app import EXIT_INTERRUPTED, _fail, _progress, load_engine
         from .parse import ParseError, parse_games, parse_seed, parse_whole_number
         from .summary import render
 
@@ -202,11 +202,7 @@ def register(app: typer.Typer) -> None:
 
         try:
             t0 = time.perf_counter()
-            if quiet:
-                resolved.match.play(*_one_game(), logs=False)
-            else:
-                with err.status("Loading the compiled engine (compiling on first use)..."):
-                    resolved.match.play(*_one_game(), logs=False)
+            load_engine(err, quiet, lambda: resolved.match.play(*_one_game(), logs=False))
             t1 = time.perf_counter()
             with _progress(err, quiet) as bar:
                 task = bar.add_task(f"{names[0]} vs {names[1]}", total=n_games)
