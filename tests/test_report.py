@@ -205,6 +205,9 @@ def test_statistics_helpers():
     # 50/100 vs 60/100: pooled .55, se sqrt(.55*.45*.02) = .070356, z = 1.4213
     z, p = two_proportion_test(50, 100, 60, 100)
     assert z == approx(1.42134, rel=1e-4) and p == approx(0.15521, rel=1e-3)
+    # design effect 2 in both samples: variance doubles, z shrinks by sqrt(2)
+    z2, p2 = two_proportion_test(50, 100, 60, 100, deff1=2.0, deff2=2.0)
+    assert z2 == approx(1.42134 / 2**0.5, rel=1e-4) and p2 > p
     assert [grade(z) for z in (0, 0.2, 0.5, 1.9, 2.2, -0.5, -1.2, -3)] == [
         "C", "C+", "B-", "A", "A+", "C-", "D-", "F"]
     t = half_test_clustered([1.0, 1.5], [2, 2])

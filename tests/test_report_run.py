@@ -114,3 +114,23 @@ def test_cli_report_and_compare(tmp_path):
     assert (tmp_path / "compare-ok-vs-ok" / "report.md").is_file()
     assert "Examples" in runner.invoke(app, ["report", "--help"]).output
     assert "Examples" in runner.invoke(app, ["compare", "--help"]).output
+
+
+def test_compare_accounts_for_paired_first_player_results(tmp_path):
+    """The first player's games within a pair are correlated (design effect ~2 for
+    balanced): compare's test of the first-player rate uses the report's design effect."""
+    from targi_sim.report import compare_runs
+    from targi_sim.report.metrics import two_proportion_test
+
+    a, b = tmp_path / "a", tmp_path / "b"
+    for out, seed in ((a, "1"), (b, "2")):
+        res = runner.invoke(app, ["run", "-n", "4000", "--seed", seed, "--out", str(out),
+                                  "--quiet", "--jobs", "1"])
+        assert res.exit_code == 0, res.output
+    out = compare_runs(a, b, tmp_path / "cmp", min_n=0)
+    table = pl.read_parquet(out / "tables" / "compare_headline.parquet")
+    row = table.filter(pl.col("metric") == "first player rate").row(0, named=True)
+    naive, _ = two_proportion_test(row["a"] * row["n_a"], row["n_a"], row["b"] * row["n_b"],
+                                   row["n_b"])
+    assert naive != 0
+    assert 1.3 < naive / row["z"] < 1.6  # sqrt of a design effect of about 2

@@ -66,7 +66,7 @@ def analyse(run: RunInfo, min_n: int = DEFAULT_MIN_N,
         min_n=min_n,
         headline=pl.DataFrame(headline, schema={
             "metric": pl.String, "kind": pl.String, "value": pl.Float64, "x": pl.Float64,
-            "n": pl.Float64, "sd": pl.Float64}),
+            "n": pl.Float64, "sd": pl.Float64, "deff": pl.Float64}),
     )
 
 

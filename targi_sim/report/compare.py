@@ -67,7 +67,8 @@ def compare_tables(ra: Report, rb: Report) -> pl.DataFrame:
         if x is None:
             continue
         if r["kind"] == "rate":
-            z, p = two_proportion_test(x["x"], x["n"], r["x"], r["n"])
+            z, p = two_proportion_test(x["x"], x["n"], r["x"], r["n"],
+                                       deff1=_deff(x), deff2=_deff(r))
         elif r["kind"] == "mean":
             z, p = welch_test(x["value"], x["sd"], x["n"], r["value"], r["sd"], r["n"])
         else:
@@ -88,6 +89,12 @@ def compare_tables(ra: Report, rb: Report) -> pl.DataFrame:
               "b": pl.Float64, "n_b": pl.Float64, "change": pl.Float64, "z": pl.Float64,
               "p_value": pl.Float64}
     return pl.DataFrame(rows, schema=schema)
+
+
+def _deff(row: dict) -> float:
+    """A headline row's design effect (reports written before it was recorded: 1)."""
+    d = row.get("deff")
+    return 1.0 if d is None or math.isnan(d) else float(d)
 
 
 def _f(v: object) -> float:

@@ -71,12 +71,18 @@ def half_test_clustered(points: np.ndarray, games: np.ndarray) -> dict[str, floa
             "design_effect": deff, "binomial_se": math.sqrt(binom), "clusters": float(k)}
 
 
-def two_proportion_test(x1: float, n1: float, x2: float, n2: float) -> tuple[float, float]:
-    """(z, two-sided p) of the pooled two-proportion z-test of x1/n1 against x2/n2."""
+def two_proportion_test(x1: float, n1: float, x2: float, n2: float, *,
+                        deff1: float = 1.0, deff2: float = 1.0) -> tuple[float, float]:
+    """(z, two-sided p) of the pooled two-proportion z-test of x1/n1 against x2/n2.
+
+    `deff1`, `deff2`: design effects of the two samples (correlated games, e.g. the
+    first player's results within seat-swapped pairs); each sample's variance is
+    multiplied by its own, i.e. n is replaced by the effective n / deff.
+    """
     if n1 <= 0 or n2 <= 0:
         return math.nan, math.nan
     p = (x1 + x2) / (n1 + n2)
-    var = p * (1 - p) * (1 / n1 + 1 / n2)
+    var = p * (1 - p) * (deff1 / n1 + deff2 / n2)
     if var <= 0:
         return 0.0, 1.0
     z = (x2 / n2 - x1 / n1) / math.sqrt(var)

@@ -33,9 +33,11 @@ Step = Callable[[str], None]
 
 
 def _headline(rows: list[dict], metric: str, kind: str, value: float, n: float,
-              x: float = math.nan, sd: float = math.nan) -> None:
+              x: float = math.nan, sd: float = math.nan, deff: float = 1.0) -> None:
+    """One headline metric; `deff` is its design effect (variance over the binomial one,
+    > 1 when the games of a seat-swapped pair are correlated), used by `compare`."""
     rows.append({"metric": metric, "kind": kind, "value": float(value), "x": float(x),
-                 "n": float(n), "sd": float(sd)})
+                 "n": float(n), "sd": float(sd), "deff": float(deff)})
 
 
 def overview(a: Analyses, min_n: int, headline: list[dict]) -> tuple[Section, dict]:
@@ -153,19 +155,25 @@ def first_player(a: Analyses, min_n: int, headline: list[dict]) -> Section:
     table = with_rate(table, "first_rate", "first_points", "n")
     table = mark_low_n(table, "n", min_n)
 
+    overall = rows[0] if rows else None
     er = a.frame("first_player_end_reason")
     er = with_rate(er, "first_rate", "first_points", "n")
     er = mark_low_n(er, "n", min_n)
+    # the pair-level design effect also applies to comparisons of these rates
+    measured = overall.get("design_effect") if overall else None
+    deff = 1.0 if measured is None or math.isnan(measured) else max(1.0, float(measured))
+    for h in headline:
+        if h["metric"] == "first player rate":
+            h["deff"] = deff
     for r in er.iter_rows(named=True):
         _headline(headline, f"first player rate, {r['end_reason']}", "rate", r["first_rate"],
-                  r["n"], r["first_points"])
+                  r["n"], r["first_points"], deff=deff)
 
     gap = a.frame("score_gap").with_columns(
         (pl.col("gap_sd") / pl.col("n").sqrt()).alias("gap_se"))
     gap = gap.with_columns((pl.col("gap_mean") - Z95 * pl.col("gap_se")).alias("gap_lo"),
                            (pl.col("gap_mean") + Z95 * pl.col("gap_se")).alias("gap_hi"))
     gap = mark_low_n(gap, "n", min_n)
-    overall = rows[0] if rows else None
     text = ["The round-1 first player is the seat with the amulet in round 1 (it then "
             "alternates). The test against 50% treats each seat-swapped pair (same seed, "
             "first player swapped) as one unit: z uses the cluster-robust variance of pair "
