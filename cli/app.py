@@ -83,6 +83,19 @@ def _progress(console: Console, quiet: bool) -> Progress:
     )
 
 
+def _register_commands() -> None:
+    """Commands that live in their own modules (each adds itself to the app)."""
+    from . import check, replay, report, run
+
+    run.register(app)
+    replay.register(app)
+    report.register(app)
+    check.register(app)
+
+
+_register_commands()
+
+
 def _first_line(text: str) -> str:
     return text.strip().splitlines()[0] if text.strip() else ""
 
@@ -286,17 +299,6 @@ def version() -> None:
     typer.echo(f"compile cache: {cache_dir()}")
 
 
-def _register_commands() -> None:
-    """Commands that live in their own modules (each adds itself to the app)."""
-    from . import check, replay, report, run
-
-    run.register(app)
-    replay.register(app)
-    report.register(app)
-    check.register(app)
-
-
-_register_commands()
 
 
 def main() -> None:
