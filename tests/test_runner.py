@@ -9,6 +9,8 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from targi_sim import play_games
 from targi_sim.runner import RunConfig, RunDir, execute, resolve_run
@@ -168,3 +170,21 @@ def test_every_column_is_documented():
             base = re.sub(r"_(p[01]|[123])$", "", field)
             assert re.search(rf"\b{re.escape(field)}\b|\b{re.escape(base)}", section), \
                 (name, field)
+
+
+@settings(max_examples=8, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(games=st.integers(1, 24), chunk=st.integers(1, 30), seed=st.integers(0, 2**31 - 1))
+def test_any_chunking_gives_the_same_rows(tmp_path, games, chunk, seed):
+    """Property: for any game count, chunk size and seed, the run's tables hold the
+    same rows as one chunk holding every game."""
+    import shutil
+
+    a, b = tmp_path / f"a{games}-{chunk}-{seed}", tmp_path / f"b{games}-{chunk}-{seed}"
+    run_to(a, games=games, chunk=chunk, seed=seed, p0="random")
+    run_to(b, games=games, chunk=games, seed=seed, p0="random")
+    for name in TABLES:
+        assert read(a, name).equals(read(b, name)), name
+    assert read(a, "games")["game_id"].to_list() == list(range(games))
+    shutil.rmtree(a)
+    shutil.rmtree(b)
