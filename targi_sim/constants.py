@@ -138,9 +138,11 @@ HC_LATE = 107
 HC_DEMAND_KEY = 108  # centre layout for which HC_DEMAND holds the visible cost histogram
 HC_DEMAND = 109      # + good*4 + units (12): visible tribe cards costing `units` of `good`
 HC_LINE_CACHE = 121  # + b (16): best cell value along border card b's line
-HC_UV_KEY = 137      # + 4: resources version, centre version, round, robber*64+hand
+HC_UV_KEY = 137      # + 4: packed goods and gold, centre version, round, robber*1024+hand
 HC_UV = 141          # + 5: this player's unit values under that key
-HC_END = 146         # first column after the cache
+HC_UVO_KEY = 146     # + 4: the same key for the opponent's tokens and hand
+HC_UVO = 150         # + 5: the opponent's unit values (valued with this player's weights)
+HC_END = 155         # first column after the cache
 
 # --- decision types (what a strategy is asked) --------------------------------
 DT_PLACE = 0          # option: border index 0..15

@@ -55,6 +55,8 @@ from ..constants import (
     HC_LINE_CACHE,
     HC_UV,
     HC_UV_KEY,
+    HC_UVO,
+    HC_UVO_KEY,
     HW_CARD_VP,
     HW_DENIAL,
     HW_DISPLAY,
@@ -99,6 +101,7 @@ from .layout import (
     P_DISPLAY_N,
     P_HAND,
     P_MARKER,
+    P_RES,
     P_TARGI,
     S_BORDER_TARGI,
     S_CELL_CARD,
@@ -107,7 +110,6 @@ from .layout import (
     S_CELL_UP,
     S_CELLS_VERSION,
     S_POLICY_RNG,
-    S_RES_VERSION,
     S_ROBBER,
     S_ROUND,
     TC_ABILITY,
@@ -177,22 +179,44 @@ def need(S, D, SP, p, w, k):
 
 @jit_inline
 def unit_values(S, D, R, SP, p, w, base, late):
-    """Unit values of p's resources, cached until tokens, centre, round or robber change."""
-    k0 = float(S[S_RES_VERSION])
+    """Unit values of p's own resources (cached, see cached_unit_values)."""
+    return cached_unit_values(S, D, R, SP, p, w, base, late, HC_UV_KEY, HC_UV)
+
+
+@jit_inline
+def opponent_unit_values(S, D, R, SP, p, w, base, late):
+    """Unit values of the opponent's resources as p values them (own cache slot)."""
+    return cached_unit_values(S, D, R, SP, 1 - p, w, base, late, HC_UVO_KEY, HC_UVO)
+
+
+@jit_inline
+def cached_unit_values(S, D, R, SP, q, w, base, late, key, col):
+    """Unit values of q's resources with w's weights, cached in SP[w] under a key of
+    everything they depend on: q's goods and gold, q's hand, centre, round and robber.
+
+    The key holds q's own tokens rather than a counter of all token changes, so it
+    survives the other player's gains; tokens outside 0..1023 are valued uncached.
+    """
+    pb = pbase(q)
+    k0 = 0.0
+    for r in range(4):
+        x = S[pb + P_RES + r]
+        if x < 0 or x >= 1024:
+            return compute_unit_values(S, D, R, SP, q, w, base, late)
+        k0 = k0 * 1024.0 + x
     k1 = float(S[S_CELLS_VERSION])
     k2 = float(S[S_ROUND])
-    k3 = float(S[S_ROBBER] * 64 + S[pbase(p) + P_HAND])
-    if (SP[p, HC_UV_KEY] == k0 and SP[p, HC_UV_KEY + 1] == k1 and SP[p, HC_UV_KEY + 2] == k2
-            and SP[p, HC_UV_KEY + 3] == k3):
-        return (SP[p, HC_UV], SP[p, HC_UV + 1], SP[p, HC_UV + 2], SP[p, HC_UV + 3],
-                SP[p, HC_UV + 4])
-    uv = compute_unit_values(S, D, R, SP, p, w, base, late)
+    k3 = float(S[S_ROBBER] * 1024 + S[pb + P_HAND])
+    if (SP[w, key] == k0 and SP[w, key + 1] == k1 and SP[w, key + 2] == k2
+            and SP[w, key + 3] == k3):
+        return (SP[w, col], SP[w, col + 1], SP[w, col + 2], SP[w, col + 3], SP[w, col + 4])
+    uv = compute_unit_values(S, D, R, SP, q, w, base, late)
     for i in range(5):
-        SP[p, HC_UV + i] = uv[i]
-    SP[p, HC_UV_KEY] = k0
-    SP[p, HC_UV_KEY + 1] = k1
-    SP[p, HC_UV_KEY + 2] = k2
-    SP[p, HC_UV_KEY + 3] = k3
+        SP[w, col + i] = uv[i]
+    SP[w, key] = k0
+    SP[w, key + 1] = k1
+    SP[w, key + 2] = k2
+    SP[w, key + 3] = k3
     return uv
 
 
@@ -473,7 +497,7 @@ def same_weights(SP, p, q, base):
 
 
 @jit
-def fill_placement_cache(S, D, R, SP, p, w, base, uv, uvo, late):
+def fill_placement_cache(S, D, R, SP, p, w, base, uv, late):
     """Value of every cell and border card for p (and border cards for the opponent)."""
     for cell in range(N_CELLS):
         SP[p, HC_CELL + cell] = cell_value(S, D, R, SP, p, w, base, uv, late, cell)
@@ -490,6 +514,7 @@ def fill_placement_cache(S, D, R, SP, p, w, base, uv, uvo, late):
             SP[p, HC_LINE_CACHE + b] = line_value(SP, p, b) if kind != BK_RAID else 0.0
         SP[p, HC_KEY] = placement_key(S, p)
         return
+    uvo = opponent_unit_values(S, D, R, SP, p, w, base, late)
     for b in range(N_BORDER):
         if border(D, b, BD_KIND) == BK_RAID:
             SP[p, HC_BORDER + b] = 0.0
@@ -715,12 +740,11 @@ def best_option(S, D, R, SP, p, base, dtype, O, n, ctx, greedy):
             # placements read cached values, refreshed once per placement phase
             if SP[p, HC_KEY] != placement_key(S, p):
                 uv = unit_values(S, D, R, SP, p, w, base, late)
-                uvo = compute_unit_values(S, D, R, SP, 1 - p, w, base, late)
-                fill_placement_cache(S, D, R, SP, p, w, base, uv, uvo, late)
+                fill_placement_cache(S, D, R, SP, p, w, base, uv, late)
         elif dtype != DT_ACTION and dtype != DT_TRIBAL_EXPANSION:
             uv = unit_values(S, D, R, SP, p, w, base, late)
             if dtype == DT_TRIBE and O[0] == OPT_LEAVE:  # leave comes first when legal
-                uvo = compute_unit_values(S, D, R, SP, 1 - p, w, base, late)
+                uvo = opponent_unit_values(S, D, R, SP, p, w, base, late)
     best = 0
     best_v = -1e18
     for i in range(n):
