@@ -379,7 +379,7 @@ def acquire_value(S, D, R, SP, p, w, base, uv, late, c):
     return best
 
 
-@jit
+@jit_inline
 def cell_value(S, D, R, SP, p, w, base, uv, late, cell):
     """What a tribe marker on this cell would bring p (0 for face-down or empty cells)."""
     if S[S_CELL_UP + cell] == 0:
