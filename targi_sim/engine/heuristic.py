@@ -269,7 +269,7 @@ def cost_value(uv, cost):
 
 
 # ------------------------------------------------------------------ cards and rows
-@jit
+@jit_inline
 def row_potential(S, D, R, SP, p, w, base, row, extra_sym):
     """Value of a row's progress toward a bonus, optionally with one more card of extra_sym."""
     o = pbase(p) + P_DISPLAY + row * DISPLAY_COLS
@@ -432,7 +432,7 @@ def exchange_value(S, D, p, uv, b):
     return best
 
 
-@jit
+@jit_inline
 def border_value(S, D, R, SP, p, w, base, uv, late, b, cells):
     """What a Targi on border card b would bring p by itself (markers aside).
 
