@@ -355,7 +355,7 @@ def row_free(S, p, row):
     return S[pbase(p) + P_DISPLAY + row * DISPLAY_COLS + DISPLAY_COLS - 1] < 0
 
 
-@jit
+@jit_inline
 def acquire_value(S, D, R, SP, p, w, base, uv, late, c):
     """Best value p can get from acquiring card c now: play it, keep it, or nothing."""
     best = 0.0
@@ -720,7 +720,7 @@ def greedy_value(S, D, R, SP, p, dtype, v, ctx):
     return 0.0
 
 
-@jit
+@jit_inline
 def best_option(S, D, R, SP, p, base, dtype, O, n, ctx, greedy):
     """Index of the best-valued option (ties and HW_NOISE jitter broken by p's stream)."""
     w = p  # the deciding player values everything with its own weights

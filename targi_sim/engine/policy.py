@@ -61,20 +61,17 @@ def decide(S, D, R, SP, p, dtype, O, n, ctx):
     kind = int(SP[p, 0])
     if kind == SK_SCRIPTED:
         return scripted_choice(S, SP, p, O, n)
-    if kind == SK_HEURISTIC:
-        return best_option(S, D, R, SP, p, 0, dtype, O, n, ctx, False)
-    if kind == SK_MONTECARLO:
+    if kind == SK_MONTECARLO and dtype == DT_PLACE and not np.isnan(SP[p, MC_PENDING]):
         # Placements are chosen by the rollout driver (engine/montecarlo.py), which
         # leaves its choice in MC_PENDING; everything else by the player's own weights.
-        if dtype == DT_PLACE and not np.isnan(SP[p, MC_PENDING]):
-            want = int(SP[p, MC_PENDING])
-            SP[p, MC_PENDING] = np.nan
-            for i in range(n):
-                if O[i] == want:
-                    return i
-        return best_option(S, D, R, SP, p, 0, dtype, O, n, ctx, False)
-    if kind == SK_GREEDY:
-        return best_option(S, D, R, SP, p, 0, dtype, O, n, ctx, True)
+        want = int(SP[p, MC_PENDING])
+        SP[p, MC_PENDING] = np.nan
+        for i in range(n):
+            if O[i] == want:
+                return i
+    if kind == SK_HEURISTIC or kind == SK_MONTECARLO or kind == SK_GREEDY:
+        # one call site, so best_option is inlined once per decision type
+        return best_option(S, D, R, SP, p, 0, dtype, O, n, ctx, kind == SK_GREEDY)
     if kind == SK_RANDOM:
         return random_choice(S, p, n)
     if kind == SK_PLUGIN:
