@@ -720,6 +720,20 @@ def greedy_value(S, D, R, SP, p, dtype, v, ctx):
     return 0.0
 
 
+@jit
+def greedy_option(S, D, R, SP, p, dtype, O, n, ctx):
+    """best_option for the greedy kind (no weights, no noise), kept out of line so the
+    inlined heuristic path stays specialised for the weighted kinds."""
+    best = 0
+    best_v = -1e18
+    for i in range(n):
+        v = greedy_value(S, D, R, SP, p, dtype, O[i], ctx)
+        if v > best_v:
+            best_v = v
+            best = i
+    return best
+
+
 @jit_inline
 def best_option(S, D, R, SP, p, base, dtype, O, n, ctx, greedy):
     """Index of the best-valued option (ties and HW_NOISE jitter broken by p's stream)."""

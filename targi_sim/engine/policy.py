@@ -19,7 +19,7 @@ from ..constants import (
     SK_RANDOM,
     SK_SCRIPTED,
 )
-from .heuristic import best_option
+from .heuristic import best_option, greedy_option
 from .jit import jit
 from .layout import S_ERROR, S_POLICY_RNG
 from .plugin import plugin_choose
@@ -69,9 +69,11 @@ def decide(S, D, R, SP, p, dtype, O, n, ctx):
         for i in range(n):
             if O[i] == want:
                 return i
-    if kind == SK_HEURISTIC or kind == SK_MONTECARLO or kind == SK_GREEDY:
+    if kind == SK_HEURISTIC or kind == SK_MONTECARLO:
         # one call site, so best_option is inlined once per decision type
-        return best_option(S, D, R, SP, p, 0, dtype, O, n, ctx, kind == SK_GREEDY)
+        return best_option(S, D, R, SP, p, 0, dtype, O, n, ctx, False)
+    if kind == SK_GREEDY:
+        return greedy_option(S, D, R, SP, p, dtype, O, n, ctx)
     if kind == SK_RANDOM:
         return random_choice(S, p, n)
     if kind == SK_PLUGIN:
