@@ -165,7 +165,7 @@ def register(app: typer.Typer) -> None:
         """Play N games between two strategies into a run directory of Parquet tables.
 
         Prints a progress bar, then win rates with 95% intervals. The first run
-        compiles the engine (about two minutes); later runs load it from the cache.
+        compiles the engine (about three minutes); later runs load it from the cache.
         """
         from targi_sim import DataError, InputError, UsageError
         from targi_sim.runner import RunConfig, execute, resolve_run

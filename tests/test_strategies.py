@@ -278,7 +278,8 @@ def test_cli_show_malformed_file_exits_2_naming_file_and_field(tmp_path):
 
 def test_cli_run_accepts_a_strategy_file(tmp_path):
     path = write(tmp_path, 'name = "mine"\nkind = "heuristic"\n[weights]\ngold = 2.0\n')
-    result = runner.invoke(app, ["run", "--games", "20", "--p0", str(path), "--quiet"])
+    result = runner.invoke(app, ["run", "--games", "20", "--p0", str(path), "--quiet",
+                                 "--out", str(tmp_path / "run")])
     assert result.exit_code == 0, result.output
     assert "seat 0 (mine) wins" in result.output
 
