@@ -8,7 +8,6 @@ equal what the run logged; `logged_differences` says where it does not.
 
 from __future__ import annotations
 
-import json
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -93,9 +92,11 @@ def logged_rows(ref: GameRef) -> dict[str, pl.DataFrame]:
 
 
 def _comparable(df: pl.DataFrame, columns: list[str]) -> pl.DataFrame:
+    """Names as strings, everything else as int64: the record and the Parquet rows
+    differ only in types (dictionary vs plain strings, int8 vs int64)."""
     return df.select(
-        pl.col(c).cast(pl.Utf8) if df.schema[c] in (pl.Utf8, pl.Categorical) or
-        isinstance(df.schema[c], pl.Categorical | pl.Enum) else pl.col(c).cast(pl.Int64)
+        pl.col(c).cast(pl.Int64 if df.schema[c].is_numeric() or df.schema[c] == pl.Boolean
+                       else pl.Utf8)
         for c in columns
     )
 
@@ -123,11 +124,3 @@ def logged_differences(record: GameRecord, logged: dict[str, pl.DataFrame]) -> l
         if not _comparable(mine, cols).equals(_comparable(theirs, cols)):
             out.append(f"{name}: {theirs.height} logged rows differ from {mine.height} replayed")
     return out
-
-
-def manifest_summary(run: str | Path) -> dict:
-    """The parts of the manifest a replay header shows."""
-    m = _manifest(Path(run))
-    return {"strategies": [s["name"] for s in m["strategies"]], "deck": m["deck"]["name"],
-            "rules": m["rules"]["name"], "seed": m["config"]["seed"],
-            "command": " ".join(m.get("command", [])), "raw": json.dumps(m["config"])}

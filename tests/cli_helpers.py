@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 
 def one_error_line(result, *needles: str) -> str:
     """A user mistake: exit 2, one `Error: ...` line naming the problem, no traceback."""
@@ -13,3 +15,8 @@ def one_error_line(result, *needles: str) -> str:
     for needle in needles:
         assert needle in lines[0], (needle, lines[0])
     return lines[0]
+
+
+def parquet_files(run: Path) -> dict[str, bytes]:
+    """Every chunk table file of a run directory, by relative path: for byte comparisons."""
+    return {str(p.relative_to(run)): p.read_bytes() for p in sorted(run.glob("*/part-*.parquet"))}

@@ -16,6 +16,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 from cli_helpers import one_error_line as usage_error
+from cli_helpers import parquet_files
 from typer.testing import CliRunner
 
 from targi_sim.cli.app import app
@@ -32,10 +33,6 @@ def _in_tmp_dir(tmp_path, monkeypatch):
 
 def invoke(*args: str):
     return runner.invoke(app, list(args))
-
-
-def parquet_files(out: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(out)): p.read_bytes() for p in sorted(out.glob("*/part-*.parquet"))}
 
 
 def _exe() -> str:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from cli_helpers import parquet_files
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -27,10 +28,6 @@ def run_to(out: Path, games: int = 30, chunk: int = 7, jobs: int = 1, **kw):
 
 def read(out: Path, table: str) -> pl.DataFrame:
     return pl.read_parquet(out / table / "*.parquet")
-
-
-def files(out: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(out)): p.read_bytes() for p in sorted(out.glob("*/part-*.parquet"))}
 
 
 def test_tables_hold_exactly_the_api_games(tmp_path):
@@ -79,7 +76,7 @@ def test_results_do_not_depend_on_jobs_or_chunk_size(tmp_path):
     run_to(a, games=40, chunk=10, jobs=1)
     run_to(b, games=40, chunk=10, jobs=2)
     run_to(c, games=40, chunk=7, jobs=2)
-    assert files(a) == files(b)  # same chunking: byte-identical files
+    assert parquet_files(a) == parquet_files(b)  # same chunking: byte-identical files
     for name in TABLES:
         left = read(a, name)
         right = read(c, name)
@@ -89,7 +86,7 @@ def test_results_do_not_depend_on_jobs_or_chunk_size(tmp_path):
 def test_rerun_resumes_only_missing_chunks(tmp_path):
     out = tmp_path / "run"
     run_to(out, games=30, chunk=7)
-    before = files(out)
+    before = parquet_files(out)
     rd = RunDir(out)
     rd.marker_path(2).unlink()  # as if killed before chunk 2 was marked complete
     rd.table_path("raids", 2).unlink()
@@ -99,7 +96,7 @@ def test_rerun_resumes_only_missing_chunks(tmp_path):
     outcome = execute(resolve_run(cfg), out, progress=done.append)
     assert outcome.chunks_skipped == 4 and outcome.games_played == 7
     assert sum(done) == 30
-    assert files(out) == before
+    assert parquet_files(out) == before
     assert not list(out.rglob("*.tmp"))
 
 

@@ -43,10 +43,6 @@ class RunOutcome:
     games_played: int
     seconds: float
 
-    @property
-    def games(self) -> int:
-        return int(self.manifest["config"]["games"])
-
 
 def _now() -> str:
     return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")

@@ -126,6 +126,14 @@ def log_table(name: str, rows: np.ndarray, columns: Sequence[str],
     return pa.Table.from_arrays(arrays, schema=schema)
 
 
+CARDS_SCHEMA = pa.schema(
+    [("card_type", pa.string()), ("card_id", I16), ("name", pa.string()), ("kind", pa.string()),
+     ("symbol", pa.string()), ("vp", I16), ("cost_salt", I16), ("cost_pepper", I16),
+     ("cost_dates", I16), ("cost_gold", I16), ("salt", I16), ("pepper", I16), ("dates", I16),
+     ("gold", I16), ("choose_one", I16)]
+)
+
+
 def cards_table(deck) -> pa.Table:
     """One row per card of the deck: the dimension table reports join card ids with."""
     from ..constants import ABILITY_NAMES, BORDER_KIND_NAMES
@@ -146,13 +154,5 @@ def cards_table(deck) -> pa.Table:
                      "symbol": SYMBOL_NAMES[int(deck.tribe_symbol[c])],
                      "vp": int(deck.tribe_vp[c]), "cost_salt": cost[0], "cost_pepper": cost[1],
                      "cost_dates": cost[2], "cost_gold": cost[3]})
-    schema = CARDS_SCHEMA
-    return pa.Table.from_pylist(rows, schema=schema)
+    return pa.Table.from_pylist(rows, schema=CARDS_SCHEMA)
 
-
-CARDS_SCHEMA = pa.schema(
-    [("card_type", pa.string()), ("card_id", I16), ("name", pa.string()), ("kind", pa.string()),
-     ("symbol", pa.string()), ("vp", I16), ("cost_salt", I16), ("cost_pepper", I16),
-     ("cost_dates", I16), ("cost_gold", I16), ("salt", I16), ("pepper", I16), ("dates", I16),
-     ("gold", I16), ("choose_one", I16)]
-)
