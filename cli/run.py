@@ -94,6 +94,8 @@ def one_line(tally, outcome, wall: float, play: float) -> str:
              else "nothing left to play")
     if played and played < n:
         speed += f" for the {played:,} played now"
+    if wall - play >= 1.0:  # a cold engine compile takes minutes: say so, or games/s looks wrong
+        speed = f"{wall - play:.1f} s engine load, then {speed}"
     first = (tally.first_wins + 0.5 * tally.draws) / n
     return (f"{n:,} games in {wall:.1f} s wall ({speed}), "
             f"{_human_bytes(size)} written ({size / n:,.0f} B/game); first player {first:.1%}; "
