@@ -258,3 +258,19 @@ def test_unreachable_scheduler_exits_2():
     port = _free_port()
     usage_error(invoke("run", "-n", "10", "--backend", "dask", "--scheduler",
                        f"tcp://127.0.0.1:{port}", "--quiet"), "Dask scheduler")
+
+
+def test_one_line_names_a_long_engine_load_so_games_per_second_reads_right():
+    from types import SimpleNamespace
+
+    from targi_sim.cli.run import one_line
+    from targi_sim.cli.summary import Tally
+
+    tally = Tally(("balanced", "balanced"), games=2000, wins=[990, 990], draws=20,
+                  first_wins=880)
+    outcome = SimpleNamespace(games_played=2000, manifest={"counts": {"bytes": 534_000}})
+    cold = one_line(tally, outcome, wall=201.0, play=0.2)
+    assert "2,000 games in 201.0 s wall (200.8 s engine load, then 10,000 games/s)" in cold
+    warm = one_line(tally, outcome, wall=0.4, play=0.2)
+    assert "in 0.4 s wall (10,000 games/s)" in warm and "engine load" not in warm
+    assert "first player 44.5%" in warm  # (880 + 0.5 * 20) / 2000
