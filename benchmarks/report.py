@@ -55,8 +55,7 @@ def main() -> int:
     ensure_run(run, args.games, args.jobs)
     load0 = os.getloadavg()[0]
     walls, cpus = [], []
-    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    before = r0.ru_maxrss
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     for _ in range(args.repeats):
         with tempfile.TemporaryDirectory() as out:
             r0 = resource.getrusage(resource.RUSAGE_CHILDREN)

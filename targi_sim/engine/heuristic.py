@@ -736,7 +736,11 @@ def greedy_option(S, D, R, SP, p, dtype, O, n, ctx):
 
 @jit_inline
 def best_option(S, D, R, SP, p, base, dtype, O, n, ctx, greedy):
-    """Index of the best-valued option (ties and HW_NOISE jitter broken by p's stream)."""
+    """Index of the best-valued option (ties and HW_NOISE jitter broken by p's stream).
+
+    greedy=True (kept for plugins) is greedy_option: one-step values, no weights."""
+    if greedy:
+        return greedy_option(S, D, R, SP, p, dtype, O, n, ctx)
     w = p  # the deciding player values everything with its own weights
     if dtype == DT_ACTION:  # a fixed order; no valuation needed
         best = 0
@@ -747,29 +751,23 @@ def best_option(S, D, R, SP, p, base, dtype, O, n, ctx, greedy):
                 best_v = v
                 best = i
         return best
-    noise = 0.0
-    late = 1.0
     uv = (0.0, 0.0, 0.0, 0.0, 0.0)
     uvo = uv
-    if not greedy:
-        noise = SP[w, base + HW_NOISE]
-        late = late_factor(S, SP, p, w, base)
-        if dtype == DT_PLACE:
-            # placements read cached values, refreshed once per placement phase
-            if SP[p, HC_KEY] != placement_key(S, p):
-                uv = unit_values(S, D, R, SP, p, w, base, late)
-                fill_placement_cache(S, D, R, SP, p, w, base, uv, late)
-        elif dtype != DT_ACTION and dtype != DT_TRIBAL_EXPANSION:
+    noise = SP[w, base + HW_NOISE]
+    late = late_factor(S, SP, p, w, base)
+    if dtype == DT_PLACE:
+        # placements read cached values, refreshed once per placement phase
+        if SP[p, HC_KEY] != placement_key(S, p):
             uv = unit_values(S, D, R, SP, p, w, base, late)
-            if dtype == DT_TRIBE and O[0] == OPT_LEAVE:  # leave comes first when legal
-                uvo = opponent_unit_values(S, D, R, SP, p, w, base, late)
+            fill_placement_cache(S, D, R, SP, p, w, base, uv, late)
+    elif dtype != DT_TRIBAL_EXPANSION:
+        uv = unit_values(S, D, R, SP, p, w, base, late)
+        if dtype == DT_TRIBE and O[0] == OPT_LEAVE:  # leave comes first when legal
+            uvo = opponent_unit_values(S, D, R, SP, p, w, base, late)
     best = 0
     best_v = -1e18
     for i in range(n):
-        if greedy:
-            v = greedy_value(S, D, R, SP, p, dtype, O[i], ctx)
-        else:
-            v = option_value(S, D, R, SP, p, w, base, dtype, O[i], ctx, uv, uvo, late)
+        v = option_value(S, D, R, SP, p, w, base, dtype, O[i], ctx, uv, uvo, late)
         if noise > 0.0:
             v += noise * (next32(S, S_POLICY_RNG + 4 * p) / 4294967296.0)
         if v > best_v:
