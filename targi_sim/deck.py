@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from targi_sim import constants as C
+from targi_sim import limits as L
 from targi_sim.errors import DataError, FieldReader, UsageError, read_toml
 from targi_sim.paths import data_dir
 
@@ -211,9 +212,12 @@ def _load_border(path: Path, items: list[Any]) -> dict[str, Any]:
         out["source"].append(src)
         out["confidence"].append(conf)
         out["kind"].append(C.BORDER_KIND_NAMES.index(kind))
-        gain = r.get_table("gain", GAIN_KEYS).ints(GAIN_KEYS) if kind == "gain" else [0] * 5
+        gain = (r.get_table("gain", GAIN_KEYS).ints(GAIN_KEYS, hi=L.GAIN) if kind == "gain"
+                else [0] * 5)
         out["gain"].append(gain)
-        out["amount"].append(r.get_int("amount", lo=1) if kind.startswith("draw_") else 0)
+        most = L.DRAW_GOODS if kind == "draw_goods" else L.DRAW_TRIBE
+        out["amount"].append(r.get_int("amount", lo=1, hi=most) if kind.startswith("draw_")
+                             else 0)
         out["lo"].append(len(trades))
         if kind == "exchange":
             trades.extend(_load_trades(r))
@@ -231,15 +235,21 @@ def _load_border(path: Path, items: list[Any]) -> dict[str, Any]:
                 )
             raid = [
                 number,
-                r.get_int("goods"),
-                r.get_int("gold"),
-                r.get_int("vp"),
+                r.get_int("goods", hi=L.RAID_COST),
+                r.get_int("gold", hi=L.RAID_COST),
+                r.get_int("vp", hi=L.RAID_COST),
                 int(r.get_bool("ends_game")),
             ]
         for key, value in zip(
             ("raid", "raid_goods", "raid_gold", "raid_vp", "raid_ends"), raid, strict=True
         ):
             out[key].append(value)
+    _check_game_ends(path, out["raid_ends"])
+    _check_draw_goods(path, by_pos, out["kind"], out["amount"])
+    if len(trades) > L.TRADES_PER_DECK:
+        raise DataError(path, "deck", "trades", len(trades),
+                        f"at most {L.TRADES_PER_DECK} trades over all exchange cards "
+                        "(the engine's trade table)", "has too many entries")
     return {
         "border_names": tuple(out["names"]),
         "border_source": tuple(out["source"]),
@@ -261,12 +271,38 @@ def _load_border(path: Path, items: list[Any]) -> dict[str, Any]:
     }
 
 
+def _check_game_ends(path: Path, ends: list[int]) -> None:
+    """A deck whose raids never end the game would be played forever."""
+    if not any(ends):
+        raise DataError(path, "deck", "ends_game", None,
+                        "true on at least one raid card (usually raid 4, position 16)",
+                        "is false on every raid card, so a game could never end")
+
+
+def _check_draw_goods(path: Path, by_pos: dict[int, FieldReader], kinds: list[int],
+                      amounts: list[int]) -> None:
+    """All six Targis of a round may stand on draw_goods cards: their draws together
+    must fit the goods rows one game may log (docs/data-format.md, Bounds)."""
+    draw = C.BORDER_KIND_NAMES.index("draw_goods")
+    cards = sorted(((amounts[i], i + 1) for i in range(C.N_BORDER) if kinds[i] == draw),
+                   reverse=True)[:2 * L.TARGIS]
+    total = sum(a for a, _ in cards)
+    if total > L.DRAW_GOODS:
+        names = ", ".join(f"{pos} ({by_pos[pos].data.get('name')})" for _, pos in cards)
+        raise DataError(path, f"border cards {names}", "amount", total,
+                        f"at most {L.DRAW_GOODS} added up over the six largest (a round's "
+                        "Targis can stand on six cards)", "adds up to too much")
+
+
 def _load_trades(r: FieldReader) -> list[tuple[int, int, int, int]]:
     rules = r.get_list("trades")
     if not rules:
         raise r.error(
             "trades", rules, "at least one {give, give_amount, get, get_amount}", "is empty"
         )
+    if len(rules) > L.TRADES_PER_CARD:
+        raise r.error("trades", len(rules), f"at most {L.TRADES_PER_CARD} trades per card",
+                      "has too many entries")
     out = []
     for i, item in enumerate(rules):
         t = FieldReader(r.path, r.where, item, f"trades[{i + 1}].")
@@ -286,9 +322,9 @@ def _load_trades(r: FieldReader) -> list[tuple[int, int, int, int]]:
         out.append(
             (
                 C.TRADE_GIVE_NAMES.index(give),
-                t.get_int("give_amount", lo=1),
+                t.get_int("give_amount", lo=1, hi=L.TRADE_GIVE),
                 C.TRADE_GET_NAMES.index(get),
-                t.get_int("get_amount", lo=1),
+                t.get_int("get_amount", lo=1, hi=L.TRADE_GET),
             )
         )
     return out
@@ -301,7 +337,8 @@ def _load_goods(path: Path, items: list[Any]) -> dict[str, Any]:
         if isinstance(name, str):
             r.where += f" ({name})"
         r.check_keys(_GOODS_FIELDS, required=("name", "source", "confidence"))
-        row = [r.get_int(k, 0) for k in GAIN_KEYS] + [r.get_int("choose_one", 0)]
+        row = [r.get_int(k, 0, hi=L.GAIN) for k in GAIN_KEYS] + [
+            r.get_int("choose_one", 0, hi=L.GAIN)]
         if not any(row):
             raise r.error(
                 "salt",
@@ -309,7 +346,10 @@ def _load_goods(path: Path, items: list[Any]) -> dict[str, Any]:
                 "at least one of salt, pepper, dates, gold, vp, choose_one > 0",
                 "leaves the card empty",
             )
-        count = r.get_int("count", 1, lo=1)
+        count = r.get_int("count", 1, lo=1, hi=L.GOODS_COUNT)
+        if len(rows) + count > C.MAX_GOODS_CARDS:  # checked before the copies are made
+            raise r.error("count", count, f"at most {C.MAX_GOODS_CARDS} goods cards in all "
+                          f"({len(rows)} before this entry)", "makes too many cards")
         src, conf = _provenance(r)
         for _ in range(count):
             names.append(r.get_str("name"))
@@ -365,7 +405,7 @@ def _load_tribe(path: Path, items: list[Any]) -> dict[str, Any]:
             r.where += f" ({name})"
         r.check_keys(_TRIBE_FIELDS, required=("symbol", "vp", "cost", "source", "confidence"))
         symbol = r.get_choice("symbol", C.SYMBOL_NAMES)
-        vp = r.get_int("vp")
+        vp = r.get_int("vp", hi=L.TRIBE_VP)
         if "name" in r.data:
             name = r.get_str("name")
         else:
@@ -377,9 +417,10 @@ def _load_tribe(path: Path, items: list[Any]) -> dict[str, Any]:
         cols["confidence"].append(conf)
         cols["symbol"].append(C.SYMBOL_NAMES.index(symbol))
         cols["vp"].append(vp)
-        cols["cost"].append(r.get_table("cost").ints(COST_KEYS))
+        cols["cost"].append(r.get_table("cost").ints(COST_KEYS, hi=L.COST))
         has_alt = "alt_cost" in r.data
-        cols["alt"].append(r.get_table("alt_cost").ints(COST_KEYS) if has_alt else [0] * 4)
+        cols["alt"].append(r.get_table("alt_cost").ints(COST_KEYS, hi=L.COST) if has_alt
+                           else [0] * 4)
         cols["has_alt"].append(int(has_alt))
         kind, params = _load_ability(r) if "ability" in r.data else (C.AB_NONE, [0] * 6)
         cols["ability"].append(kind)
@@ -413,7 +454,7 @@ def _load_ability(r: FieldReader) -> tuple[int, list[int]]:
         return C.SYMBOL_NAMES.index(a.get_choice("symbol", C.SYMBOL_NAMES))
 
     if kind in ("immediate", "income"):
-        p[:5] = [a.get_int(k, 0) for k in GAIN_KEYS]
+        p[:5] = [a.get_int(k, 0, hi=L.GAIN) for k in GAIN_KEYS]
         if not any(p):
             raise a.error(
                 "salt", 0, "at least one of salt, pepper, dates, gold, vp > 0", "gives nothing"
@@ -422,14 +463,14 @@ def _load_ability(r: FieldReader) -> tuple[int, list[int]]:
         p[0] = a.get_int("raid", lo=0, hi=4)
     elif kind == "discount":
         p[0] = RESOURCE_INDEX[a.get_choice("resource", COST_KEYS)]
-        p[1] = a.get_int("amount", lo=1)
+        p[1] = a.get_int("amount", lo=1, hi=L.DISCOUNT)
         p[2] = symbol_or_none()
     elif kind == "set_vp":
         p[0] = C.SYMBOL_NAMES.index(a.get_choice("symbol", C.SYMBOL_NAMES))
-        p[1] = a.get_int("set_size", lo=1)
-        p[2] = a.get_int("vp")
+        p[1] = a.get_int("set_size", lo=1, hi=L.SET_SIZE)
+        p[2] = a.get_int("vp", hi=L.ABILITY_VP)
     elif kind == "position_vp":
-        p[0] = a.get_int("vp")
+        p[0] = a.get_int("vp", hi=L.ABILITY_VP)
         p[1] = a.get_int("column", lo=1, hi=C.DISPLAY_COLS) - 1
         p[2] = symbol_or_none()
     return C.ABILITY_NAMES.index(kind), p

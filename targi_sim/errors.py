@@ -187,7 +187,7 @@ class FieldReader:
             raise self.error(key, value, "a list", "has the wrong type")
         return value
 
-    def ints(self, keys: Sequence[str]) -> list[int]:
-        """All of `keys` as integers >= 0 (absent -> 0), e.g. a cost table."""
+    def ints(self, keys: Sequence[str], hi: int | None = None) -> list[int]:
+        """All of `keys` as integers 0..hi (absent -> 0), e.g. a cost table."""
         self.check_keys(keys)
-        return [self.get_int(k, 0) for k in keys]
+        return [self.get_int(k, 0, hi=hi) for k in keys]

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from targi_sim import constants as C
+from targi_sim import limits as L
 from targi_sim.deck import resolve
 from targi_sim.errors import DataError, FieldReader, read_toml
 from targi_sim.paths import data_dir
@@ -41,8 +42,15 @@ INTS: dict[str, int] = {
     "row_bonus_same_symbol": C.RL_ROW_SAME_BONUS,
     "row_bonus_all_different": C.RL_ROW_DIFF_BONUS,
 }
-# upper bounds where the engine has a structural limit (one hand slot)
-INT_MAX: dict[str, int] = {"hand_limit": 1}
+# upper bounds: one hand slot, and what a game's log columns hold (targi_sim/limits.py)
+INT_MAX: dict[str, int] = {
+    "hand_limit": 1,
+    "raid_unpaid_vp": L.RAID_UNPAID_VP,
+    "max_goods": L.HOLDING_LIMIT,
+    "max_gold": L.HOLDING_LIMIT,
+    "row_bonus_same_symbol": L.ROW_BONUS,
+    "row_bonus_all_different": L.ROW_BONUS,
+}
 START: dict[str, int] = {
     "salt": C.RL_START_SALT,
     "pepper": C.RL_START_PEPPER,
@@ -141,12 +149,12 @@ def _read_settings(r: FieldReader, complete: bool) -> dict[str, Any]:
             out[key] = r.get_choice(key, options)
     for key in INTS:
         if key in r.data:
-            out[key] = r.get_int(key, hi=INT_MAX.get(key))
+            out[key] = r.get_int(key, hi=INT_MAX[key])
     if "start" in r.data:
         start = r.get_table("start", START)
         if complete:
             start.check_keys(START, required=START)
-        out["start"] = {k: start.get_int(k) for k in START if k in start.data}
+        out["start"] = {k: start.get_int(k, hi=L.START) for k in START if k in start.data}
     return out
 
 

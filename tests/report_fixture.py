@@ -112,7 +112,7 @@ def _rounds() -> pl.DataFrame:
                                "marker_cell_1", "marker_cell_2")}
     schema |= {c: I16 for c in ("vp_tokens", "gold", "dates", "salt", "pepper")}
     schema |= {"display_count": I8, "hand_card": I16, "cards_acquired": I8,
-               "goods_discarded": I8, "gold_discarded": I8, "score_now": I16}
+               "goods_discarded": I16, "gold_discarded": I16, "score_now": I16}
     return pl.DataFrame(rows, schema=schema)
 
 

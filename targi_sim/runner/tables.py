@@ -48,7 +48,9 @@ SCHEMAS: dict[str, pa.Schema] = {
          ("targi_card_3", I8), ("marker_cell_1", I8), ("marker_cell_2", I8),
          ("vp_tokens", I16), ("gold", I16), ("dates", I16), ("salt", I16), ("pepper", I16),
          ("display_count", I8), ("hand_card", I16), ("cards_acquired", I8),
-         ("goods_discarded", I8), ("gold_discarded", I8), ("score_now", I16)]
+         # int16, not int8: a generous trade (1 good -> 2) repeated 64 times in one
+         # action can bring hundreds of goods to the round-end limit (targi_sim/limits.py)
+         ("goods_discarded", I16), ("gold_discarded", I16), ("score_now", I16)]
     ),
     "acquisitions": pa.schema(
         [("game_id", I64), ("round", I8), ("player", I8), ("card_id", I16), ("symbol", NAME),
@@ -81,10 +83,14 @@ def _names(codes: np.ndarray, names: Sequence[str]) -> pa.DictionaryArray:
     )
 
 
-def _column(values: np.ndarray, field: pa.Field) -> pa.Array:
+def _column(values: np.ndarray, field: pa.Field, check: bool = False) -> pa.Array:
     if pa.types.is_boolean(field.type):
         return pa.array(values != 0, type=pa.bool_())
-    return pa.array(values.astype(_NUMPY[field.type]), type=field.type)
+    narrow = values.astype(_NUMPY[field.type])
+    if check and not np.array_equal(narrow, values):  # deck bounds should make this impossible
+        raise OverflowError(f"a value of column {field.name!r} does not fit {field.type}; "
+                            "the deck and rules bounds (targi_sim/limits.py) missed a case")
+    return pa.array(narrow, type=field.type)
 
 
 def games_table(G: np.ndarray, seeds: np.ndarray, paired: bool,
@@ -104,8 +110,8 @@ def games_table(G: np.ndarray, seeds: np.ndarray, paired: bool,
         if name in cols:
             continue
         codes = _CODES.get(("games", name))
-        cols[name] = (_names(G[:, i], codes) if codes is not None
-                      else _column(G[:, i], schema.field(name)))
+        cols[name] = (_names(G[:, i], codes) if codes is not None  # one row per game:
+                      else _column(G[:, i], schema.field(name), check=True))  # cheap to check
     return pa.Table.from_arrays([cols[f.name] for f in schema], schema=schema)
 
 
