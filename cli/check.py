@@ -13,6 +13,7 @@ from pathlib import Path
 import typer
 from rich import box
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 CHECK_EPILOG = """\
@@ -163,7 +164,7 @@ def _check(loaded, parallel, n_jobs: int, err: Console, out: Console,
 
     failed = total = 0
     for baseline, matches in loaded:
-        out.print(f"[bold]{baseline.path}[/bold]: {len(matches)} expectations",
+        out.print(f"[bold]{escape(str(baseline.path))}[/bold]: {len(matches)} expectations",
                   highlight=False)
         for e, match in zip(baseline.expectations, matches, strict=True):
             with _progress(err, quiet) as bar:

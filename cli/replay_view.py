@@ -12,6 +12,7 @@ from collections import defaultdict
 
 import polars as pl
 from rich.console import Console
+from rich.markup import escape
 
 from targi_sim.constants import RESOURCE_NAMES
 from targi_sim.deck import Deck
@@ -124,9 +125,9 @@ def render_game(console: Console, record: GameRecord, deck: Deck, title: str) ->
     """Print a whole game: header, each round, final score."""
     t = record.tables
     names = record.strategies
-    seat = [f"seat {p} ({names[p]}, {SEAT_MARK[p]})" for p in range(2)]
+    seat = [f"seat {p} ({escape(names[p])}, {SEAT_MARK[p]})" for p in range(2)]
     narrator = Narrator(deck)
-    console.print(f"[bold]{title}[/bold]", highlight=False)
+    console.print(f"[bold]{escape(title)}[/bold]", highlight=False)
     console.print(f"seed {record.seed}; {seat[0]} vs {seat[1]}; seat {record.first_player} "
                   "starts round 1. Board: R robber, A/B Targis and tribe markers, centre "
                   "shows tribe cards on offer (· = goods card or face down).", highlight=False)

@@ -122,7 +122,8 @@ def register(app: typer.Typer) -> None:
         out_dir, seconds = _run("Compare", quiet, lambda step: compare_runs(
             run_a, run_b, out, min_n=n, correction=correction,
             allow_different_strategies=allow_different, progress=step))
-        moved = pl.read_parquet(out_dir / "tables" / "compare_significant.parquet")
+        with open(out_dir / "tables" / "compare_significant.parquet", "rb") as f:
+            moved = pl.read_parquet(f)  # opened by Python: the folder name is not a pattern
         typer.echo(f"{moved.height} metric(s) moved significantly "
                    f"({'Holm' if correction == 'holm' else 'Benjamini-Hochberg'}, 0.05).")
         for r in moved.head(15).iter_rows(named=True):

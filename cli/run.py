@@ -12,6 +12,7 @@ from pathlib import Path
 import polars as pl
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 RUN_EPILOG = """\
 Examples:
@@ -73,14 +74,23 @@ def _human_bytes(n: float) -> str:
     return f"{n:.1f} GB"
 
 
-def summarise(out: Path, strategies: tuple[str, str]):
-    """Fold every chunk's `games` file into the summary counters (one file at a time)."""
+def summarise(out: Path, strategies: tuple[str, str], chunks: int):
+    """Fold every chunk's `games` file into the summary counters (one file at a time).
+
+    The files are the run's own, by chunk number (the run has just checked them
+    against their markers); each is opened by Python, so no character of `out` is
+    read as a pattern, and a stray file in the folder is never counted.
+    """
+    from targi_sim.runner import RunDir
+
     from .summary import Tally
 
     tally = Tally(strategies)
     cols = ["winner", "first_player", "score_p0", "score_p1", "rounds", "end_reason", "tiebreak"]
-    for path in sorted((out / "games").glob("part-*.parquet")):
-        tally.add(pl.read_parquet(path, columns=cols))
+    rd = RunDir(out)
+    for chunk in range(chunks):
+        with open(rd.table_path("games", chunk), "rb") as f:
+            tally.add(pl.read_parquet(f, columns=cols))
     return tally
 
 
@@ -171,7 +181,7 @@ def register(app: typer.Typer) -> None:
         """
         from targi_sim import DataError, InputError, UsageError
         from targi_sim.runner import RunConfig, execute, resolve_run
-        from targi_sim.runner.execute import check_options, prepare_out
+        from targi_sim.runner.execute import check_options, check_out
 
         from .app import EXIT_INTERRUPTED, _fail, _progress, load_engine
         from .parse import ParseError, parse_games, parse_seed, parse_whole_number
@@ -191,7 +201,7 @@ def register(app: typer.Typer) -> None:
             out_dir = Path(out) if out else default_out(names[0], names[1], n_games, run_seed,
                                                         deck, rules)
             check_options(n_jobs, backend, scheduler)
-            prepare_out(resolved, out_dir, force=force)
+            check_out(resolved, out_dir, force=force)
         except (ParseError, InputError, UsageError, DataError, ValueError) as exc:
             raise _fail(str(exc)) from None
         err = Console(stderr=True)
@@ -207,7 +217,7 @@ def register(app: typer.Typer) -> None:
             load_engine(err, quiet, lambda: resolved.match.play(*_one_game(), logs=False))
             t1 = time.perf_counter()
             with _progress(err, quiet) as bar:
-                task = bar.add_task(f"{names[0]} vs {names[1]}", total=n_games)
+                task = bar.add_task(escape(f"{names[0]} vs {names[1]}"), total=n_games)
                 outcome = execute(resolved, out_dir, jobs=n_jobs, backend=backend,
                                   scheduler=scheduler, force=force, progress=advance,
                                   command=["targi-sim", *sys.argv[1:]])
@@ -223,17 +233,20 @@ def register(app: typer.Typer) -> None:
             raise _fail(f"cannot write the run to {out_dir}: {reason}. Completed chunks are "
                         "kept; free space and rerun the same command to resume.") from None
 
-        tally = summarise(out_dir, names)
+        tally = summarise(out_dir, names, outcome.chunks_total)
         console = Console()
+        for mismatch in outcome.replayed:
+            console.print(f"Replayed {mismatch} (no longer matched its completion marker).",
+                          highlight=False, markup=False)
         if outcome.chunks_skipped:
             console.print(f"Resumed: {outcome.chunks_skipped} of {outcome.chunks_total} chunks "
                           "were already complete.", highlight=False)
         render(console, tally, seconds=t2 - t1, setup_seconds=t1 - t0, deck=deck,
                rules=rules, seed=run_seed, games_played=outcome.games_played)
         console.print(one_line(tally, outcome, wall=t2 - t0, play=t2 - t1), highlight=False,
-                      soft_wrap=True)
+                      soft_wrap=True, markup=False)
         console.print(f"Run directory: {out_dir}  (status {outcome.manifest['status']})",
-                      highlight=False)
+                      highlight=False, markup=False)
 
 
 def _one_game():

@@ -35,10 +35,10 @@ def show(console: Console, s: Strategy) -> None:
     head = Table(box=None, show_header=False, pad_edge=False)
     head.add_column(style="bold")
     head.add_column()
-    head.add_row("name", s.name)
+    head.add_row("name", escape(s.name))
     head.add_row("kind", s.kind_name)
-    head.add_row("description", one_line(s.description) or "-")
-    head.add_row("file", str(s.path) if s.path else "(built in)")
+    head.add_row("description", escape(one_line(s.description)) or "-")
+    head.add_row("file", escape(str(s.path)) if s.path else "(built in)")
     if "rollouts" in settings:
         head.add_row("rollouts", f"{settings['rollouts']}  (per legal placement)")
         head.add_row("base", f"{data.get('base', 'balanced')}  (kind {settings['base_kind']}: "

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 import polars as pl
 from rich import box
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from targi_sim.stats import wilson_interval
@@ -61,9 +62,10 @@ def render(
     n = tally.games
     played = n if games_played is None else games_played
     rate = played / seconds if seconds > 0 else float("inf")
-    s0, s1 = tally.strategies
+    s0, s1 = (escape(name) for name in tally.strategies)  # names and paths are data
     console.print(
-        f"[bold]{n:,} games[/bold] (seat-swapped pairs)  seed {seed}, deck {deck}, rules {rules}",
+        f"[bold]{n:,} games[/bold] (seat-swapped pairs)  seed {seed}, deck {escape(deck)}, "
+        f"rules {escape(rules)}",
         highlight=False,
     )
     console.print(

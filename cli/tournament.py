@@ -7,6 +7,7 @@ from pathlib import Path
 
 from rich import box
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from targi_sim.tournament import TournamentResult
@@ -47,7 +48,7 @@ def render(console: Console, result: TournamentResult, *, setup_seconds: float,
     console.print(
         f"[bold]tournament[/bold]: {len(result.strategies)} strategies, {n_pairs} pairs x "
         f"{result.games_per_pair:,} games = {total:,} games  seed {result.seed}, "
-        f"deck {result.deck}, rules {result.rules}",
+        f"deck {escape(result.deck)}, rules {escape(result.rules)}",
         highlight=False,
     )
     console.print(
@@ -63,10 +64,10 @@ def render(console: Console, result: TournamentResult, *, setup_seconds: float,
     )
     matrix.add_column("row vs column", style="bold")
     for b in result.strategies:
-        matrix.add_column(b, justify="right")
+        matrix.add_column(escape(b), justify="right")
     cells = {(r["a"], r["b"]): r for r in result.matrix.iter_rows(named=True)}
     for a in result.strategies:
-        row = [a]
+        row = [escape(a)]
         for b in result.strategies:
             if a == b:
                 row.append("-")
@@ -87,10 +88,11 @@ def render(console: Console, result: TournamentResult, *, setup_seconds: float,
                           ("95% interval", "right"), ("score", "right"), ("games", "right")):
         elo.add_column(name, justify=justify)
     for r in result.elo.iter_rows(named=True):
-        elo.add_row(str(r["rank"]), r["strategy"], f"{r['elo']:.0f}",
+        elo.add_row(str(r["rank"]), escape(r["strategy"]), f"{r['elo']:.0f}",
                     f"{r['ci_low']:.0f} .. {r['ci_high']:.0f}", f"{r['score']:.1%}",
                     f"{r['games']:,}")
     console.print(elo)
     if out_dir is not None:
-        console.print(f"written: {out_dir}/ (matrix, elo: .parquet and .csv; tournament.json)",
+        console.print(f"written: {escape(str(out_dir))}/ (matrix, elo: .parquet and .csv; "
+                      "tournament.json)",
                       highlight=False)

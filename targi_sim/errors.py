@@ -109,16 +109,18 @@ def read_toml(path: Path) -> tuple[str, dict[str, Any]]:
 class FieldReader:
     """Typed, validated access to one TOML table (a card, a cost, the rules file)."""
 
-    def __init__(self, path: Path | None, where: str, data: Any, prefix: str = "") -> None:
+    error_class: type[DataError] = DataError  # what its errors are (a subclass may change it)
+
+    def __init__(self, path: Path | None, where: str | None, data: Any, prefix: str = "") -> None:
         self.path = path
         self.where = where
         self.prefix = prefix
         if not isinstance(data, dict):
-            raise DataError(path, where, prefix.rstrip(".") or None, data, "a table")
+            raise self.error_class(path, where, prefix.rstrip(".") or None, data, "a table")
         self.data: dict[str, Any] = data
 
     def error(self, key: str, got: Any = None, allowed: Any = None, problem: str | None = None):
-        return DataError(self.path, self.where, self.prefix + key, got, allowed, problem)
+        return self.error_class(self.path, self.where, self.prefix + key, got, allowed, problem)
 
     def check_keys(self, allowed: Iterable[str], required: Iterable[str] = ()) -> None:
         allowed = list(allowed)
@@ -176,7 +178,7 @@ class FieldReader:
         value = self._get(key, None if required else {}, "a table")
         if not isinstance(value, dict):
             raise self.error(key, value, "a table", "has the wrong type")
-        sub = FieldReader(self.path, self.where, value, f"{self.prefix}{key}.")
+        sub = type(self)(self.path, self.where, value, f"{self.prefix}{key}.")
         if allowed is not None:
             sub.check_keys(allowed)
         return sub

@@ -4,10 +4,17 @@ A run's games are pure functions of (seed, first player, strategies, deck,
 rules), so a game is replayed from the manifest's stored copies of the files
 (not today's files, which may have been edited since) and its record must
 equal what the run logged; `logged_differences` says where it does not.
+
+A run directory is untrusted input (it may come from someone else): the manifest
+is checked like a deck file before use (runner/manifest.py), the stored files are
+written under fixed names (deck.toml, rules.toml, seat0.toml, seat1.toml) in a
+temporary folder, never under a name the manifest gives, and the logged rows are
+read only after the chunk's files match their completion marker.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,12 +23,13 @@ import polars as pl
 
 from .api import game_plan, play_game
 from .deck import load_deck
-from .errors import InputError
+from .errors import DataError, InputError, UsageError
 from .record import GameRecord
 from .rules import load_rules
+from .runner.markers import ChunkMismatch, ChunkPlan, check_chunk
 from .runner.rundir import RunDir
 from .runner.tables import TABLES
-from .strategy import Strategy, load_strategy
+from .strategy import Strategy, list_strategies, load_strategy
 
 
 @dataclass(frozen=True)
@@ -37,10 +45,15 @@ class GameRef:
 
 def _manifest(run: Path) -> dict:
     rd = RunDir(Path(run))
-    manifest = rd.read_manifest()
+    manifest = rd.read_manifest()  # ManifestError (an InputError) if it cannot be used
     if manifest is None:
         raise InputError(f"{run} is not a targi-sim run directory (no manifest.json)")
     return manifest
+
+
+def _plan(manifest: dict) -> ChunkPlan:
+    cfg = manifest["config"]
+    return ChunkPlan(manifest["config_hash"], cfg["games"], cfg["chunk_size"])
 
 
 def game_ref(run: str | Path, game_id: int) -> GameRef:
@@ -57,38 +70,73 @@ def game_ref(run: str | Path, game_id: int) -> GameRef:
     return GameRef(Path(run), game_id, int(seeds[0]), int(first[0]), chunk)
 
 
-def _stored(folder: Path, entry: dict, stem: str) -> Path:
+def _stored(folder: Path, text: str, stem: str) -> Path:
+    """Write a stored file's text under a fixed name: names in a manifest are not paths."""
     path = folder / f"{stem}.toml"
-    path.write_text(entry["content"], encoding="utf-8")
+    path.write_text(text, encoding="utf-8")
     return path
+
+
+def _stored_strategy(folder: Path, entry: dict, manifest_path: Path) -> Strategy | str:
+    """A seat's strategy from its stored file, with the name the run used."""
+    seat = entry["seat"]
+    if entry["kind"] == "plugin":
+        return entry["path"] or entry["name"]  # compiled plugins: see cli/plugin.py
+    if not entry["content"]:  # built in code (API runs): only a shipped name can be replayed
+        if entry["name"] not in list_strategies():
+            raise InputError(f"{manifest_path}: strategies[{seat}] stores no file content "
+                             f"and {entry['name']!r} is not a shipped strategy")
+        strategy = load_strategy(entry["name"])
+    else:
+        try:
+            strategy = load_strategy(_stored(folder, entry["content"], f"seat{seat}"))
+        except (DataError, UsageError) as exc:
+            raise InputError(f"{manifest_path}: strategies[{seat}].content is not a valid "
+                             f"strategy file: {exc}") from None
+    if strategy.sha256 != entry["sha256"]:
+        raise InputError(f"{manifest_path}: strategies[{seat}].content does not give the "
+                         "strategy its sha256 records")
+    return dataclasses.replace(strategy, name=entry["name"])
 
 
 def replay_logged_game(run: str | Path, game_id: int) -> tuple[GameRecord, GameRef]:
     """Replay a run's game with the deck, rules and strategies stored in its manifest."""
     ref = game_ref(run, game_id)
     manifest = _manifest(ref.run)
+    where = RunDir(ref.run).manifest_path
     with tempfile.TemporaryDirectory(prefix="targi-replay-") as tmp:
         folder = Path(tmp)
-        deck = load_deck(_stored(folder, manifest["deck"], "deck"))
-        rules = load_rules(_stored(folder, manifest["rules"], "rules"))
-        strategies: list[Strategy | str] = []
-        for entry in manifest["strategies"]:
-            if entry["kind"] == "plugin" or not entry["content"]:
-                strategies.append(entry["path"] or entry["name"])
-            else:
-                sub = folder / f"seat{entry['seat']}"
-                sub.mkdir()
-                strategies.append(load_strategy(_stored(sub, entry, entry["name"])))
+        try:
+            deck = load_deck(_stored(folder, manifest["deck"]["content"], "deck"))
+            rules = load_rules(_stored(folder, manifest["rules"]["content"], "rules"))
+        except (DataError, UsageError) as exc:
+            raise InputError(f"{where}: a stored deck or rules file does not load: "
+                             f"{exc}") from None
+        strategies = [_stored_strategy(folder, e, where) for e in manifest["strategies"]]
         record = play_game(ref.seed, strategies, deck=deck, rules=rules,
                            first_player=ref.first_player, game_id=game_id)
     return record, ref
 
 
 def logged_rows(ref: GameRef) -> dict[str, pl.DataFrame]:
-    """The run's rows of one game, per table (read from its chunk's files only)."""
+    """The run's rows of one game, per table (read from its chunk's files only, once
+    they match the chunk's completion marker; InputError if they do not)."""
     rd = RunDir(ref.run)
-    return {name: pl.read_parquet(rd.table_path(name, ref.chunk))
-            .filter(pl.col("game_id") == ref.game_id) for name in TABLES}
+    try:
+        check_chunk(rd, _plan(_manifest(ref.run)), ref.chunk)
+    except ChunkMismatch as exc:
+        raise InputError(f"run {str(ref.run)!r}: {exc}; rerun the run's command to replay "
+                         "the chunk") from None
+    out = {}
+    for name in TABLES:
+        path = rd.table_path(name, ref.chunk)
+        try:
+            with open(path, "rb") as f:  # opened by Python: no character is a pattern
+                table = pl.read_parquet(f)
+        except (OSError, pl.exceptions.PolarsError) as exc:
+            raise InputError(f"{path} cannot be read: {exc}") from None
+        out[name] = table.filter(pl.col("game_id") == ref.game_id)
+    return out
 
 
 def _comparable(df: pl.DataFrame, columns: list[str]) -> pl.DataFrame:

@@ -10,10 +10,16 @@ Expected values are worked out by hand in tests/test_report.py.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
 import polars as pl
+
+from targi_sim.runner import RunDir
+from targi_sim.runner.config import config_digest
+from targi_sim.runner.markers import file_sha256
+from targi_sim.runner.tables import TABLES
 
 I8, I16, I64, S = pl.Int8, pl.Int16, pl.Int64, pl.String
 
@@ -157,13 +163,54 @@ def build_fixture(folder: Path, *, strategies: tuple[str, str] = ("A", "B"),
                                        "card_id": I16, "source": S}, orient="row"),
            folder, "goods")
     _cards().write_parquet(folder / "cards.parquet")
+    seal(folder, strategies, status)
+    return folder
+
+
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def seal(folder: Path, strategies: tuple[str, str] = ("A", "B"),
+         status: str = "complete", games: int = 4) -> None:
+    """Write a manifest that passes runner/manifest.py and one completion marker per
+    chunk of `games` games (4 per chunk) vouching for the part files as they are now."""
+    deck = "# the fixture's deck: not loadable, so the report uses its fallback rates\n"
+    rules = "# the fixture's rules\n"
+    config = {
+        "games": games, "seed": 0, "paired": True, "chunk_size": 4,
+        "strategies": [{"seat": k, "name": name, "sha256": _sha(name)}
+                       for k, name in enumerate(strategies)],
+        "deck": {"name": "fixture", "sha256": _sha(deck)},
+        "rules": {"name": "default", "sha256": _sha(rules)},
+        "engine": "fixture",
+    }
+    rd = RunDir(folder)
+    chunks = -(-games // 4)
+    rows = dict.fromkeys(TABLES, 0)
+    for k in range(chunks):
+        marker = {"chunk": k, "first_game": 4 * k, "games": min(4, games - 4 * k),
+                  "config_hash": config_digest(config), "rows": {}, "bytes": {}, "sha256": {}}
+        for table in TABLES:
+            part = rd.table_path(table, k)
+            marker["rows"][table] = pl.read_parquet(part).height
+            marker["bytes"][table] = part.stat().st_size
+            marker["sha256"][table] = file_sha256(part)
+            rows[table] += marker["rows"][table]
+        (folder / "chunks").mkdir(exist_ok=True)
+        rd.marker_path(k).write_text(json.dumps(marker), encoding="utf-8")
     manifest = {
-        "tool": "targi-sim", "version": "test", "status": status,
-        "config": {"games": 4, "seed": 0, "paired": True},
-        "deck": {"name": "fixture"}, "rules": {"name": "default"},
-        "strategies": [{"seat": 0, "name": strategies[0], "sha256": "x"},
-                       {"seat": 1, "name": strategies[1], "sha256": "y"}],
-        "counts": {"games": 4},
+        "tool": "targi-sim", "version": "test", "engine_hash": "fixture",
+        "command": ["fixture"], "config": config, "config_hash": config_digest(config),
+        "deck": {"name": "fixture", "path": "fixture.toml", "sha256": _sha(deck),
+                 "content": deck},
+        "rules": {"name": "default", "path": None, "sha256": _sha(rules), "content": rules},
+        "strategies": [{"seat": k, "name": name, "kind": "heuristic", "path": None,
+                        "sha256": _sha(name), "content": f"kind = 'heuristic' # {name}"}
+                       for k, name in enumerate(strategies)],
+        "chunks": chunks, "status": status, "timings": {"first_started": "fixture"},
+        "machine": {}, "counts": {"games": rows["games"], "rows": rows, "bytes": 0},
+        "cards": {"bytes": rd.cards_path.stat().st_size,
+                  "sha256": file_sha256(rd.cards_path)},
     }
     (folder / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
-    return folder

@@ -44,7 +44,7 @@ def analyse(run: RunInfo, min_n: int = DEFAULT_MIN_N,
     """Run every analysis over a run directory and assemble the Report (no files written)."""
     step = progress or (lambda _msg: None)
     headline: list[dict] = []
-    with Analyses(run.path) as a:
+    with Analyses(run) as a:
         step("per-round score differences")
         a.script("round_diff")
         step("overview")

@@ -2,8 +2,14 @@
 
 Why DuckDB: it streams the Parquet parts and aggregates them in parallel without
 loading a run into memory; a 1e6-game run has ~24M `rounds` rows. Each table is a
-view over `read_parquet('<run>/<table>/*.parquet')`, so the SQL files name tables
-exactly as docs/data-model.md does.
+view over `read_parquet([...])` of exactly the part files the run's completion
+markers vouch for (open_run checked them), so the SQL files name tables exactly as
+docs/data-model.md does, and a stray file in the folder is never read.
+
+DuckDB reads every path it is given as a glob pattern and a `key=value` folder as a
+hive partition column, so a run folder named `runs/q?`, `runs/deck[v2]` or
+`runs/seed=7` would read other runs' files or replace a column: each path is passed
+with its glob characters escaped, and hive partitioning is off.
 """
 
 from __future__ import annotations
@@ -16,7 +22,7 @@ import duckdb
 import polars as pl
 
 from ..paths import analyses_dir
-from .rundir import TABLES, ReportError
+from .rundir import TABLES, ReportError, RunInfo
 
 
 def read_sql(name: str) -> str:
@@ -28,25 +34,38 @@ def read_sql(name: str) -> str:
         raise ReportError(f"analysis {name!r} not found in {analyses_dir()}") from None
 
 
-def _quote(path: Path) -> str:
-    return "'" + str(path).replace("'", "''") + "'"
+_GLOB = {"*": "[*]", "?": "[?]", "[": "[[]"}  # DuckDB's glob characters, each as a class
+
+
+def literal_path(path: Path) -> str:
+    """A SQL string literal DuckDB reads as exactly this file (not as a pattern)."""
+    text = "".join(_GLOB.get(ch, ch) for ch in str(path.resolve()))
+    return "'" + text.replace("'", "''") + "'"
+
+
+def parquet_scan(paths: list[Path]) -> str:
+    """`read_parquet([...])` of exactly these files, without hive partition columns."""
+    listed = ", ".join(literal_path(p) for p in paths)
+    return f"read_parquet([{listed}], hive_partitioning = false)"
 
 
 class Analyses:
     """A DuckDB connection with the run's tables as views; `frame(name)` runs a SQL file."""
 
-    def __init__(self, run_dir: str | Path, *, threads: int | None = None,
+    def __init__(self, run: RunInfo, *, threads: int | None = None,
                  memory_limit: str = "1GB") -> None:
-        self.run_dir = Path(run_dir).resolve()
+        self.run_dir = run.path.resolve()
         self.con = duckdb.connect(":memory:")
         self.con.execute(f"SET threads = {int(threads or os.cpu_count() or 1)}")
         self.con.execute(f"SET memory_limit = '{memory_limit}'")
         self.con.execute("SET preserve_insertion_order = false")
         for table in TABLES:
-            glob = _quote(self.run_dir / table / "*.parquet")
-            self.con.execute(f"CREATE VIEW {table} AS SELECT * FROM read_parquet({glob})")
-        cards = _quote(self.run_dir / "cards.parquet")
-        self.con.execute(f"CREATE VIEW cards AS SELECT * FROM read_parquet({cards})")
+            if not run.files.get(table):
+                raise ReportError(f"run {str(run.path)!r} lists no {table} files")
+            scan = parquet_scan(run.files[table])
+            self.con.execute(f"CREATE VIEW {table} AS SELECT * FROM {scan}")
+        cards = parquet_scan([run.path / "cards.parquet"])
+        self.con.execute(f"CREATE VIEW cards AS SELECT * FROM {cards}")
         self.script("views")
 
     def script(self, name: str) -> None:

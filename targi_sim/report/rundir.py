@@ -1,11 +1,20 @@
-"""Opening a run directory (docs/data-model.md) and refusing what a report cannot use."""
+"""Opening a run directory (docs/data-model.md) and refusing what a report cannot use.
+
+A run directory is untrusted input: its manifest is checked like a deck file
+(runner/manifest.py) and every chunk's files against their completion markers
+(runner/markers.py, sizes and sha256). The report then reads exactly those files.
+"""
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from ..errors import InputError
+from ..runner.manifest import read_manifest
+from ..runner.markers import ChunkPlan, check_chunks, file_sha256, listed_files
+from ..runner.rundir import RunDir
 
 TABLES = ("games", "rounds", "acquisitions", "offers", "raids", "goods")
 
@@ -20,6 +29,7 @@ class RunInfo:
 
     path: Path
     manifest: dict[str, Any]
+    files: dict[str, list[Path]] = field(default_factory=dict)  # table -> checked part files
 
     @property
     def name(self) -> str:
@@ -68,20 +78,36 @@ def open_run(path: str | Path) -> RunInfo:
             "make one with `targi-sim run --out DIR`"
         )
     try:
-        manifest = json.loads(mpath.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ReportError(f"{mpath} cannot be read: {exc}") from None
-    if not isinstance(manifest, dict):
-        raise ReportError(f"{mpath} is not a JSON object")
-    status = manifest.get("status")
+        manifest = read_manifest(mpath)
+    except InputError as exc:
+        raise ReportError(str(exc)) from None
+    status = manifest["status"]
     if status != "complete":
         raise ReportError(
-            f"run {str(p)!r} is {status or 'of unknown status'}, not complete; "
+            f"run {str(p)!r} is {status}, not complete; "
             "rerun the same `targi-sim run` command to finish it"
         )
-    missing = [t for t in TABLES if not any((p / t).glob("*.parquet"))]
-    if not (p / "cards.parquet").is_file():
-        missing.insert(0, "cards.parquet")
-    if missing:
-        raise ReportError(f"run {str(p)!r} lacks {', '.join(missing)}")
-    return RunInfo(p, manifest)
+    return RunInfo(p, manifest, _checked_files(p, manifest))
+
+
+def _checked_files(p: Path, manifest: dict[str, Any]) -> dict[str, list[Path]]:
+    """Every table's part files, once each chunk's files match its marker."""
+    rd = RunDir(p)
+    config = manifest["config"]
+    plan = ChunkPlan(manifest["config_hash"], config["games"], config["chunk_size"])
+    rerun = "rerun the same `targi-sim run` command to replay it"
+    _, bad = check_chunks(rd, plan)
+    if bad:
+        more = f" (and {len(bad) - 1} more chunks)" if len(bad) > 1 else ""
+        raise ReportError(f"run {str(p)!r}: {bad[0]}{more}; {rerun}")
+    cards = manifest["cards"]
+    try:
+        size = rd.cards_path.stat().st_size
+    except OSError:
+        raise ReportError(f"run {str(p)!r} lacks cards.parquet; {rerun}") from None
+    if size != cards["bytes"] or file_sha256(rd.cards_path) != cards["sha256"]:
+        raise ReportError(f"run {str(p)!r}: cards.parquet does not match the size and sha256 "
+                          f"its manifest records; {rerun}")
+    return listed_files(rd, plan)
+
+

@@ -8,7 +8,7 @@ Memory stays bounded by the log buffer, not the chunk: the engine fills logs
 for up to LOG_GAMES games, those rows are appended to the chunk's six Parquet
 files as one row group each, and the buffer is reused. The files are written
 under temporary names and renamed into place only when all six are whole; the
-completion marker comes last.
+completion marker comes last and records each file's size and sha256.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from ..engine import layout as lay
 from ..engine.buffers import make_logs, reset, table
 from ..engine.records import G_SIZE, H_OVERFLOW
 from .config import RunSpec
+from .markers import file_sha256
 from .rundir import RunDir
 from .tables import LOGS, SCHEMAS, TABLES, games_table, log_table
 
@@ -80,15 +81,18 @@ class ChunkFiles:
             self.writers[name].write_table(tbl)
             self.rows[name] += tbl.num_rows
 
-    def commit(self) -> dict[str, int]:
-        """Close every file and rename it into place; returns the sizes in bytes."""
+    def commit(self) -> tuple[dict[str, int], dict[str, str]]:
+        """Close every file and rename it into place; returns their sizes and sha256s
+        (hashed right after closing, while the bytes are still in the page cache)."""
         for name in TABLES:
             if name not in self.writers:  # a chunk without rows still gets a valid file
                 self.writers[name] = open_writer(self.tmp[name], SCHEMAS[name])
             self.writers.pop(name).close()
+        sizes = {name: self.tmp[name].stat().st_size for name in TABLES}
+        sums = {name: file_sha256(self.tmp[name]) for name in TABLES}
         for name in TABLES:
             os.replace(self.tmp[name], self.final[name])
-        return {name: self.final[name].stat().st_size for name in TABLES}
+        return sizes, sums
 
     def abort(self) -> None:
         for w in self.writers.values():
@@ -107,7 +111,7 @@ def run_chunk(spec: RunSpec, chunk: int) -> dict[str, Any]:
     try:
         for tables in play_batches(spec, chunk):
             files.append(tables)
-        sizes = files.commit()
+        sizes, sums = files.commit()
     except BaseException:
         files.abort()
         raise
@@ -119,6 +123,7 @@ def run_chunk(spec: RunSpec, chunk: int) -> dict[str, Any]:
         "config_hash": spec.config_hash,
         "rows": dict(files.rows),
         "bytes": sizes,
+        "sha256": sums,
         "seconds": round(time.perf_counter() - t0, 4),
     }
     rd.write_marker(chunk, marker)

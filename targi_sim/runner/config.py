@@ -103,8 +103,12 @@ def resolve_run(config: RunConfig) -> ResolvedRun:
         "rules": {"name": match.rules.name, "sha256": match.rules.sha256},
         "engine": source_digest(),
     }
-    digest = hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()
-    return ResolvedRun(config, strategies, match, chunk, identity, digest)
+    return ResolvedRun(config, strategies, match, chunk, identity, config_digest(identity))
+
+
+def config_digest(identity: dict[str, Any]) -> str:
+    """The run's identity hash (manifest `config_hash`): resuming requires the same."""
+    return hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()
 
 
 def describe_inputs(run: ResolvedRun) -> dict[str, Any]:

@@ -9,16 +9,18 @@ The backend only decides where chunks run; the files are the same.
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import os
 import platform
 import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 
 from .. import __version__
@@ -26,6 +28,8 @@ from ..atomic import atomic_write
 from ..errors import InputError
 from .chunks import run_chunk
 from .config import ResolvedRun, RunSpec, describe_inputs, differences
+from .manifest import ManifestError
+from .markers import ChunkMismatch, ChunkPlan, check_chunks
 from .rundir import RunDir, check_writable, looks_like_other_data
 from .tables import TABLES, cards_table
 
@@ -34,7 +38,8 @@ BACKENDS = ("loky", "dask")
 
 @dataclass
 class RunOutcome:
-    """What a call to `execute` did."""
+    """What a call to `execute` did. `replayed`: chunks that had a completion marker
+    but files that did not match it (missing, truncated, changed), played again."""
 
     out: Path
     manifest: dict[str, Any]
@@ -42,6 +47,7 @@ class RunOutcome:
     chunks_skipped: int
     games_played: int
     seconds: float
+    replayed: list[ChunkMismatch] = field(default_factory=list)
 
 
 def _now() -> str:
@@ -58,25 +64,56 @@ def check_options(jobs: int, backend: str, scheduler: str | None) -> None:
         raise InputError(f"--jobs must be at least 1; got {jobs}")
 
 
-def prepare_out(run: ResolvedRun, out: Path, *, force: bool) -> tuple[RunDir, dict | None]:
-    """Check the output folder and decide: fresh run, resume, or refuse."""
-    rd = RunDir(out)
+def _check_folder(out: Path) -> None:
+    """InputError unless `out` is new, empty or a run directory, and writable (created)."""
     if looks_like_other_data(out):
         raise InputError(f"--out {str(out)!r} holds other files and is not a targi-sim run; "
                          "choose an empty or new folder")
     check_writable(out)
-    old = rd.read_manifest()
-    if old is not None and old.get("config_hash") != run.config_hash:
+
+
+def _decide(run: ResolvedRun, out: Path, force: bool) -> tuple[RunDir, dict | None, bool]:
+    """(run directory, manifest to resume from, whether to clear it first), or InputError."""
+    rd = RunDir(out)
+    _check_folder(out)
+    try:
+        old = rd.read_manifest()
+    except ManifestError as exc:
         if not force:
-            what = ", ".join(differences(old.get("config", {}), run.identity)) or "configuration"
+            raise InputError(f"{exc} Use --force to start the run over, or choose another "
+                             "--out") from None
+        return rd, None, True
+    if old is not None and old["config_hash"] != run.config_hash:
+        if not force:
+            what = ", ".join(differences(old["config"], run.identity)) or "configuration"
             raise InputError(
                 f"{out} already holds a different run ({what} differ); "
                 "use --force to replace it, or choose another --out")
-        rd.clear()
-        old = None
-    elif old is None and force:
+        return rd, None, True
+    return rd, old, old is None and force
+
+
+def check_out(run: ResolvedRun, out: Path, *, force: bool) -> None:
+    """InputError now (before the engine loads) if `execute` would refuse `out`:
+    other data, not writable, another run's files without --force, or another writer."""
+    rd, _, _ = _decide(run, Path(out), force)
+    with rd.locked():
+        pass
+
+
+def prepare_out(run: ResolvedRun, out: Path, *, force: bool) -> tuple[RunDir, dict | None]:
+    """Check the output folder and decide: fresh run, resume, or refuse (clears for
+    --force). Call with the directory's lock held."""
+    rd, old, clear = _decide(run, out, force)
+    if clear:
         rd.clear()
     return rd, old
+
+
+def cap_jobs(jobs: int) -> int:
+    """Worker processes actually started: at most one per CPU (each holds an engine and
+    a chunk's logs, ~100-300 MB; more than the CPUs only adds memory, results are equal)."""
+    return max(1, min(jobs, os.cpu_count() or 1))
 
 
 def _manifest(run: ResolvedRun, spec: RunSpec, command: list[str], old: dict | None,
@@ -146,57 +183,84 @@ def execute(
 ) -> RunOutcome:
     """Play every chunk not yet complete in `out`, then mark the run complete.
 
-    Rerunning with the same configuration resumes; a different configuration is
-    refused (InputError) unless `force`, which deletes the old run's files.
-    `progress(n)` is called with the game count of each finished chunk,
-    including chunks skipped because they were already complete.
+    Rerunning with the same configuration resumes; a chunk counts as complete only
+    if its files match its marker (sizes and sha256), else it is played again. A
+    different configuration is refused (InputError) unless `force`, which deletes
+    the old run's files. One writer at a time: a second `execute` into the same
+    directory gets InputError. `jobs` above the CPU count is capped (`cap_jobs`).
+    `progress(n)` is called with the game count of each finished chunk, including
+    chunks skipped because they were already complete.
     """
     check_options(jobs, backend, scheduler)
+    if backend == "loky" or scheduler is None:
+        jobs = cap_jobs(jobs)
     out = Path(out)
+    _check_folder(out)  # before the lock file is made in it
+    with RunDir(out).locked():
+        return _execute(run, out, jobs, backend, scheduler, force, command, progress)
+
+
+def _execute(run: ResolvedRun, out: Path, jobs: int, backend: str, scheduler: str | None,
+             force: bool, command: list[str] | None,
+             progress: Callable[[int], None] | None) -> RunOutcome:
     rd, old = prepare_out(run, out, force=force)
     spec = run.spec(out)
     rd.clean_partial_writes()
     rd.make_folders()
     manifest = _manifest(run, spec, command or sys.argv, old, jobs, backend)
+    manifest["cards"] = _write_cards(rd, run)
     rd.write_manifest(manifest)
-    if not rd.cards_path.exists():
-        atomic_write(rd.cards_path, lambda p: pq.write_table(cards_table(run.match.deck), p))
 
-    done = {k for k in rd.done_chunks() if k < spec.n_chunks}
-    todo = [k for k in range(spec.n_chunks) if k not in done]
+    plan = ChunkPlan(run.config_hash, spec.games, spec.chunk_size)
+    done, bad = check_chunks(rd, plan)
+    replayed = [m for m in bad if rd.marker_path(m.chunk).exists()]
+    for m in replayed:  # a marker that no longer vouches for its files goes first
+        rd.marker_path(m.chunk).unlink()
+    todo = [m.chunk for m in bad]
     if progress is not None:
         skipped = sum(spec.chunk_games(k)[1] for k in done)
         if skipped:
             progress(skipped)
     t0 = time.perf_counter()
     played = 0
-    for marker in _dispatch(spec, todo, jobs, backend, scheduler):
-        played += marker["games"]
-        if progress is not None:
-            progress(marker["games"])
+    markers = _dispatch(spec, todo, jobs, backend, scheduler)
+    try:
+        for marker in markers:
+            done[marker["chunk"]] = marker
+            played += marker["games"]
+            if progress is not None:
+                progress(marker["games"])
+    finally:
+        markers.close()  # on Ctrl-C or SIGTERM: joblib stops and kills its workers here
     seconds = time.perf_counter() - t0
+    skipped = spec.n_chunks - len(todo)
+    return RunOutcome(out, _finish(rd, manifest, spec, done, played, seconds), spec.n_chunks,
+                      skipped, played, seconds, replayed)
 
-    return RunOutcome(out, _finish(rd, manifest, spec, played, seconds), spec.n_chunks,
-                      len(done), played, seconds)
+
+def _write_cards(rd: RunDir, run: ResolvedRun) -> dict[str, Any]:
+    """cards.parquet (rewritten unless it already holds exactly the deck's table);
+    its size and sha256 for the manifest."""
+    sink = pa.BufferOutputStream()
+    pq.write_table(cards_table(run.match.deck), sink)
+    data = sink.getvalue().to_pybytes()
+    if not (rd.cards_path.is_file() and rd.cards_path.read_bytes() == data):
+        atomic_write(rd.cards_path, lambda p: Path(p).write_bytes(data))
+    return {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
 
 
-def _finish(rd: RunDir, manifest: dict[str, Any], spec: RunSpec, played: int,
-            seconds: float) -> dict[str, Any]:
+def _finish(rd: RunDir, manifest: dict[str, Any], spec: RunSpec, done: dict[int, dict],
+            played: int, seconds: float) -> dict[str, Any]:
     rows = dict.fromkeys(TABLES, 0)
-    missing = []
-    for k in range(spec.n_chunks):
-        try:
-            marker = rd.read_marker(k)
-        except FileNotFoundError:
-            missing.append(k)
-            continue
+    for marker in done.values():
         for name in TABLES:
             rows[name] += marker["rows"][name]
-    manifest["status"] = "complete" if not missing else "incomplete"
+    manifest["status"] = "complete" if len(done) == spec.n_chunks else "incomplete"
     manifest["timings"].update({
         "finished": _now(), "seconds": round(seconds, 3), "games_played": played,
         "games_per_second": round(played / seconds, 1) if seconds > 0 else None,
     })
-    manifest["counts"] = {"games": rows["games"], "rows": rows, "bytes": rd.bytes_written()}
+    manifest["counts"] = {"games": rows["games"], "rows": rows,
+                          "bytes": rd.bytes_written(list(done.values()))}
     rd.write_manifest(manifest)
     return manifest

@@ -1,25 +1,33 @@
-"""The layout of a run directory, its completion markers and its manifest.
+"""The layout of a run directory, its completion markers, manifest and writer's lock.
 
-A chunk is complete exactly when its marker `chunks/chunk-NNNNNN.json` exists;
-the marker is written after the chunk's six table files, all atomically, so a
-run killed at any moment resumes by replaying the chunks without a marker.
+A chunk is complete when its marker `chunks/chunk-NNNNNN.json` exists and its six
+table files match the sizes and checksums the marker records (markers.py); the
+marker is written after the files, all atomically, so a run killed at any moment
+resumes by replaying the chunks without a matching marker. One writer at a time:
+`locked()` holds an exclusive lock on the directory for a whole run.
 """
 
 from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from filelock import FileLock, Timeout
+
 from ..atomic import atomic_write_json, remove_temp_files
 from ..errors import InputError
+from .manifest import read_manifest
 from .tables import TABLES
 
 MANIFEST = "manifest.json"
 CARDS = "cards.parquet"
 CHUNKS = "chunks"
+LOCK = ".targi-sim.lock"  # hidden: never taken for other data, kept by clear()
 
 
 @dataclass(frozen=True)
@@ -66,13 +74,31 @@ class RunDir:
         atomic_write_json(self.marker_path(chunk), info)
 
     def read_manifest(self) -> dict[str, Any] | None:
+        """The checked manifest (runner/manifest.py), None if there is none;
+        ManifestError (one line naming the file and field) if it cannot be used."""
         if not self.manifest_path.is_file():
             return None
+        return read_manifest(self.manifest_path)
+
+    @contextmanager
+    def locked(self) -> Iterator[None]:
+        """Hold the directory's writer lock; InputError at once if another run holds it.
+
+        The lock is an OS file lock (filelock), released when the process ends, so a
+        killed run never leaves the directory locked.
+        """
+        lock = FileLock(self.root / LOCK, timeout=0)
         try:
-            return json.loads(self.manifest_path.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError) as exc:
-            raise InputError(f"{self.manifest_path} is unreadable ({exc}); "
-                             "use --force to start the run over") from None
+            lock.acquire()
+        except Timeout:
+            raise InputError(
+                f"another targi-sim run is writing to {str(self.root)!r}; wait for it to "
+                "finish (or stop it) before running into the same --out, or choose another"
+            ) from None
+        try:
+            yield
+        finally:
+            lock.release()
 
     def write_manifest(self, manifest: dict[str, Any]) -> None:
         atomic_write_json(self.manifest_path, manifest)
@@ -95,12 +121,14 @@ class RunDir:
                 p.unlink()
         self.clean_partial_writes()
 
-    def bytes_written(self) -> int:
-        total = 0
-        for sub in TABLES:
-            folder = self.root / sub
-            if folder.is_dir():
-                total += sum(p.stat().st_size for p in folder.glob("part-*.parquet"))
+    def bytes_written(self, markers: list[dict[str, Any]] | None = None) -> int:
+        """Bytes of the run's files: the chunks' (as their markers record them, when
+        given; else every part file) plus cards.parquet."""
+        if markers is not None:
+            total = sum(sum(m["bytes"].values()) for m in markers)
+        else:
+            total = sum(p.stat().st_size for sub in TABLES if (self.root / sub).is_dir()
+                        for p in (self.root / sub).glob("part-*.parquet"))
         if self.cards_path.exists():
             total += self.cards_path.stat().st_size
         return total
