@@ -3,7 +3,8 @@
 Commands: run (play many games into a run directory, print a summary), tournament (every pair of
 strategies; win-rate matrix and Elo), strategies [show], decks, rules, version.
 User mistakes (bad numbers, unknown names, malformed data files) print one
-`Error: ...` line on stderr and exit with code 2; Ctrl-C exits with 130.
+`Error: ...` line on stderr and exit with code 2; Ctrl-C exits with 130, SIGTERM
+with 143 and SIGHUP with 129 (cli/signals.py).
 """
 
 from __future__ import annotations
@@ -30,10 +31,11 @@ from rich.text import Text
 import targi_sim
 from targi_sim import DataError, UsageError, available_strategies, list_decks, list_rules
 
+from . import signals
 from .parse import ParseError, parse_games, parse_seed
 
 EXIT_USAGE = 2
-EXIT_INTERRUPTED = 130
+EXIT_INTERRUPTED = signals.EXIT_INTERRUPTED
 
 app = typer.Typer(
     name="targi-sim",
@@ -204,7 +206,8 @@ Examples:
 Every pair of strategies plays N games (rounded up to even): half with each
 strategy in seat 0, both halves on the same seeds, each half in seat-swapped
 pairs. Results do not depend on --jobs. Writes matrix and elo tables as
-Parquet and CSV into --out (default runs/tournament-<timestamp>).
+Parquet and CSV into --out (default runs/tournament-<timestamp>, plus -2, -3, ...
+if that folder exists).
 """
 
 
@@ -233,13 +236,16 @@ def tournament(
     ),
 ) -> None:
     """Round-robin tournament: win-rate matrix with 95% intervals and Elo ratings."""
+    from datetime import datetime
     from pathlib import Path
 
     from targi_sim import load_deck, load_rules
     from targi_sim.strategy import resolve_strategy
     from targi_sim.tournament import check_names, even_games, run_tournament, warm_up
 
-    from .tournament import default_out_dir, parse_jobs, parse_strategy_list, render
+    from .tournament import claim_default_out_dir, parse_jobs, parse_strategy_list, render
+
+    started = datetime.now()
 
     try:
         names = parse_strategy_list(strategies)
@@ -251,8 +257,8 @@ def tournament(
         check_names(resolved)
     except (ParseError, UsageError, DataError, ValueError) as exc:
         raise _fail(str(exc)) from None
-    out_dir = Path(out) if out else default_out_dir()
-    if out_dir.exists() and not out_dir.is_dir():
+    out_dir = Path(out) if out else None
+    if out_dir is not None and out_dir.exists() and not out_dir.is_dir():
         raise _fail(f"--out {str(out_dir)!r} exists and is not a folder")
 
     err = Console(stderr=True)
@@ -273,14 +279,15 @@ def tournament(
             task = bar.add_task(f"{n_pairs} pairs", total=total)
             result = run_tournament(resolved, n_games, seed=run_seed, jobs=n_jobs,
                                     deck=deck_obj, rules=rules_obj, progress=advance)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:  # Ctrl-C, SIGTERM or SIGHUP (cli/signals.py)
         typer.echo(f"\nInterrupted after {done:,} of {total:,} games; nothing written.",
                    err=True)
-        raise typer.Exit(EXIT_INTERRUPTED) from None
+        raise typer.Exit(signals.exit_code(exc)) from None
     try:
+        out_dir = out_dir or claim_default_out_dir(started)  # claimed only once there is data
         result.write(out_dir)
     except OSError as exc:
-        raise _fail(f"cannot write to {out_dir}: {exc}") from None
+        raise _fail(f"cannot write to {out_dir or 'runs/'}: {exc}") from None
     render(Console(), result, setup_seconds=t1 - t0, out_dir=out_dir)
 
 
@@ -302,15 +309,20 @@ def version() -> None:
 
 
 def main() -> None:
-    """Console-script entry point."""
+    """Console-script entry point (after targi_sim_launch.py has imported this module)."""
     from .plugin import restart_with_plugin
 
+    signals.install()
     restart_with_plugin(sys.argv[1:])
     try:
         app()
-    except KeyboardInterrupt:  # e.g. Ctrl-C while Python is still importing
+    except KeyboardInterrupt as exc:  # e.g. a stop before a command took over
         typer.echo("\nInterrupted.", err=True)
-        raise SystemExit(EXIT_INTERRUPTED) from None
+        raise SystemExit(signals.exit_code(exc)) from None
+    except SystemExit as exc:  # typer turns a stray KeyboardInterrupt into exit code 130
+        if exc.code == EXIT_INTERRUPTED and signals.received:
+            raise SystemExit(128 + signals.received) from None
+        raise
 
 
 if __name__ == "__main__":

@@ -117,8 +117,9 @@ def register(app: typer.Typer) -> None:
         from targi_sim import DataError, UsageError
         from targi_sim.check import worker_pool
 
-        from .app import EXIT_INTERRUPTED, _fail
+        from .app import _fail
         from .parse import ParseError, parse_games
+        from .signals import exit_code
         from .tournament import parse_jobs
 
         try:
@@ -145,9 +146,9 @@ def register(app: typer.Typer) -> None:
                     _update(loaded, n_update, parallel, err, out, quiet)
                     return
                 failed, total = _check(loaded, parallel, n_jobs, err, out, quiet)
-        except KeyboardInterrupt:
+        except KeyboardInterrupt as exc:  # Ctrl-C, SIGTERM or SIGHUP (cli/signals.py)
             typer.echo("\nInterrupted; nothing decided, no file written.", err=True)
-            raise typer.Exit(EXIT_INTERRUPTED) from None
+            raise typer.Exit(exit_code(exc)) from None
         seconds = time.perf_counter() - t0
         word = "FAILED" if failed else "passed"
         out.print(f"[bold]{word}[/bold]: {total - failed} of {total} expectations passed, "

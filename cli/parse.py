@@ -52,3 +52,20 @@ def parse_games(text: str) -> int:
 def parse_seed(text: str) -> int:
     """The --seed value: a whole number 0..2**31-1."""
     return parse_whole_number(text, "--seed", 0, MAX_SEED)
+
+
+def cap_jobs(jobs: int, option: str = "--jobs") -> int:
+    """At most one worker process per CPU, with a one-line note on stderr when capped.
+
+    Each worker holds a compiled engine and a chunk's logs (about 100-300 MB), so more
+    workers than CPUs only cost memory; results do not depend on the number of jobs.
+    """
+    import os
+    import sys
+
+    cpus = os.cpu_count() or 1
+    if jobs <= cpus:
+        return jobs
+    print(f"Note: {option} {jobs} is more than the {cpus} CPUs of this machine; using {cpus} "
+          "(results do not depend on it).", file=sys.stderr)
+    return cpus

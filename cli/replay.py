@@ -44,6 +44,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Print one game round by round: board, decisions, raids, holdings, final score."""
         from targi_sim import DataError, InputError, UsageError, play_game
+        from targi_sim.api import MAX_TRACE_ROWS
         from targi_sim.replay import logged_differences, logged_rows, replay_logged_game
 
         from .app import _fail
@@ -72,6 +73,10 @@ def register(app: typer.Typer) -> None:
         except (ParseError, InputError, UsageError, DataError, ValueError) as exc:
             raise _fail(str(exc)) from None
         render_game(console, record, record.final_state.deck, title)
+        if record.trace.height >= MAX_TRACE_ROWS:  # the decision log is full: rows were dropped
+            console.print(f"Note: only the first {MAX_TRACE_ROWS:,} decisions of this game are "
+                          "shown (its deck lets a game make more).", highlight=False,
+                          markup=False)
         if diffs is not None:
             if diffs:
                 console.print("[red]The replay differs from the logged game:[/red] "

@@ -46,7 +46,8 @@ def _run(label: str, quiet: bool, work):
 
     from targi_sim.report import ReportError
 
-    from .app import EXIT_INTERRUPTED, _fail
+    from .app import _fail
+    from .signals import exit_code
 
     err = Console(stderr=True)
     t0 = time.perf_counter()
@@ -58,10 +59,10 @@ def _run(label: str, quiet: bool, work):
                 out = work(lambda msg: status.update(f"{label}: {msg}..."))
     except ReportError as exc:
         raise _fail(str(exc)) from None
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:  # Ctrl-C, SIGTERM or SIGHUP (cli/signals.py)
         typer.echo("\nInterrupted; files already written are complete, others absent.",
                    err=True)
-        raise typer.Exit(EXIT_INTERRUPTED) from None
+        raise typer.Exit(exit_code(exc)) from None
     return out, time.perf_counter() - t0
 
 

@@ -141,7 +141,8 @@ def register(app: typer.Typer) -> None:
                                  help="Run seed, 0..2147483647."),
         jobs: str = typer.Option(
             "auto", "--jobs", "-j", metavar="J",
-            help="Worker processes (default: every CPU). Results do not depend on it.",
+            help="Worker processes (default and most: one per CPU). Results do not depend "
+                 "on it.",
         ),
         chunk_size: str | None = typer.Option(
             None, "--chunk-size", metavar="K",
@@ -183,8 +184,9 @@ def register(app: typer.Typer) -> None:
         from targi_sim.runner import RunConfig, execute, resolve_run
         from targi_sim.runner.execute import check_options, check_out
 
-        from .app import EXIT_INTERRUPTED, _fail, _progress, load_engine
-        from .parse import ParseError, parse_games, parse_seed, parse_whole_number
+        from .app import _fail, _progress, load_engine
+        from .parse import ParseError, cap_jobs, parse_games, parse_seed, parse_whole_number
+        from .signals import exit_code
         from .summary import render
 
         try:
@@ -197,6 +199,8 @@ def register(app: typer.Typer) -> None:
                 paired=not unpaired, chunk_size=chunk))
             n_chunks = -(-n_games // resolved.chunk_size)
             n_jobs = parse_jobs(jobs, n_chunks)
+            if not (backend == "dask" and scheduler):  # a remote cluster has its own workers
+                n_jobs = cap_jobs(n_jobs)
             names = resolved.match.strategies
             out_dir = Path(out) if out else default_out(names[0], names[1], n_games, run_seed,
                                                         deck, rules)
@@ -224,10 +228,10 @@ def register(app: typer.Typer) -> None:
             t2 = time.perf_counter()
         except (InputError, UsageError) as exc:
             raise _fail(str(exc)) from None
-        except KeyboardInterrupt:
+        except KeyboardInterrupt as exc:  # Ctrl-C, SIGTERM or SIGHUP (cli/signals.py)
             typer.echo(f"\nInterrupted after {done:,} of {n_games:,} games. Completed chunks "
                        f"are kept in {out_dir}; rerun the same command to resume.", err=True)
-            raise typer.Exit(EXIT_INTERRUPTED) from None
+            raise typer.Exit(exit_code(exc)) from None
         except OSError as exc:
             reason = "the disk is full" if exc.errno == errno.ENOSPC else (exc.strerror or exc)
             raise _fail(f"cannot write the run to {out_dir}: {reason}. Completed chunks are "

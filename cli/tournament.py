@@ -12,7 +12,7 @@ from rich.table import Table
 
 from targi_sim.tournament import TournamentResult
 
-from .parse import ParseError
+from .parse import ParseError, cap_jobs
 
 
 def parse_strategy_list(text: str) -> list[str]:
@@ -29,15 +29,27 @@ def parse_strategy_list(text: str) -> list[str]:
 
 
 def parse_jobs(text: str) -> int:
-    """The --jobs value: worker processes, 1..1024."""
+    """The --jobs value: worker processes, 1..1024, capped at the CPU count (with a note)."""
     raw = str(text).strip()
     if not raw.isdigit() or not 1 <= int(raw) <= 1024:
         raise ParseError(f"--jobs must be a whole number from 1 to 1024; got {text!r}")
-    return int(raw)
+    return cap_jobs(int(raw))
 
 
-def default_out_dir() -> Path:
-    return Path("runs") / f"tournament-{datetime.now():%Y%m%d-%H%M%S}"
+def claim_default_out_dir(started: datetime, parent: Path = Path("runs")) -> Path:
+    """A new folder `runs/tournament-<started>`, with `-2`, `-3`, ... when the name is
+    taken: created here (mkdir is atomic), so two tournaments started in the same
+    second never share a folder and one never overwrites the other's results."""
+    base = f"tournament-{started:%Y%m%d-%H%M%S}"
+    parent.mkdir(parents=True, exist_ok=True)
+    for k in range(1, 10_000):
+        folder = parent / (base if k == 1 else f"{base}-{k}")
+        try:
+            folder.mkdir()
+        except FileExistsError:
+            continue
+        return folder
+    raise FileExistsError(f"no free folder name {base}-N in {parent}")
 
 
 def render(console: Console, result: TournamentResult, *, setup_seconds: float,

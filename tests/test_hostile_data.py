@@ -366,3 +366,21 @@ def test_random_decks_within_the_bounds_log_exactly_what_the_engine_computed(dec
     assert batches[0]["games"].num_rows == 4
     for tables in batches:
         _check_tables(tables, rules)
+
+
+def test_replay_says_when_a_games_decisions_overflow_its_trace(monkeypatch):
+    """A deck at the extreme bounds can make more decisions than replay's trace holds;
+    the replay then says it shows only the first ones (here: a trace of 50 rows)."""
+    from typer.testing import CliRunner
+
+    from targi_sim import api
+    from targi_sim.cli.app import app
+
+    monkeypatch.setattr(api, "MAX_TRACE_ROWS", 50)
+    result = CliRunner().invoke(app, ["replay", "--seed", "3", "--p0", "random", "--p1",
+                                      "random"])
+    assert result.exit_code == 0, result.output
+    assert "only the first 50 decisions" in result.output
+    monkeypatch.undo()
+    full = CliRunner().invoke(app, ["replay", "--seed", "3", "--p0", "random"])
+    assert full.exit_code == 0 and "only the first" not in full.output
