@@ -38,18 +38,11 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def _plan(n: int):
     """Engine inputs for n random-vs-random games (base deck, default rules)."""
-    import numpy as np
+    from targi_sim.api import game_plan, prepare_match
 
-    from targi_sim import load_deck, load_rules
-    from targi_sim.api import game_plan
-    from targi_sim.engine import layout
-    from targi_sim.strategy import strategy_matrix
-
-    D = layout.pack_deck(load_deck("base"))
-    R = load_rules("default").vector.astype(np.int64)
-    SP, _ = strategy_matrix(("random", "random"))
+    match = prepare_match(("random", "random"))
     seeds, first, ids = game_plan(n, seed=0)
-    return D, R, SP, seeds, first, ids
+    return match, seeds, first, ids
 
 
 def worker_speed(games: int, repeats: int, logs: bool) -> dict:
@@ -57,12 +50,12 @@ def worker_speed(games: int, repeats: int, logs: bool) -> dict:
     pinned = _pin_one_cpu()
     from targi_sim.api import run_batch
 
-    D, R, SP, seeds, first, ids = _plan(games)
-    run_batch(D, R, SP, seeds[:200], first[:200], ids[:200], logs=logs)  # warm-up
+    match, seeds, first, ids = _plan(games)
+    run_batch(match, seeds[:200], first[:200], ids[:200], logs=logs)  # warm-up
     rates = []
     for _ in range(repeats):
         t0 = time.perf_counter()
-        run_batch(D, R, SP, seeds, first, ids, logs=logs)
+        run_batch(match, seeds, first, ids, logs=logs)
         rates.append(games / (time.perf_counter() - t0))
     return {"rates": rates, "rss_mb": _peak_rss_mb(), "pinned": pinned}
 
@@ -73,9 +66,9 @@ def worker_compile() -> dict:
     t0 = time.perf_counter()
     from targi_sim.api import run_batch
 
-    D, R, SP, seeds, first, ids = _plan(1)
+    match, seeds, first, ids = _plan(1)
     t1 = time.perf_counter()
-    run_batch(D, R, SP, seeds, first, ids, logs=False)
+    run_batch(match, seeds, first, ids, logs=False)
     t2 = time.perf_counter()
     return {"import_s": t1 - t0, "first_game_s": t2 - t1}
 

@@ -63,7 +63,7 @@ def _counted_mc_games(match, seeds, first, ids) -> tuple:
     from targi_sim.engine.records import G_SIZE, H_SIZE
     from targi_sim.engine.rounds import legal_placements, placing_player, play_to_end, setup_game
 
-    D, R, SP = match.D, match.R, match.SP
+    D, R, SP, P, PB = match.D, match.R, match.SP, match.P, match.PB
     n = len(seeds)
     G = np.zeros((n, G_SIZE), dtype=np.int64)
     L = make_logs(0)
@@ -81,11 +81,12 @@ def _counted_mc_games(match, seeds, first, ids) -> tuple:
         S[lay.S_PAUSE_MC] = 1
         SPw[:, :] = SP
         SPw[:, MC_PENDING] = np.nan
-        while not play_to_end(S, D, R, SPw, L, O):
+        while not play_to_end(S, D, R, SPw, L, P, O):
             p = placing_player(S)
             options += legal_placements(S, D, R, p, O)
             decisions += 1
-            SPw[p, MC_PENDING] = choose_placement(S, D, R, SPw, p, O, Sr, SPr, Lr, Or, slots)
+            SPw[p, MC_PENDING] = choose_placement(S, D, R, SPw, PB, p, O, Sr, SPr, Lr, Or,
+                                                  slots)
         write_result(S, D, R, G, i, ids[i])
     return G, decisions, options
 
@@ -103,13 +104,13 @@ def worker_speed(pairing: str, games: int, repeats: int) -> dict:
     seeds, first, ids = game_plan(games, seed=SEED)
     t0 = time.perf_counter()
     warm = min(games, 2 if pairing == "montecarlo" else 200)
-    run_batch(match.D, match.R, match.SP, seeds[:warm], first[:warm], ids[:warm], logs=False)
+    run_batch(match, seeds[:warm], first[:warm], ids[:warm], logs=False)
     warm_s = time.perf_counter() - t0
     times = []
     G = None
     for _ in range(repeats):
         t0 = time.perf_counter()
-        G, _ = run_batch(match.D, match.R, match.SP, seeds, first, ids, logs=False)
+        G, _ = run_batch(match, seeds, first, ids, logs=False)
         times.append(time.perf_counter() - t0)
     out = {"times": times, "rss_mb": _peak_rss_mb(), "pinned": pinned, "warm_s": warm_s,
            "digest": source_digest()}

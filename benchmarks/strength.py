@@ -79,7 +79,7 @@ def play_chunk(subject: str, opponent: str, orient: int, seed: int, start: int, 
     seats = (subject, opponent) if orient == 0 else (opponent, subject)
     match = prepare_match(seats)
     seeds, first, ids = game_plan(n, seed, start=start)
-    G, _ = run_batch(match.D, match.R, match.SP, seeds, first, ids, logs=False)
+    G, _ = run_batch(match, seeds, first, ids, logs=False)
     w = G[:, G_WINNER]
     result = np.where(w == orient, 1.0, np.where(w == -1, 0.5, 0.0))
     s = G[:, [G_SCORE0, G_SCORE1]]

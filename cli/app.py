@@ -10,7 +10,6 @@ with 143 and SIGHUP with 129 (cli/signals.py).
 from __future__ import annotations
 
 import platform
-import sys
 import time
 from collections.abc import Callable
 
@@ -232,7 +231,8 @@ def tournament(
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar; tables only."),
     strategy_file: str | None = typer.Option(
         None, "--strategy-file", metavar="FILE.py",
-        help="A compiled strategy plugin to build into the engine (docs/strategy-plugins.md).",
+        help="A compiled strategy plugin (docs/strategy-plugins.md) whose NAME may then be "
+             "used in --strategies (a path works too).",
     ),
 ) -> None:
     """Round-robin tournament: win-rate matrix with 95% intervals and Elo ratings."""
@@ -240,7 +240,7 @@ def tournament(
     from pathlib import Path
 
     from targi_sim import load_deck, load_rules
-    from targi_sim.strategy import resolve_strategy
+    from targi_sim.strategy import register_plugin, resolve_strategy
     from targi_sim.tournament import check_names, even_games, run_tournament, warm_up
 
     from .tournament import claim_default_out_dir, parse_jobs, parse_strategy_list, render
@@ -248,6 +248,8 @@ def tournament(
     started = datetime.now()
 
     try:
+        if strategy_file:
+            register_plugin(strategy_file)
         names = parse_strategy_list(strategies)
         n_games = parse_games(games)
         run_seed = parse_seed(seed)
@@ -310,10 +312,7 @@ def version() -> None:
 
 def main() -> None:
     """Console-script entry point (after targi_sim_launch.py has imported this module)."""
-    from .plugin import restart_with_plugin
-
     signals.install()
-    restart_with_plugin(sys.argv[1:])
     try:
         app()
     except KeyboardInterrupt as exc:  # e.g. a stop before a command took over

@@ -171,8 +171,8 @@ def register(app: typer.Typer) -> None:
                                    help="No progress bar; summary only."),
         strategy_file: str | None = typer.Option(
             None, "--strategy-file", metavar="FILE.py",
-            help="A compiled strategy plugin (docs/strategy-plugins.md) to build into the "
-                 "engine; use its NAME or path as --p0/--p1.",
+            help="A compiled strategy plugin (docs/strategy-plugins.md) whose NAME may then "
+                 "be used as --p0/--p1 (a path works too).",
         ),
     ) -> None:
         """Play N games between two strategies into a run directory of Parquet tables.
@@ -190,6 +190,10 @@ def register(app: typer.Typer) -> None:
         from .summary import render
 
         try:
+            if strategy_file:
+                from targi_sim.strategy import register_plugin
+
+                register_plugin(strategy_file)
             n_games = parse_games(games)
             run_seed = parse_seed(seed)
             chunk = (parse_whole_number(chunk_size, "--chunk-size", 1, 10_000_000)

@@ -13,19 +13,45 @@ from .engine import layout as lay
 from .engine.batch import play_batch
 from .engine.buffers import make_logs, reset
 from .engine.montecarlo import play_batch_mc, uses_montecarlo
+from .engine.plugin import PluginError, compile_policy
+from .engine.policies import Policy
 from .engine.records import G_SIZE
+from .errors import DataError
 from .gamestate import GameState
 from .record import GameRecord, game_record, games_frame, log_frames
 from .rules import Rules, load_rules
-from .strategy import Strategy, strategy_matrix
+from .strategy import PythonSeat, Strategy, resolve_pair, seat_policies
 
 StrategySpec = str | Strategy
 MAX_TRACE_ROWS = 50_000
 
 
-def batch_function(SP: np.ndarray):
-    """The compiled batch driver for these seats (Monte Carlo needs its own, see montecarlo.py)."""
-    return play_batch_mc if uses_montecarlo(SP) else play_batch
+Policies = tuple  # (policy seat 0, policy seat 1[, build marker]): see engine/ask.py
+
+
+def play_plan(match: Match, seeds: np.ndarray, first: np.ndarray, ids: np.ndarray,
+              G: np.ndarray, L: np.ndarray, start: int, S: np.ndarray) -> int:
+    """Play games start.. of a plan into G and the logs L; returns the next game index
+    (it stops early, between games, when the logs are full).
+
+    The compiled batch driver plays them (Monte Carlo seats need their own, see
+    engine/montecarlo.py); a seat decided in Python goes through targi_sim.session.
+    """
+    if match.has_python:
+        from .session import play_python_plan
+
+        return play_python_plan(match, seeds, first, ids, G, L, start)
+    D, R, SP, P, PB = match.D, match.R, match.SP.copy(), match.P, match.PB
+    if uses_montecarlo(SP):
+        return play_batch_mc(D, R, SP, P, PB, seeds, first, ids, G, L, start, S)
+    return play_batch(D, R, SP, P, seeds, first, ids, G, L, start, S)
+
+
+def compile_policies(*policies: Policy) -> None:
+    """Compile (or load from the cache) each policy now; a plugin that does not compile
+    raises PluginError (one line)."""
+    for policy in policies:
+        compile_policy(policy)
 
 
 def load_deck_and_rules(deck: str | Deck, rules: str | Rules) -> tuple[Deck, Rules]:
@@ -59,15 +85,20 @@ def play_game(
     """
     if first_player not in (0, 1):
         raise ValueError("first_player must be 0 or 1")
-    d, r = load_deck_and_rules(deck, rules)
-    SP, names = strategy_matrix(strategies)
-    state = GameState(np.zeros(lay.S_SIZE, dtype=np.int64), d, r)
+    m = prepare_match(strategies, deck, rules)
+    if m.has_python:
+        from .session import Game, drive
+
+        game = Game(m, seed, first_player, game_id, trace_rows=MAX_TRACE_ROWS)
+        drive(game)
+        return game.record()
+    state = GameState(np.zeros(lay.S_SIZE, dtype=np.int64), m.deck, m.rules)
     L = make_logs(1, exact=True, trace_rows=MAX_TRACE_ROWS)
     G = np.zeros((1, G_SIZE), dtype=np.int64)
     seeds = np.array([seed], dtype=np.int64)
-    batch_function(SP)(state.D, state.R, SP, seeds, np.array([first_player]), np.array([game_id]),
-             G, L, 0, state.S)
-    return game_record(seed, names, G[0], L, state)
+    play_plan(m, seeds, np.array([first_player], dtype=np.int64),
+              np.array([game_id], dtype=np.int64), G, L, 0, state.S)
+    return game_record(seed, m.strategies, G[0], L, state)
 
 
 @dataclass
@@ -94,9 +125,7 @@ def game_plan(n_games: int, seed: int, paired: bool = True, start: int = 0) -> t
 
 
 def run_batch(
-    D: np.ndarray,
-    R: np.ndarray,
-    SP: np.ndarray,
+    match: Match,
     seeds: np.ndarray,
     first: np.ndarray,
     ids: np.ndarray,
@@ -114,10 +143,9 @@ def run_batch(
     L = make_logs(n if logs else 0)
     S = np.zeros(lay.S_SIZE, dtype=np.int64)
     frames: list[dict[str, pl.DataFrame]] = []
-    batch_fn = batch_function(SP)
     done = 0
     while done < n:
-        nxt = batch_fn(D, R, SP, seeds, first, ids, G, L, done, S)
+        nxt = play_plan(match, seeds, first, ids, G, L, done, S)
         if logs:
             frames.append(log_frames(L))
         if on_flush is not None:
@@ -129,7 +157,8 @@ def run_batch(
 
 @dataclass(frozen=True, eq=False)
 class Match:
-    """Validated and packed inputs of a run: deck, rules and the two seats' strategies."""
+    """Validated and packed inputs of a run: deck, rules and the two seats' strategies
+    (their parameter rows SP, their policies P and the policies of their rollouts PB)."""
 
     deck: Deck
     rules: Rules
@@ -137,11 +166,19 @@ class Match:
     R: np.ndarray
     SP: np.ndarray
     strategies: tuple[str, str]
+    P: Policies
+    PB: Policies
+    python: tuple[PythonSeat | None, PythonSeat | None] = (None, None)
+
+    @property
+    def has_python(self) -> bool:
+        """True if a seat is decided by a Python strategy (targi_sim.session)."""
+        return any(seat is not None for seat in self.python)
 
     def play(self, seeds: np.ndarray, first: np.ndarray, ids: np.ndarray,
              *, logs: bool = True) -> tuple[np.ndarray, list[dict[str, pl.DataFrame]]]:
         """Play a plan of games (see `game_plan`); returns results and log frames."""
-        return run_batch(self.D, self.R, self.SP, seeds, first, ids, logs=logs)
+        return run_batch(self, seeds, first, ids, logs=logs)
 
 
 def prepare_match(
@@ -151,11 +188,19 @@ def prepare_match(
 ) -> Match:
     """Load and validate everything before a game is played.
 
-    Raises UsageError for unknown names and DataError for malformed files.
+    Raises UsageError for unknown names and DataError for malformed files (a plugin
+    that numba cannot compile included).
     """
-    SP, names = strategy_matrix(strategies)
+    pair = resolve_pair(strategies)
     d, r = load_deck_and_rules(deck, rules)
-    return Match(d, r, lay.pack_deck(d), r.vector.astype(np.int64), SP, names)
+    P, PB = seat_policies(pair)
+    try:
+        compile_policies(*(x for x in (*P, *PB) if isinstance(x, Policy)))
+    except PluginError as exc:
+        raise DataError(str(exc)) from None
+    SP = np.vstack([s.row() for s in pair])
+    return Match(d, r, lay.pack_deck(d), r.vector.astype(np.int64), SP,
+                 (pair[0].name, pair[1].name), P, PB, (pair[0].python, pair[1].python))
 
 
 def play_games(
@@ -186,5 +231,6 @@ def play_games(
 
 
 __all__ = [
-    "BatchResult", "Match", "game_plan", "pair_seed", "play_game", "play_games", "prepare_match",
+    "BatchResult", "Match", "game_plan", "pair_seed", "play_game", "play_games", "play_plan",
+    "prepare_match",
 ]

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .api import Match, game_plan, prepare_match, run_batch
+from .api import Match, game_plan, prepare_match
 from .baseline import Expectation, Measured, derived_seed
 from .deck import load_deck
 from .engine.records import G_FIRST, G_WINNER
@@ -79,8 +79,7 @@ def prepare(e: Expectation) -> Match:
                          loaded["rules"])
 
 
-def batch_counts(D: np.ndarray, R: np.ndarray, SP: np.ndarray, kind: str, seed: int,
-                 start: int, n: int) -> np.ndarray:
+def batch_counts(match: Match, kind: str, seed: int, start: int, n: int) -> np.ndarray:
     """Pair counts of games start..start+n-1 (whole pairs) of run `seed`.
 
     The tracked side is seat 0's strategy for "win_rate" and the round-1 first
@@ -88,7 +87,7 @@ def batch_counts(D: np.ndarray, R: np.ndarray, SP: np.ndarray, kind: str, seed: 
     arguments (the strategy rows are copied: nothing cached carries over).
     """
     seeds, first, ids = game_plan(n, seed, paired=True, start=start)
-    G, _ = run_batch(D, R, SP.copy(), seeds, first, ids, logs=False)
+    G, _ = match.play(seeds, first, ids, logs=False)
     winner = G[:, G_WINNER]
     tracked = 0 if kind == "win_rate" else G[:, G_FIRST]
     points = (winner == tracked) + 0.5 * (winner == -1)
@@ -129,8 +128,8 @@ def _batches(match: Match, e: Expectation, seed: int, starts: list[int],
              parallel) -> list[np.ndarray]:
     from joblib import delayed
 
-    return parallel(delayed(batch_counts)(match.D, match.R, match.SP, e.kind, seed, s,
-                                          e.batch_games) for s in starts)
+    return parallel(delayed(batch_counts)(match, e.kind, seed, s, e.batch_games)
+                    for s in starts)
 
 
 def run_expectation(e: Expectation, parallel, jobs: int, *, match: Match | None = None,

@@ -104,7 +104,9 @@ SK_GREEDY = 2       # immediate VP first, else goods
 SK_HEURISTIC = 3    # weighted evaluation of each option's effect
 SK_MONTECARLO = 4   # determinised rollouts for Targi placement, heuristic elsewhere
 SK_PLUGIN = 5       # a compiled policy from a Python file (engine/plugin.py)
-STRATEGY_KIND_NAMES = ("random", "scripted", "greedy", "heuristic", "montecarlo", "plugin")
+SK_EXTERNAL = 6     # decided in Python: a PythonStrategy, a person, an outside agent
+STRATEGY_KIND_NAMES = ("random", "scripted", "greedy", "heuristic", "montecarlo", "plugin",
+                       "python")
 N_STRAT_PARAMS = 160
 
 # heuristic weights: column of the strategy row (column 0 is the kind)

@@ -193,3 +193,9 @@ class FieldReader:
         """All of `keys` as integers 0..hi (absent -> 0), e.g. a cost table."""
         self.check_keys(keys)
         return [self.get_int(k, 0, hi=hi) for k in keys]
+
+
+class StrategyError(RuntimeError):
+    """A strategy misbehaved while playing (e.g. answered a decision with an option it
+    was not offered); the message is one line naming the strategy, the decision type and
+    a game to replay. The CLI exits with code 1."""

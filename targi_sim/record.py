@@ -8,6 +8,7 @@ import numpy as np
 import polars as pl
 
 from .constants import DECISION_NAMES, END_REASON_NAMES, TIEBREAK_NAMES
+from .engine import layout as lay
 from .engine import records as rec
 from .engine.buffers import table
 from .gamestate import GameState
@@ -88,7 +89,8 @@ class GameRecord:
             "tiebreak": self.tiebreak,
             "breakdown": [dict(b) for b in self.breakdown],
             "tables": {name: df.to_dict(as_series=False) for name, df in self.tables.items()},
-            "final_state": [int(x) for x in self.final_state.S],
+            # the game itself; the rest of S only drives paused play (engine/layout.py)
+            "final_state": [int(x) for x in self.final_state.S[:lay.S_CORE]],
         }
 
 

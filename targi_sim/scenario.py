@@ -13,13 +13,14 @@ import numpy as np
 import polars as pl
 
 from .api import load_deck_and_rules
-from .constants import N_STRAT_PARAMS
+from .constants import N_STRAT_PARAMS, SK_SCRIPTED
 from .deck import Deck
 from .engine import acquire as acq
 from .engine import actions, rounds, scoring
 from .engine import layout as lay
 from .engine.batch import OPTION_BUFFER
 from .engine.buffers import make_logs
+from .engine.policies import Policy, builtin
 from .gamestate import GameState
 from .record import log_frames
 from .rules import Rules
@@ -47,19 +48,26 @@ class Scenario:
         d, r = load_deck_and_rules(deck, rules)
         self.state = GameState.new(d, r, seed=seed, first_player=first_player)
         self.SP = np.zeros((2, N_STRAT_PARAMS))
+        self.policies: list[Policy] = [builtin(SK_SCRIPTED), builtin(SK_SCRIPTED)]
         self.L = make_logs(1, exact=True, trace_rows=20_000)
         self.O = np.zeros(OPTION_BUFFER, dtype=np.int64)
         self.script([], [])
 
     # ------------------------------------------------------------ strategies
     def use(self, p: int, strategy: str | Strategy) -> None:
-        self.SP[p] = resolve_strategy(strategy).row()
+        s = resolve_strategy(strategy)
+        self.SP[p] = s.row()
+        self.policies[p] = s.policy
 
     def script(self, p0: Sequence[int] | None = None, p1: Sequence[int] | None = None) -> None:
         """Scripted choices for each player (None leaves that player's strategy as is)."""
         for p, choices in ((0, p0), (1, p1)):
             if choices is not None:
-                self.SP[p] = scripted(choices).row()
+                self.use(p, scripted(choices))
+
+    @property
+    def P(self) -> tuple[Policy, Policy]:
+        return self.policies[0], self.policies[1]
 
     @property
     def S(self) -> np.ndarray:
@@ -70,7 +78,7 @@ class Scenario:
         return self.state.players
 
     def _args(self):
-        return self.state.S, self.state.D, self.state.R, self.SP, self.L
+        return self.state.S, self.state.D, self.state.R, self.SP, self.L, self.P
 
     # ------------------------------------------------------------ phases
     def play_round(self) -> None:

@@ -21,12 +21,15 @@ import numpy as np
 from . import constants as C
 from .constants import HC_KEY, N_STRAT_PARAMS, SK_GREEDY, SK_RANDOM, SK_SCRIPTED
 from .deck import resolve
-from .engine.policy import SCRIPT_START
+from .engine.policies import Policy, Seats, builtin
+from .engine.policies.scripted import SCRIPT_START
 from .errors import DataError, FieldReader, UsageError, read_toml
 from .paths import data_dir
 
 KINDS = {"random": C.SK_RANDOM, "greedy": C.SK_GREEDY, "heuristic": C.SK_HEURISTIC,
          "montecarlo": C.SK_MONTECARLO}
+# kinds whose play uses no random numbers (a heuristic only when its noise is 0)
+_DETERMINISTIC_KINDS = (C.SK_SCRIPTED, C.SK_GREEDY)
 
 # Heuristic weights: TOML key -> (engine column, default, lowest allowed, meaning)
 WEIGHTS: dict[str, tuple[int, float, float, str]] = {
@@ -67,6 +70,7 @@ class Strategy:
     description: str = ""
     path: Path | None = None
     content: str = ""
+    python: PythonSeat | None = None  # kind SK_EXTERNAL: the Python strategy deciding it
 
     @property
     def kind_name(self) -> str:
@@ -74,7 +78,49 @@ class Strategy:
 
     @property
     def sha256(self) -> str:
-        return hashlib.sha256(self.row().tobytes()).hexdigest()
+        return hashlib.sha256(self.row().tobytes() + self._code_identity()).hexdigest()
+
+    def _code_identity(self) -> bytes:
+        """A plugin's or Python strategy's identity includes its code, not only its row."""
+        if self.kind == C.SK_PLUGIN or (self.python is not None and self.content):
+            return self.content.encode()
+        if self.python is not None:
+            cls = type(self.python.strategy)
+            return f"{cls.__module__}.{cls.__qualname__}".encode()
+        return b""
+
+    @property
+    def policy(self) -> Policy:
+        """The compiled decision function the engine calls for this strategy's seat."""
+        if self.kind == C.SK_PLUGIN:
+            from .engine.plugin import load_plugin
+
+            assert self.path is not None
+            return load_plugin(self.path).policy
+        return builtin(self.kind)
+
+    @property
+    def rollout_policy(self) -> Policy:
+        """The policy a montecarlo strategy plays its rollouts with (its base strategy's)."""
+        if self.kind != C.SK_MONTECARLO:
+            return self.policy
+        return builtin(int(self.params[C.MC_BASE]))
+
+    @property
+    def deterministic(self) -> bool:
+        """True if this strategy's play uses no random numbers: the same position always
+        gets the same answer (so a mirror match's seat-swapped games are relabellings)."""
+        if self.kind in _DETERMINISTIC_KINDS:
+            return True
+        if self.kind == C.SK_HEURISTIC:
+            return float(self.params[C.HW_NOISE]) == 0.0
+        if self.kind == C.SK_PLUGIN:
+            from .engine.plugin import load_plugin
+
+            return self.path is not None and load_plugin(self.path).deterministic
+        if self.python is not None:
+            return getattr(self.python.strategy, "deterministic", False) is True
+        return False
 
     def row(self) -> np.ndarray:
         """The engine's parameter row; the heuristic's cache columns start empty (NaN)."""
@@ -150,29 +196,97 @@ def _weights(r: FieldReader, params: np.ndarray, defaults: np.ndarray | None) ->
         params[C.HW_SYMBOL + i] = _float(symbols, sym, fallback, -100.0)
 
 
-class PluginNotLoaded(ValueError):
-    """A .py strategy was asked for, but the engine was not started with it."""
+class PythonSeat:
+    """A Python strategy as a seat of a match; sent to worker processes by file path
+    when it comes from a file (the module only exists where the file was imported)."""
+
+    def __init__(self, strategy: Any, path: Path | None = None) -> None:
+        self.strategy = strategy
+        self.path = path
+
+    def __reduce__(self):
+        if self.path is not None:
+            return (_python_seat_from_file, (str(self.path),))
+        return (PythonSeat, (self.strategy, None))
+
+
+def _python_seat_from_file(path: str) -> PythonSeat:
+    seat = load_py_strategy(Path(path)).python
+    assert seat is not None
+    return seat
+
+
+def python_seat(obj: Any, path: Path | None = None, content: str = "") -> Strategy:
+    """A Strategy for a PythonStrategy instance (targi_sim.python_strategy)."""
+    from .python_strategy import PythonStrategy
+
+    if isinstance(obj, type) and issubclass(obj, PythonStrategy):
+        obj = obj()
+    if not isinstance(obj, PythonStrategy):
+        raise UsageError(f"{obj!r} is not a targi_sim.PythonStrategy")
+    params = np.zeros(N_STRAT_PARAMS)
+    params[0] = C.SK_EXTERNAL
+    name = str(getattr(obj, "name", "") or type(obj).__name__)
+    return Strategy(name, C.SK_EXTERNAL, params, str(getattr(obj, "description", "")), path,
+                    content, PythonSeat(obj, path))
+
+
+def _python_strategy_class(module: Any, path: Path) -> type | None:
+    """The PythonStrategy subclass a file defines (its STRATEGY, or its only one)."""
+    from .python_strategy import PythonStrategy
+
+    chosen = getattr(module, "STRATEGY", None)
+    if chosen is not None:
+        if isinstance(chosen, type) and issubclass(chosen, PythonStrategy):
+            return chosen
+        raise DataError(path, None, "STRATEGY", chosen, "a PythonStrategy subclass",
+                        "is not a PythonStrategy subclass")
+    found = [v for v in vars(module).values() if isinstance(v, type)
+             and issubclass(v, PythonStrategy) and v.__module__ == module.__name__]
+    if len(found) > 1:
+        names = ", ".join(sorted(c.__name__ for c in found))
+        raise DataError(path, None, "STRATEGY", None, f"one of {names}",
+                        "must name the strategy: the file defines several")
+    return found[0] if found else None
+
+
+def load_py_strategy(path: Path) -> Strategy:
+    """A strategy from a .py file: a PythonStrategy subclass, or a compiled plugin's
+    `choose` (docs/strategies.md, docs/strategy-plugins.md). Loading runs the file."""
+    from .engine.plugin import PluginError, load_module
+
+    try:
+        p, source, module = load_module(path)
+    except PluginError as exc:
+        raise DataError(str(exc)) from None
+    cls = _python_strategy_class(module, p)
+    if cls is not None:
+        try:
+            return python_seat(cls(), p, source)
+        except Exception as exc:  # the user's constructor failed
+            raise DataError(f"{path}: creating {cls.__name__}() failed: "
+                            f"{type(exc).__name__}: {exc}") from None
+    return load_plugin_strategy(p)
 
 
 def load_plugin_strategy(path: Path) -> Strategy:
-    """The compiled policy of a Python file (engine/plugin.py explains the constraint)."""
-    from .engine.plugin import ENV, plugin_module, plugin_path
+    """The compiled policy of a Python file (docs/strategy-plugins.md); loading runs it.
 
-    path = Path(path).resolve()
-    if plugin_path() != path or plugin_module is None:
-        raise PluginNotLoaded(
-            f"{path}: a compiled strategy is built into the engine when it starts; use "
-            f"--strategy-file {path} (the command restarts itself with it), or set "
-            f"{ENV}={path} before importing targi_sim"
-        )
+    DataError (one line) for a file that is missing, does not import or has no usable
+    `choose`.
+    """
+    from .engine.plugin import PluginError, load_plugin
+
+    try:
+        plugin = load_plugin(path)
+    except PluginError as exc:
+        raise DataError(str(exc)) from None
     params = np.zeros(N_STRAT_PARAMS)
     params[0] = C.SK_PLUGIN
-    r = FieldReader(path, "strategy plugin", {"weights": getattr(plugin_module, "WEIGHTS", {})})
+    r = FieldReader(plugin.path, "strategy plugin", {"weights": plugin.weights})
     _weights(r, params, None)
-    return Strategy(
-        getattr(plugin_module, "NAME", path.stem), C.SK_PLUGIN, params,
-        getattr(plugin_module, "DESCRIPTION", ""), path, path.read_text(encoding="utf-8"),
-    )
+    return Strategy(plugin.name, C.SK_PLUGIN, params, plugin.description, plugin.path,
+                    plugin.content)
 
 
 def load_strategy(name_or_path: str | Path, _seen: tuple[Path, ...] = ()) -> Strategy:
@@ -181,7 +295,7 @@ def load_strategy(name_or_path: str | Path, _seen: tuple[Path, ...] = ()) -> Str
     A path ending in .py is a compiled plugin (see docs/strategy-plugins.md).
     """
     if str(name_or_path).endswith(".py"):
-        return load_plugin_strategy(Path(name_or_path))
+        return load_py_strategy(Path(name_or_path))
     path = resolve("strategy", "strategies", name_or_path, list_strategies())
     text, data = read_toml(path)
     r = FieldReader(path, "strategy", data)
@@ -230,20 +344,58 @@ def resolve_strategy(spec: str | Path | Strategy) -> Strategy:
     """
     if isinstance(spec, Strategy):
         return spec
-    from .engine.plugin import plugin_module, plugin_path
+    from .python_strategy import PythonStrategy
 
-    if plugin_module is not None and spec == getattr(plugin_module, "NAME", None):
-        return load_plugin_strategy(plugin_path())  # the loaded plugin, by its NAME
+    if isinstance(spec, PythonStrategy) or (isinstance(spec, type)
+                                            and issubclass(spec, PythonStrategy)):
+        return python_seat(spec)
+    registered = _REGISTERED_PLUGINS.get(str(spec))
+    if registered is not None:
+        return load_py_strategy(registered)  # a plugin named by its NAME
     return load_strategy(spec)
+
+
+_REGISTERED_PLUGINS: dict[str, Path] = {}
+
+
+def register_plugin(path: str | Path) -> Strategy:
+    """Load a .py strategy so that its NAME also works as a strategy name (--strategy-file)."""
+    strategy = load_py_strategy(Path(path))
+    _REGISTERED_PLUGINS[strategy.name] = Path(path).resolve()
+    return strategy
 
 
 def strategy_matrix(strategies: Sequence[str | Strategy]) -> tuple[np.ndarray, tuple[str, str]]:
     """The engine's SP array (one row per seat) and the two names."""
-    if len(strategies) != 2:
-        raise ValueError("a game needs exactly two strategies (seat 0 and seat 1)")
-    s0, s1 = (resolve_strategy(s) for s in strategies)
+    s0, s1 = resolve_pair(strategies)
     return np.vstack([s0.row(), s1.row()]), (s0.name, s1.name)
 
 
+def resolve_pair(strategies: Sequence[str | Strategy]) -> tuple[Strategy, Strategy]:
+    """The two seats' strategies (seat 0, seat 1), resolved and validated."""
+    if len(strategies) != 2:
+        raise ValueError("a game needs exactly two strategies (seat 0 and seat 1)")
+    s0, s1 = (resolve_strategy(s) for s in strategies)
+    return s0, s1
+
+
+def seat_policies(strategies: Sequence[Strategy]) -> tuple[tuple, tuple]:
+    """(the seats' policies, the policies their rollouts use), as the engine takes them.
+
+    With a heuristic or montecarlo seat the tuples carry a third element that selects
+    the engine build with the heuristic compiled in (engine/ask.py).
+    """
+    from .engine.ask import HEURISTIC_INSIDE
+
+    s0, s1 = strategies
+    P: tuple = (s0.policy, s1.policy)
+    PB: tuple = (s0.rollout_policy, s1.rollout_policy)
+    if any(s.kind in (C.SK_HEURISTIC, C.SK_MONTECARLO) for s in strategies):
+        P += (HEURISTIC_INSIDE,)
+        PB += (HEURISTIC_INSIDE,)
+    return Seats(P), Seats(PB)
+
+
 __all__ = ["DataError", "RANDOM", "Strategy", "list_strategies", "load_strategy",
-           "resolve_strategy", "scripted", "strategy_matrix"]
+           "register_plugin", "resolve_pair", "resolve_strategy", "scripted", "seat_policies",
+           "strategy_matrix"]

@@ -45,7 +45,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from .api import game_plan, prepare_match, run_batch
+from .api import Match, game_plan, prepare_match
 from .atomic import atomic_write
 from .constants import SK_MONTECARLO
 from .deck import Deck
@@ -151,8 +151,7 @@ class _Chunk:
     run_seed: int
 
 
-def _play_chunk(D: np.ndarray, R: np.ndarray, SP: np.ndarray,
-                chunk: _Chunk) -> tuple[int, np.ndarray, int, np.ndarray]:
+def _play_chunk(match: Match, chunk: _Chunk) -> tuple[int, np.ndarray, int, np.ndarray]:
     """(pair, counts, first game, a's points per game) of one chunk, from a's view.
 
     Counts are those of _COUNTS. Game g of either half is played on deal g // 2
@@ -162,7 +161,7 @@ def _play_chunk(D: np.ndarray, R: np.ndarray, SP: np.ndarray,
     a strategy caches carries over from another chunk or process.
     """
     seeds, first, ids = game_plan(chunk.n, chunk.run_seed, paired=True, start=chunk.start)
-    G, _ = run_batch(D, R, SP.copy(), seeds, first, ids, logs=False)
+    G, _ = match.play(seeds, first, ids, logs=False)
     games = games_frame(G)
     winner = games["winner"].to_numpy()
     a_seat = chunk.half  # the seat of strategy a in this half
@@ -208,13 +207,16 @@ def check_names(strategies: Sequence[Strategy]) -> None:
 
 def warm_up(strategies: Sequence[str | Path | Strategy], deck: str | Deck = "base",
             rules: str | Rules = "default") -> None:
-    """Load (or, the first time, compile) the engine code the strategies need: one game."""
+    """Load (or, the first time, compile) the engine code the strategies need: one game
+    per compiled build their pairs use (targi_sim.loading)."""
+    from .loading import build_of
+
     strats = [resolve_strategy(s) for s in strategies]
-    fast = [s for s in strats if s.kind != SK_MONTECARLO]
-    slow = [s for s in strats if s.kind == SK_MONTECARLO]
-    for group in (fast, slow):  # the plain and the montecarlo batch functions
-        if group:
-            match = prepare_match((group[0], group[0]), deck, rules)
+    seen = set()
+    for a, b in combinations(strats, 2):
+        match = prepare_match((a, b), deck, rules)  # compiles each plugin's policy
+        if build_of(match) not in seen:
+            seen.add(build_of(match))
             match.play(*game_plan(1, 0), logs=False)
 
 
@@ -259,7 +261,7 @@ def run_tournament(
 
     def task(c: _Chunk):
         m = matches[c.pair][c.half]
-        return delayed(_play_chunk)(m.D, m.R, m.SP, c)
+        return delayed(_play_chunk)(m, c)
 
     totals = np.zeros((len(pairs), len(_COUNTS)), dtype=np.int64)
     deal_points = np.zeros((len(pairs), (half + 1) // 2))

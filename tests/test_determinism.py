@@ -18,11 +18,9 @@ import polars as pl
 import pytest
 
 from targi_sim import api, game_plan, load_deck, load_rules, pair_seed, play_game, play_games
-from targi_sim.api import run_batch
-from targi_sim.engine import layout as lay
+from targi_sim.api import prepare_match, run_batch
 from targi_sim.engine.batch import play_batch
 from targi_sim.record import games_frame
-from targi_sim.strategy import strategy_matrix
 
 DECKS = ("base", "abilities-example")
 RULES = ("default", "raid-unpaid-nothing", "finish-round-after-raid4", "tiebreak-gold-only")
@@ -74,10 +72,7 @@ def test_first_player_matters() -> None:
 
 # ------------------------------------------------------------------ batches
 def _engine_inputs(deck: str = "base", rules: str = "default"):
-    D = lay.pack_deck(load_deck(deck))
-    R = load_rules(rules).vector.astype(np.int64)
-    SP, _ = strategy_matrix(("random", "random"))
-    return D, R, SP
+    return prepare_match(("random", "random"), deck, rules)
 
 
 @pytest.mark.parametrize("deck", DECKS)
@@ -85,17 +80,17 @@ def _engine_inputs(deck: str = "base", rules: str = "default"):
 def test_batch_split_does_not_change_results(deck: str, cut: int) -> None:
     """One call over games 0..n-1 == calls over 0..cut-1 and cut..n-1 (cut mid-pair too)."""
     n, run_seed = 120, 424242
-    D, R, SP = _engine_inputs(deck)
+    m = _engine_inputs(deck)
     seeds, first, ids = game_plan(n, run_seed)
-    G_all, frames_all = run_batch(D, R, SP, seeds, first, ids)
+    G_all, frames_all = run_batch(m, seeds, first, ids)
 
     s1, f1, i1 = game_plan(cut, run_seed)
     s2, f2, i2 = game_plan(n - cut, run_seed, start=cut)
     assert np.array_equal(np.concatenate([s1, s2]), seeds)
     assert np.array_equal(np.concatenate([f1, f2]), first)
     assert np.array_equal(np.concatenate([i1, i2]), ids)
-    G1, frames1 = run_batch(D, R, SP, s1, f1, i1)
-    G2, frames2 = run_batch(D, R, SP, s2, f2, i2)
+    G1, frames1 = run_batch(m, s1, f1, i1)
+    G2, frames2 = run_batch(m, s2, f2, i2)
 
     whole = games_frame(G_all)
     halves = pl.concat([games_frame(G1), games_frame(G2)])
@@ -115,13 +110,13 @@ def test_batch_log_flushes_do_not_change_results(monkeypatch) -> None:
     Random play never fills logs sized for the whole batch, so the batch here gets
     logs with room for one game: it must stop, flush and resume after every game.
     """
-    D, R, SP = _engine_inputs("abilities-example")
+    m = _engine_inputs("abilities-example")
     seeds, first, ids = game_plan(60, 99)
-    G_one_go, frames_one_go = run_batch(D, R, SP, seeds, first, ids)
+    G_one_go, frames_one_go = run_batch(m, seeds, first, ids)
     real_make_logs = api.make_logs
     monkeypatch.setattr(api, "make_logs", lambda n, **kw: real_make_logs(min(n, 1), **kw))
     flushes: list[tuple[int, int]] = []
-    G_all, frames_all = run_batch(D, R, SP, seeds, first, ids,
+    G_all, frames_all = run_batch(m, seeds, first, ids,
                                   on_flush=lambda _L, a, b: flushes.append((a, b)))
     assert len(flushes) > 1, "the logs never filled: the test does not exercise resuming"
     assert flushes[0][0] == 0 and flushes[-1][1] == 60
@@ -130,7 +125,7 @@ def test_batch_log_flushes_do_not_change_results(monkeypatch) -> None:
     a, b = _concat(frames_one_go), _concat(frames_all)
     for name in a:
         assert a[name].equals(b[name]), name
-    singles = [run_batch(D, R, SP, seeds[k:k + 1], first[k:k + 1], ids[k:k + 1])
+    singles = [run_batch(m, seeds[k:k + 1], first[k:k + 1], ids[k:k + 1])
                for k in range(60)]
     assert np.array_equal(np.concatenate([g for g, _ in singles]), G_all)
     a = _concat(frames_all)

@@ -337,7 +337,7 @@ def _play_and_narrow(match, seed: int, games: int) -> list[dict]:
                         (name, field.name)
         batches.append(narrowed)
 
-    G, _ = run_batch(match.D, match.R, match.SP, seeds, first, ids, on_flush=flush)
+    G, _ = run_batch(match, seeds, first, ids, on_flush=flush)
     batches[0]["games"] = games_table(G, seeds, True, match.strategies)  # checks every value
     for field in SCHEMAS["games"]:
         if str(field.type) == "int16":

@@ -7,18 +7,20 @@ decides everything else like a heuristic with the weights below. Use it with
 
 The template (see docs/strategy-plugins.md): define `choose(S, D, R, SP, p,
 dtype, O, n, ctx)` returning the index of the chosen option in O[0:n]. It is
-compiled by numba with the engine (no Python objects inside), and it must only
-read what player p may know (RULES.md §8; docs/engine.md lists the hidden fields).
+compiled by numba on its own, against the already compiled engine (no Python
+objects inside), and it must only read what player p may know (docs/rules.md,
+Information; docs/engine.md lists the hidden fields).
 """
 
 from targi_sim.constants import DT_TRIBE
 from targi_sim.engine.costs import OPT_PLAY
-from targi_sim.engine.heuristic import best_option
+from targi_sim.engine.policies.heuristic import decide_heuristic
 
 NAME = "card-rush"
 DESCRIPTION = "plays every affordable tribe card; heuristic weights elsewhere"
 # Heuristic weights for the delegated decisions (names as in strategy TOML files).
 WEIGHTS = {"card_vp": 1.2, "display": 0.8}
+DETERMINISTIC = True  # no random numbers: the same position always gets the same answer
 
 
 def choose(S, D, R, SP, p, dtype, O, n, ctx):
@@ -26,4 +28,4 @@ def choose(S, D, R, SP, p, dtype, O, n, ctx):
         for i in range(n):
             if O[i] >= OPT_PLAY:
                 return i
-    return best_option(S, D, R, SP, p, 0, dtype, O, n, ctx, False)
+    return decide_heuristic(S, D, R, SP, p, dtype, O, n, ctx)

@@ -3,12 +3,17 @@
 numba's on-disk cache is keyed per source file, so editing one engine module
 would leave stale machine code for the modules that call it. We therefore
 compile into a cache directory named after a hash of every engine source file
-(and the numba version), and import all engine modules here while that
-directory is in force. Set TARGI_SIM_CACHE_DIR to choose the parent directory.
+(and the numba version), and import all engine modules while that directory is
+in force (`compile_cache`). Set TARGI_SIM_CACHE_DIR to choose the parent directory.
+
+Importing compiles nothing: the engine is compiled (or loaded from the cache) on
+first use, and each strategy's policy only when a seat plays it.
 """
 
 import hashlib
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import numba
@@ -18,12 +23,9 @@ _HERE = Path(__file__).resolve().parent
 
 def source_digest() -> str:
     h = hashlib.sha256(numba.__version__.encode())
-    for path in sorted(_HERE.glob("*.py")) + [_HERE.parent / "constants.py"]:
-        h.update(path.name.encode())
+    for path in sorted(_HERE.rglob("*.py")) + [_HERE.parent / "constants.py"]:
+        h.update(path.relative_to(_HERE.parent).as_posix().encode())
         h.update(path.read_bytes())
-    plugin = os.environ.get("TARGI_SIM_PLUGIN")  # a user policy compiled into decide
-    if plugin and Path(plugin).is_file():
-        h.update(Path(plugin).resolve().read_bytes())
     return h.hexdigest()[:16]
 
 
@@ -35,24 +37,37 @@ def cache_dir() -> Path:
     return Path(root) / source_digest()
 
 
-_previous = numba.config.CACHE_DIR
-numba.config.CACHE_DIR = str(cache_dir())
-try:
+@contextmanager
+def compile_cache() -> Iterator[None]:
+    """numba functions defined inside this block cache into `cache_dir()`."""
+    previous = numba.config.CACHE_DIR
+    numba.config.CACHE_DIR = str(cache_dir())
+    try:
+        yield
+    finally:
+        numba.config.CACHE_DIR = previous
+
+
+with compile_cache():
     from . import (  # noqa: E402,F401  - compile-cache setup must precede these
         acquire,
         actions,
         ask,
         batch,
         costs,
-        heuristic,
         information,
         montecarlo,
-        plugin,
-        policy,
         rng,
         rounds,
         scoring,
         state,
+        stepping,
     )
-finally:
-    numba.config.CACHE_DIR = _previous
+    from .policies import (  # noqa: E402,F401
+        external,
+        greedy,
+        heuristic,
+        random,
+        scripted,
+    )
+    from .policies import montecarlo as montecarlo_policy  # noqa: E402,F401

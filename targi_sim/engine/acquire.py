@@ -136,7 +136,7 @@ def swap_options(S, p, O):
 
 
 @jit
-def on_placement(S, D, R, SP, L, p, c, O):
+def on_placement(S, D, R, SP, L, P, p, c, O):
     """Immediate and move-two abilities of a card just placed."""
     kind = tribe(D, c, TC_ABILITY)
     if kind == AB_IMMEDIATE:
@@ -144,7 +144,7 @@ def on_placement(S, D, R, SP, L, p, c, O):
             add_res(S, p, r, tribe(D, c, TC_PARAMS + r))
     elif kind == AB_MOVE_TWO:
         n = swap_options(S, p, O)
-        v = ask(S, D, R, SP, L, p, DT_ABILITY, O, n, c)
+        v = ask(S, D, R, SP, L, P, p, DT_ABILITY, O, n, c)
         if v > 0:
             a = (v - 1) // DISPLAY_SLOTS
             b = (v - 1) % DISPLAY_SLOTS
@@ -155,7 +155,7 @@ def on_placement(S, D, R, SP, L, p, c, O):
 
 
 @jit
-def acquire(S, D, R, SP, L, p, c, source, mode, O):
+def acquire(S, D, R, SP, L, P, p, c, source, mode, O):
     """Resolve one acquired tribe card; returns the OUT_* outcome of that card.
 
     A card with the play-hand ability lets the player play the hand card at
@@ -165,7 +165,7 @@ def acquire(S, D, R, SP, L, p, c, source, mode, O):
     first = True
     while True:
         n = tribe_options(S, D, R, p, c, mode, O)
-        v = ask(S, D, R, SP, L, p, DT_TRIBE, O, n, c)
+        v = ask(S, D, R, SP, L, P, p, DT_TRIBE, O, n, c)
         outcome = OUT_LEFT
         from_hand = mode == MODE_NOBLE or mode == MODE_ABILITY
         if v == OPT_DISCARD:
@@ -192,7 +192,7 @@ def acquire(S, D, R, SP, L, p, c, source, mode, O):
             if not from_hand:
                 S[pbase(p) + P_ACQ_ROUND] += 1
             log_acquisition(S, L, p, c, source, outcome, row, col)
-            on_placement(S, D, R, SP, L, p, c, O)
+            on_placement(S, D, R, SP, L, P, p, c, O)
         if first:
             first_outcome = outcome
             first = False

@@ -83,7 +83,7 @@ MAX_TRADES_PER_ACTION = 64
 
 
 @jit
-def receive_goods_card(S, D, R, SP, L, p, g, source, O):
+def receive_goods_card(S, D, R, SP, L, P, p, g, source, O):
     """Take what goods card g shows; a 'good of your choice' asks which good."""
     o = log_row(L, T_GOODS)
     if o >= 0:
@@ -96,7 +96,7 @@ def receive_goods_card(S, D, R, SP, L, p, g, source, O):
     for _ in range(goods_card(D, g, 5)):
         for k in range(N_GOODS):
             O[k] = k
-        k = ask(S, D, R, SP, L, p, DT_CHOOSE_GOOD, O, N_GOODS, g)
+        k = ask(S, D, R, SP, L, P, p, DT_CHOOSE_GOOD, O, N_GOODS, g)
         add_res(S, p, k, 1)
 
 
@@ -150,13 +150,13 @@ def trade_options(S, D, p, b, O):
 
 
 @jit
-def resolve_exchange(S, D, R, SP, L, p, b, O):
+def resolve_exchange(S, D, R, SP, L, P, p, b, O):
     """Merchant / Silversmith: any number of trades until the player stops."""
     for _ in range(MAX_TRADES_PER_ACTION):
         n = trade_options(S, D, p, b, O)
         if n == 1:
             return
-        v = ask(S, D, R, SP, L, p, DT_TRADE, O, n, b)
+        v = ask(S, D, R, SP, L, P, p, DT_TRADE, O, n, b)
         if v < 0:
             return
         t = v // 64
@@ -168,7 +168,7 @@ def resolve_exchange(S, D, R, SP, L, p, b, O):
 
 
 @jit
-def resolve_fata_morgana(S, D, R, SP, L, p, O):
+def resolve_fata_morgana(S, D, R, SP, L, P, p, O):
     """Move one unresolved own marker to a face-up card holding no marker (or skip)."""
     O[0] = -1
     n = 1
@@ -184,7 +184,7 @@ def resolve_fata_morgana(S, D, R, SP, L, p, O):
             ):
                 O[n] = m * 16 + cell
                 n += 1
-    v = ask(S, D, R, SP, L, p, DT_FATA_MORGANA, O, n, 0)
+    v = ask(S, D, R, SP, L, P, p, DT_FATA_MORGANA, O, n, 0)
     if v < 0:
         return
     m = v // 16
@@ -195,32 +195,32 @@ def resolve_fata_morgana(S, D, R, SP, L, p, O):
 
 
 @jit
-def resolve_noble(S, D, R, SP, L, p, O):
+def resolve_noble(S, D, R, SP, L, P, p, O):
     """Play the hand card paying its cost, discard it, or leave it in hand."""
     c = S[pbase(p) + P_HAND]
     if c < 0:
         return
-    acquire(S, D, R, SP, L, p, c, SRC_HAND, MODE_NOBLE, O)
+    acquire(S, D, R, SP, L, P, p, c, SRC_HAND, MODE_NOBLE, O)
 
 
 @jit
-def resolve_border(S, D, R, SP, L, p, b, O):
+def resolve_border(S, D, R, SP, L, P, p, b, O):
     kind = border(D, b, BD_KIND)
     if kind == BK_GAIN:
         for r in range(5):
             add_res(S, p, r, border(D, b, BD_GAIN + r))
     elif kind == BK_EXCHANGE:
-        resolve_exchange(S, D, R, SP, L, p, b, O)
+        resolve_exchange(S, D, R, SP, L, P, p, b, O)
     elif kind == BK_NOBLE:
-        resolve_noble(S, D, R, SP, L, p, O)
+        resolve_noble(S, D, R, SP, L, P, p, O)
     elif kind == BK_FATA_MORGANA:
-        resolve_fata_morgana(S, D, R, SP, L, p, O)
+        resolve_fata_morgana(S, D, R, SP, L, P, p, O)
     elif kind == BK_DRAW_GOODS:
         for _ in range(border(D, b, BD_AMOUNT)):
             g = draw_goods(S)
             if g < 0:
                 break
-            receive_goods_card(S, D, R, SP, L, p, g, GSRC_BORDER, O)
+            receive_goods_card(S, D, R, SP, L, P, p, g, GSRC_BORDER, O)
             discard_goods(S, g)
     elif kind == BK_DRAW_TRIBE:
         for _ in range(border(D, b, BD_AMOUNT)):
@@ -228,14 +228,14 @@ def resolve_border(S, D, R, SP, L, p, b, O):
                 break  # nothing to draw: no decision to make
             O[0] = 0
             O[1] = 1
-            if ask(S, D, R, SP, L, p, DT_TRIBAL_EXPANSION, O, 2, b) == 0:
+            if ask(S, D, R, SP, L, P, p, DT_TRIBAL_EXPANSION, O, 2, b) == 0:
                 break
             c = draw_tribe(S)
-            acquire(S, D, R, SP, L, p, c, SRC_EXPANSION, MODE_EXPANSION, O)
+            acquire(S, D, R, SP, L, P, p, c, SRC_EXPANSION, MODE_EXPANSION, O)
 
 
 @jit
-def resolve_cell(S, D, R, SP, L, p, cell, O):
+def resolve_cell(S, D, R, SP, L, P, p, cell, O):
     """A tribe marker's card: take the goods or acquire the tribe card, or leave it."""
     kind = S[S_CELL_TYPE + cell]
     if kind == CELL_EMPTY or S[S_CELL_UP + cell] == 0:
@@ -244,9 +244,9 @@ def resolve_cell(S, D, R, SP, L, p, cell, O):
     O[0] = 0
     O[1] = 1
     if kind == CELL_GOODS:
-        if ask(S, D, R, SP, L, p, DT_CENTRAL_GOODS, O, 2, card) == 0:
+        if ask(S, D, R, SP, L, P, p, DT_CENTRAL_GOODS, O, 2, card) == 0:
             return
-        receive_goods_card(S, D, R, SP, L, p, card, GSRC_CENTRE, O)
+        receive_goods_card(S, D, R, SP, L, P, p, card, GSRC_CENTRE, O)
         discard_goods(S, card)
         new = draw_tribe(S)
         S[S_CELL_CARD + cell] = new
@@ -254,7 +254,7 @@ def resolve_cell(S, D, R, SP, L, p, cell, O):
         S[S_CELL_UP + cell] = 0
         S[S_CELLS_VERSION] += 1
     elif kind == CELL_TRIBE:
-        if acquire(S, D, R, SP, L, p, card, SRC_CENTRE, MODE_CENTRE, O) == OUT_LEFT:
+        if acquire(S, D, R, SP, L, P, p, card, SRC_CENTRE, MODE_CENTRE, O) == OUT_LEFT:
             return
         new = draw_goods(S)
         S[S_CELL_CARD + cell] = new
@@ -264,12 +264,12 @@ def resolve_cell(S, D, R, SP, L, p, cell, O):
 
 
 @jit
-def resolve_slot(S, D, R, SP, L, p, slot, O):
+def resolve_slot(S, D, R, SP, L, P, p, slot, O):
     """Action slot 0..2 is a Targi, 3..4 a tribe marker."""
     pb = pbase(p)
     S[pb + P_DONE + slot] = 1
     if slot < 3:
-        resolve_border(S, D, R, SP, L, p, S[pb + P_TARGI + slot], O)
+        resolve_border(S, D, R, SP, L, P, p, S[pb + P_TARGI + slot], O)
     else:
-        resolve_cell(S, D, R, SP, L, p, S[pb + P_MARKER + slot - 3], O)
+        resolve_cell(S, D, R, SP, L, P, p, S[pb + P_MARKER + slot - 3], O)
 

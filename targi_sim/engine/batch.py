@@ -3,8 +3,9 @@
 import numpy as np
 
 from .jit import jit, jit_alloc
-from .layout import P_RES, S_END_REASON, S_FIRST_R1, S_ROUND
+from .layout import P_RES, S_BAD, S_END_REASON, S_FIRST_R1, S_ROUND
 from .records import (
+    G_BAD,
     G_BD,
     G_BREAKDOWN,
     G_END,
@@ -36,6 +37,8 @@ def write_result(S, D, R, G, i, game_id):
     G[i, G_SCORE0] = parts0[4]
     G[i, G_SCORE1] = parts1[4]
     G[i, G_ROUNDS] = S[S_ROUND]
+    for k in range(4):
+        G[i, G_BAD + k] = S[S_BAD + k]
     G[i, G_END] = S[S_END_REASON]
     G[i, G_TIEBREAK] = tb
     for p in range(2):
@@ -49,13 +52,23 @@ def write_result(S, D, R, G, i, game_id):
         G[i, o + 5] = goods_total(S, p)
 
 
+@jit
+def copy_rows(src, dst):
+    """dst[:, :] = src for the strategy rows, without numba's broadcasting machinery
+    (which would compile string-formatting error paths into every entry point)."""
+    for i in range(src.shape[0]):
+        for j in range(src.shape[1]):
+            dst[i, j] = src[i, j]
+
+
 @jit_alloc
-def play_batch(D, R, SP, seeds, first_players, game_ids, G, L, start, S):
+def play_batch(D, R, SP, P, seeds, first_players, game_ids, G, L, start, S):
     """Play games start.. into G (results) and the logs L; returns the next game index.
 
-    Stops early, before a game that might not fit in the logs, so the caller can
-    flush the logs and call again; a game is never split across calls. S is the
-    state scratch; after the call it holds the last game's final state.
+    P: the two seats' compiled decision functions (engine/ask.py). Stops early,
+    before a game that might not fit in the logs, so the caller can flush the logs
+    and call again; a game is never split across calls. S is the state scratch;
+    after the call it holds the last game's final state.
     """
     SPw = SP.copy()
     O = np.zeros(OPTION_BUFFER, dtype=np.int64)
@@ -64,7 +77,7 @@ def play_batch(D, R, SP, seeds, first_players, game_ids, G, L, start, S):
             return i
         L[H_GAME] = game_ids[i]
         setup_game(S, D, R, seeds[i], first_players[i])
-        SPw[:, :] = SP
-        play_to_end(S, D, R, SPw, L, O)
+        copy_rows(SP, SPw)
+        play_to_end(S, D, R, SPw, L, P, O)
         write_result(S, D, R, G, i, game_ids[i])
     return seeds.shape[0]

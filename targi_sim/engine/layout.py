@@ -62,21 +62,42 @@ S_RES_VERSION = _s.take()    # bumped whenever any player's tokens change
 S_PHASE = _s.take()          # PH_*: where a paused game resumes
 S_PLACE_K = _s.take()        # Targis placed so far this round (0..6)
 S_PAUSE_MC = _s.take()       # 1: pause before a montecarlo player's placement
+S_BAD = _s.take(4)           # per seat: answers out of range, then the first such decision type
 
 # per-player block, at S_PLAYER + p * P_SIZE
 _p = _Alloc()
 P_RES = _p.take(5)           # salt, pepper, dates, gold, vp (resource index order)
 P_HAND = _p.take()           # tribe card id or -1
+P_HAND_KNOWN = _p.take()     # 1: the opponent saw the hand card taken (face up), 0: drawn unseen
+P_HAND_ROUND = _p.take()     # round in which the hand card was kept
 P_DISPLAY = _p.take(DISPLAY_SLOTS)  # row-major 3 x 4, -1 empty
 P_DISPLAY_N = _p.take()
 P_TARGI = _p.take(3)         # border positions this round, -1 unplaced
-P_MARKER = _p.take(2)        # cells this round, -1 none
+P_MARKER = _p.take(2)        # cells this round, -1 none (after any Fata Morgana move)
+P_MARKER_PLACED = _p.take(2)  # cells the markers were placed on this round, -1 none
 P_DONE = _p.take(5)          # action slot resolved (3 Targis then 2 markers)
 P_ACQ_ROUND = _p.take()      # tribe cards acquired (played or kept) this round
 P_GOODS_DISC_ROUND = _p.take()
 P_GOLD_DISC_ROUND = _p.take()
 P_SIZE = _p.size
 S_PLAYER = _s.take(2 * P_SIZE)
+S_CORE = _s.size             # the game itself; what follows only drives paused play
+
+# A seat played from Python (strategy kind "external") answers from a script of choices;
+# when the script runs out the game pauses: the decision and a frozen copy of the game at
+# that moment are kept here, and every later decision of the round takes its first option.
+MAX_SCRIPT = 1024
+MAX_OPTIONS = 256
+S_X_POS = _s.take()          # next script entry
+S_X_N = _s.take()            # script entries
+S_X_SCRIPT = _s.take(MAX_SCRIPT)  # option values, in decision order (any external seat)
+S_X_PAUSED = _s.take()       # 1 once a decision found the script exhausted
+S_X_PLAYER = _s.take()
+S_X_DTYPE = _s.take()
+S_X_CTX = _s.take()
+S_X_N_OPTIONS = _s.take()
+S_X_OPTIONS = _s.take(MAX_OPTIONS)
+S_X_FROZEN = _s.take(S_CORE)  # S[0:S_CORE] when the game paused
 S_SIZE = _s.size
 
 PH_ROUND_START = 0

@@ -7,11 +7,12 @@ with the best mean result (win 1, draw 1/2, plus 1/100 of the score margin)
 is chosen. The same re-deals are used for every option (common random
 numbers), which makes the comparison much less noisy.
 
-Why a driver instead of a branch in `decide`: a rollout runs the engine, and
-the engine calls `decide`; numba cannot compile that cycle. So the engine
-pauses before a montecarlo player's placement (S_PAUSE_MC), this driver runs
-the rollouts and leaves its choice in MC_PENDING, and the game resumes; the
-choice is then made through `ask`, so it is traced like any other.
+Why a driver instead of a branch in the policy: a rollout runs the engine, which
+needs scratch arrays (a policy allocates nothing) and the rollout strategy's own
+policy. So the engine pauses before a montecarlo player's placement (S_PAUSE_MC),
+this driver runs the rollouts with `PB[p]`, the policy of p's base strategy, in both
+seats, and leaves its choice in MC_PENDING; the game resumes and the choice is made
+through `ask` (policies/montecarlo.py), so it is traced like any other.
 """
 
 import numpy as np
@@ -25,10 +26,11 @@ from ..constants import (
     N_STRAT_PARAMS,
     SK_MONTECARLO,
 )
-from .batch import write_result
+from .ask import rollout_policies
+from .batch import copy_rows, write_result
 from .information import determinize
 from .jit import jit, jit_alloc
-from .layout import S_PAUSE_MC, S_POLICY_RNG
+from .layout import S_CORE, S_PAUSE_MC, S_POLICY_RNG
 from .records import H_GAME, H_SIZE, room_for_game
 from .rng import next32, seed_stream
 from .rounds import apply_placement, legal_placements, placing_player, play_to_end, setup_game
@@ -38,9 +40,9 @@ N_BASE = 1 + N_HEURISTIC_WEIGHTS
 
 
 @jit
-def rollout_value(S, D, R, p, Sr, SPr, Lr, Or):
+def rollout_value(S, D, R, p, Sr, SPr, Lr, Pr, Or):
     """Play Sr to the end with SPr; p's result: win 1, draw 1/2, plus score margin / 100."""
-    play_to_end(Sr, D, R, SPr, Lr, Or)
+    play_to_end(Sr, D, R, SPr, Lr, Pr, Or)
     s_me = total_score(Sr, D, R, p)
     s_op = total_score(Sr, D, R, 1 - p)
     s0 = s_me if p == 0 else s_op
@@ -51,9 +53,10 @@ def rollout_value(S, D, R, p, Sr, SPr, Lr, Or):
 
 
 @jit
-def choose_placement(S, D, R, SP, p, O, Sr, SPr, Lr, Or, slots):
+def choose_placement(S, D, R, SP, PB, p, O, Sr, SPr, Lr, Or, slots):
     """The border position montecarlo player p places its next Targi on."""
     n = legal_placements(S, D, R, p, O)
+    Pr = rollout_policies(PB, p)
     rollouts = max(1, int(SP[p, MC_ROLLOUTS]))
     base_seed = next32(S, S_POLICY_RNG + 4 * p)
     for q in range(2):
@@ -67,7 +70,7 @@ def choose_placement(S, D, R, SP, p, O, Sr, SPr, Lr, Or, slots):
         b = O[i]
         total = 0.0
         for r in range(rollouts):
-            for j in range(S.shape[0]):
+            for j in range(S_CORE):
                 Sr[j] = S[j]
             Sr[S_PAUSE_MC] = 0
             seed_stream(Sr, S_POLICY_RNG + 4 * p, base_seed, r + 1)
@@ -76,7 +79,7 @@ def choose_placement(S, D, R, SP, p, O, Sr, SPr, Lr, Or, slots):
                 for j in range(HC_KEY, N_STRAT_PARAMS):
                     SPr[q, j] = np.nan
             apply_placement(Sr, p, b)
-            total += rollout_value(S, D, R, p, Sr, SPr, Lr, Or)  # rollouts use Or, not O
+            total += rollout_value(S, D, R, p, Sr, SPr, Lr, Pr, Or)  # rollouts use Or, not O
         if total > best_v:
             best_v = total
             best = b
@@ -84,8 +87,11 @@ def choose_placement(S, D, R, SP, p, O, Sr, SPr, Lr, Or, slots):
 
 
 @jit_alloc
-def play_batch_mc(D, R, SP, seeds, first_players, game_ids, G, L, start, S):
-    """play_batch for games with a montecarlo seat: pauses, rollouts, resumes."""
+def play_batch_mc(D, R, SP, P, PB, seeds, first_players, game_ids, G, L, start, S):
+    """play_batch for games with a montecarlo seat: pauses, rollouts, resumes.
+
+    PB[p]: the policy montecarlo seat p plays its rollouts with (any policy for a
+    seat that is not montecarlo)."""
     SPw = SP.copy()
     O = np.zeros(256, dtype=np.int64)
     Sr = np.zeros_like(S)
@@ -99,12 +105,13 @@ def play_batch_mc(D, R, SP, seeds, first_players, game_ids, G, L, start, S):
         L[H_GAME] = game_ids[i]
         setup_game(S, D, R, seeds[i], first_players[i])
         S[S_PAUSE_MC] = 1
-        SPw[:, :] = SP
+        copy_rows(SP, SPw)
         for q in range(2):
             SPw[q, MC_PENDING] = np.nan
-        while not play_to_end(S, D, R, SPw, L, O):
+        while not play_to_end(S, D, R, SPw, L, P, O):
             p = placing_player(S)
-            SPw[p, MC_PENDING] = choose_placement(S, D, R, SPw, p, O, Sr, SPr, Lr, Or, slots)
+            SPw[p, MC_PENDING] = choose_placement(S, D, R, SPw, PB, p, O, Sr, SPr, Lr, Or,
+                                                  slots)
         write_result(S, D, R, G, i, game_ids[i])
     return seeds.shape[0]
 

@@ -9,7 +9,7 @@ row-major region per table. A table with zero capacity is simply not written
 into named tables.
 """
 
-from .jit import jit
+from .jit import jit, jit_inline
 
 # tables
 T_ROUNDS = 0
@@ -90,7 +90,8 @@ TRACE_COLUMNS = ("game_id", "round", "player", "decision", "n_options", "choice"
 G_GAME, G_FIRST, G_WINNER, G_SCORE0, G_SCORE1, G_ROUNDS, G_END, G_TIEBREAK = range(8)
 G_BREAKDOWN = 8   # per player: tokens, card_vp, ability_vp, row_bonus, gold, goods
 G_BD = 6
-G_SIZE = G_BREAKDOWN + 2 * G_BD
+G_BAD = G_BREAKDOWN + 2 * G_BD  # per seat: answers out of range, first such decision type
+G_SIZE = G_BAD + 4
 
 # Upper bounds of rows one game can add (used to size buffers and to stop a batch early)
 MAX_ROUNDS = 13
@@ -101,7 +102,7 @@ MAX_RAID_ROWS = 8
 MAX_GOODS_ROWS = 2 * MAX_ROUNDS * 12
 
 
-@jit
+@jit_inline
 def log_row(L, table):
     """Offset of a fresh row of `table` in L (game id already written), or -1 if full."""
     used = L[H_USED + table]
@@ -127,7 +128,7 @@ def room_for_game(L):
     )
 
 
-@jit
+@jit_inline
 def room_for(L, table, rows):
     """True if `table` is disabled or has room for `rows` more rows."""
     cap = L[H_CAP + table]

@@ -6,17 +6,17 @@ arithmetic here stays below 2**63 and is masked to 32 bits, so Python ints, nump
 int64 and compiled int64 give the same stream.
 """
 
-from .jit import jit
+from .jit import jit, jit_inline
 
 MASK32 = 0xFFFFFFFF
 
 
-@jit
+@jit_inline
 def _rotl(x, k):
     return ((x << k) | (x >> (32 - k))) & MASK32
 
 
-@jit
+@jit_inline
 def _mul32(a, b):
     # (a * b) mod 2**32 without exceeding 2**48 in intermediates
     lo = a * (b & 0xFFFF)
@@ -56,7 +56,7 @@ def seed_stream(S, off, seed, stream):
         next32(S, off)
 
 
-@jit
+@jit_inline
 def next32(S, off):
     s0 = S[off]
     s1 = S[off + 1]
@@ -77,7 +77,7 @@ def next32(S, off):
     return result
 
 
-@jit
+@jit_inline
 def randbelow(S, off, n):
     """Uniform-enough integer in [0, n) (Lemire's multiply-shift, n small)."""
     return (next32(S, off) * n) >> 32

@@ -61,6 +61,7 @@ from .layout import (
     S_CELL_TYPE,
     S_CELL_UP,
     S_CELLS_VERSION,
+    S_CORE,
     S_END_AFTER_ROUND,
     S_END_REASON,
     S_FIRST,
@@ -79,6 +80,9 @@ from .layout import (
     S_SEED,
     S_TRIBE,
     S_TRIBE_N,
+    S_X_N,
+    S_X_PAUSED,
+    S_X_POS,
     TC_ABILITY,
     TC_PARAMS,
 )
@@ -141,7 +145,11 @@ from .state import (
 @jit
 def setup_game(S, D, R, seed, first_player):
     """A fresh game: shuffled decks, the G T G / T G T / G T G centre, starting tokens."""
-    S[:] = 0
+    for i in range(S_CORE):
+        S[i] = 0
+    S[S_X_POS] = 0
+    S[S_X_N] = 0
+    S[S_X_PAUSED] = 0
     S[S_SEED] = seed
     seed_stream(S, S_GAME_RNG, seed, 0)
     seed_stream(S, S_POLICY_RNG, seed, 1)
@@ -225,7 +233,7 @@ def log_raid(S, L, raid_number, p, paid, amount, bonus):
 
 
 @jit
-def pay_raid(S, D, R, SP, L, p, b, O):
+def pay_raid(S, D, R, SP, L, P, p, b, O):
     """One player pays raid card b: goods (or gold) or VP, else the can't-pay rule."""
     number = border(D, b, BD_RAID_NUMBER)
     if immune_to_raid(S, D, p, number):
@@ -257,7 +265,7 @@ def pay_raid(S, D, R, SP, L, p, b, O):
         add_res(S, 1 - p, VP, bonus)
         log_raid(S, L, number, p, PAID_NONE, 0, bonus)
         return
-    mode = ask(S, D, R, SP, L, p, DT_RAID_MODE, O, n, number)
+    mode = ask(S, D, R, SP, L, P, p, DT_RAID_MODE, O, n, number)
     if mode == 1:
         add_res(S, p, VP, -vp_cost)
         log_raid(S, L, number, p, PAID_VP, vp_cost, 0)
@@ -268,7 +276,7 @@ def pay_raid(S, D, R, SP, L, p, b, O):
                 if res(S, p, g) > 0:
                     O[k] = g
                     k += 1
-            add_res(S, p, ask(S, D, R, SP, L, p, DT_RAID_GOOD, O, k, number), -1)
+            add_res(S, p, ask(S, D, R, SP, L, P, p, DT_RAID_GOOD, O, k, number), -1)
         log_raid(S, L, number, p, PAID_GOODS, goods_cost, 0)
     else:
         add_res(S, p, GOLD, -gold_cost)
@@ -276,10 +284,10 @@ def pay_raid(S, D, R, SP, L, p, b, O):
 
 
 @jit
-def resolve_raid(S, D, R, SP, L, b, O):
+def resolve_raid(S, D, R, SP, L, P, b, O):
     first = S[S_FIRST]
-    pay_raid(S, D, R, SP, L, first, b, O)
-    pay_raid(S, D, R, SP, L, 1 - first, b, O)
+    pay_raid(S, D, R, SP, L, P, first, b, O)
+    pay_raid(S, D, R, SP, L, P, 1 - first, b, O)
     S[S_RAIDS_DONE] += 1
     if border(D, b, BD_RAID_ENDS) == 1:
         S[S_END_REASON] = END_FINAL_RAID
@@ -327,7 +335,7 @@ def apply_placement(S, p, b):
 
 
 @jit
-def place_targis(S, D, R, SP, L, O):
+def place_targis(S, D, R, SP, L, P, O):
     """First player, then alternately, one Targi at a time, three each.
 
     Resumable: S_PLACE_K counts the Targis placed. Returns False when it stops
@@ -341,7 +349,7 @@ def place_targis(S, D, R, SP, L, O):
             continue
         if S[S_PAUSE_MC] == 1 and int(SP[p, 0]) == SK_MONTECARLO and np.isnan(SP[p, MC_PENDING]):
             return False
-        b = ask(S, D, R, SP, L, p, DT_PLACE, O, n, S[S_PLACE_K] // 2)
+        b = ask(S, D, R, SP, L, P, p, DT_PLACE, O, n, S[S_PLACE_K] // 2)
         apply_placement(S, p, b)
     return True
 
@@ -369,7 +377,7 @@ def place_markers(S, p):
 
 # ------------------------------------------------------------------ actions
 @jit
-def resolve_actions(S, D, R, SP, L, p, O):
+def resolve_actions(S, D, R, SP, L, P, p, O):
     """The player resolves every own Targi and marker, in an order of their choice."""
     pb = pbase(p)
     while True:
@@ -385,8 +393,8 @@ def resolve_actions(S, D, R, SP, L, p, O):
             n += 1
         if n == 0:
             return
-        slot = ask(S, D, R, SP, L, p, DT_ACTION, O, n, 0)
-        resolve_slot(S, D, R, SP, L, p, slot, O)
+        slot = ask(S, D, R, SP, L, P, p, DT_ACTION, O, n, 0)
+        resolve_slot(S, D, R, SP, L, P, p, slot, O)
 
 
 # ------------------------------------------------------------------ round end
@@ -403,7 +411,7 @@ def apply_income(S, D, p):
 
 
 @jit
-def enforce_limits(S, D, R, SP, L, p, O):
+def enforce_limits(S, D, R, SP, L, P, p, O):
     """Discard goods above the limit (player's choice of kinds) and gold above its limit."""
     pb = pbase(p)
     while goods_total(S, p) > R[RL_MAX_GOODS]:
@@ -412,7 +420,7 @@ def enforce_limits(S, D, R, SP, L, p, O):
             if res(S, p, g) > 0:
                 O[k] = g
                 k += 1
-        add_res(S, p, ask(S, D, R, SP, L, p, DT_DISCARD_GOOD, O, k, 0), -1)
+        add_res(S, p, ask(S, D, R, SP, L, P, p, DT_DISCARD_GOOD, O, k, 0), -1)
         S[pb + P_GOODS_DISC_ROUND] += 1
     extra = res(S, p, GOLD) - R[RL_MAX_GOLD]
     if extra > 0:
@@ -448,7 +456,7 @@ def log_round(S, D, R, L, p):
 
 
 @jit
-def end_round(S, D, R, SP, L, O):
+def end_round(S, D, R, SP, L, P, O):
     first = S[S_FIRST]
     S[S_CELLS_VERSION] += 1
     for cell in range(N_CELLS):
@@ -459,7 +467,7 @@ def end_round(S, D, R, SP, L, O):
     for k in range(2):
         p = first if k == 0 else 1 - first
         apply_income(S, D, p)
-        enforce_limits(S, D, R, SP, L, p, O)
+        enforce_limits(S, D, R, SP, L, P, p, O)
     for p in range(2):
         log_round(S, D, R, L, p)
         clear_round_marks(S, p)
@@ -485,13 +493,13 @@ def log_offers(S, L):
 
 
 @jit
-def start_round(S, D, R, SP, L, O):
+def start_round(S, D, R, SP, L, P, O):
     """Move the robber (resolving a raid it lands on); False if the game ended there."""
     if S[S_ROUND] > 0:
         b = (S[S_ROBBER] + 1) % N_BORDER
         if border(D, b, BD_KIND) == BK_RAID:
             S[S_ROBBER] = b
-            resolve_raid(S, D, R, SP, L, b, O)
+            resolve_raid(S, D, R, SP, L, P, b, O)
             if S[S_OVER] == 1:
                 return False
             b = (b + 1) % N_BORDER
@@ -501,31 +509,32 @@ def start_round(S, D, R, SP, L, O):
 
 
 @jit
-def play_round(S, D, R, SP, L, O):
+def play_round(S, D, R, SP, L, P, O):
     """Play (or resume) the current round; returns False if it paused for a decision."""
     if S[S_PHASE] == PH_ROUND_START:
-        if not start_round(S, D, R, SP, L, O):
+        if not start_round(S, D, R, SP, L, P, O):
             return True
         log_offers(S, L)
         S[S_PLACE_K] = 0
         S[S_PHASE] = PH_PLACEMENT
-    if not place_targis(S, D, R, SP, L, O):
+    if not place_targis(S, D, R, SP, L, P, O):
         return False
     place_markers(S, 0)
     place_markers(S, 1)
     first = S[S_FIRST]
-    resolve_actions(S, D, R, SP, L, first, O)
-    resolve_actions(S, D, R, SP, L, 1 - first, O)
-    end_round(S, D, R, SP, L, O)
+    resolve_actions(S, D, R, SP, L, P, first, O)
+    resolve_actions(S, D, R, SP, L, P, 1 - first, O)
+    end_round(S, D, R, SP, L, P, O)
     S[S_PHASE] = PH_ROUND_START
     return True
 
 
 @jit
-def play_to_end(S, D, R, SP, L, O):
-    """Play rounds until the game is over; returns False if it paused for a decision."""
+def play_to_end(S, D, R, SP, L, P, O):
+    """Play rounds until the game is over; returns False if it paused for a decision
+    (a montecarlo placement before it is made, or an external seat's round)."""
     while S[S_OVER] == 0:
-        if not play_round(S, D, R, SP, L, O):
+        if not play_round(S, D, R, SP, L, P, O) or S[S_X_PAUSED] == 1:
             return False
     return True
 

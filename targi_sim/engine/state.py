@@ -1,6 +1,6 @@
 """Small reads and writes of the flat state shared by every engine module."""
 
-from .jit import jit
+from .jit import jit, jit_inline
 from .layout import (
     BD_SIZE,
     D_ABILITIES,
@@ -28,39 +28,39 @@ from .layout import (
 from .rng import randbelow
 
 
-@jit
+@jit_inline
 def pbase(p):
     return S_PLAYER + p * P_SIZE
 
 
-@jit
+@jit_inline
 def res(S, p, r):
     return S[S_PLAYER + p * P_SIZE + P_RES + r]
 
 
-@jit
+@jit_inline
 def add_res(S, p, r, amount):
     S[S_PLAYER + p * P_SIZE + P_RES + r] += amount
     S[S_RES_VERSION] += 1
 
 
-@jit
+@jit_inline
 def goods_total(S, p):
     o = S_PLAYER + p * P_SIZE + P_RES
     return S[o] + S[o + 1] + S[o + 2]
 
 
-@jit
+@jit_inline
 def border(D, b, field):
     return D[D_BORDER + b * BD_SIZE + field]
 
 
-@jit
+@jit_inline
 def tribe(D, c, field):
     return D[D_TRIBE + c * TC_SIZE + field]
 
 
-@jit
+@jit_inline
 def goods_card(D, g, field):
     return D[D_GOODS + g * GD_SIZE + field]
 
@@ -91,7 +91,7 @@ def draw_goods(S):
     return S[S_GOODS + S[S_GOODS_N]]
 
 
-@jit
+@jit_inline
 def discard_goods(S, g):
     S[S_GOODS_DISC + S[S_GOODS_DISC_N]] = g
     S[S_GOODS_DISC_N] += 1
@@ -106,24 +106,24 @@ def draw_tribe(S):
     return S[S_TRIBE + S[S_TRIBE_N]]
 
 
-@jit
+@jit_inline
 def discard_tribe(S, c):
     S[S_TRIBE_DISC + S[S_TRIBE_DISC_N]] = c
     S[S_TRIBE_DISC_N] += 1
 
 
-@jit
+@jit_inline
 def deck_has(D, ability):
     """True if some card of the deck has this ability kind (AB_*)."""
     return (D[D_ABILITIES] >> ability) & 1 == 1
 
 
-@jit
+@jit_inline
 def n_tribe_cards(D):
     return D[D_N_TRIBE]
 
 
-@jit
+@jit_inline
 def n_goods_cards(D):
     return D[D_N_GOODS]
 

@@ -8,8 +8,8 @@ files used. `tests/test_golden.py` replays the game and demands the identical re
 Run this ONLY deliberately, when a change to the rules, the deck data, the random
 streams or the log format is intended to change games:
 
-    /work/venv/bin/python tests/golden/regenerate.py          # rewrite all files
-    /work/venv/bin/python tests/golden/regenerate.py --check  # only report stale files
+    python tests/golden/regenerate.py          # rewrite all files
+    python tests/golden/regenerate.py --check  # only report stale files
 
 then review the diff (`git diff tests/golden/`) and commit it together with the change
 that caused it, saying why the games changed.

@@ -8,11 +8,10 @@ named heuristic strategy is a data file. Everything here reads only public
 information (RULES.md §8): face-down cards, deck order and the opponent's hand
 card are never looked at.
 
-The greedy kind uses the same machinery with a fixed rule: most VP now, then
-most goods (resources are not discounted, costs are ignored).
+The greedy kind (policies/greedy.py) reuses the action order defined here.
 """
 
-from ..constants import (
+from ...constants import (
     AB_DISCOUNT,
     AB_IMMEDIATE,
     AB_INCOME,
@@ -82,10 +81,11 @@ from ..constants import (
     RL_ROW_SAME_BONUS,
     VP,
 )
-from .costs import OPT_DISCARD, OPT_KEEP, OPT_LEAVE, OPT_PLAY, can_pay, effective_cost
-from .geometry import BORDER_COL, BORDER_ROW, FACING
-from .jit import jit, jit_inline
-from .layout import (
+from ..costs import OPT_DISCARD, OPT_KEEP, OPT_LEAVE, OPT_PLAY, can_pay, effective_cost
+from ..geometry import BORDER_COL, BORDER_ROW, FACING
+from ..jit import jit_inline, jit_llvm_inline
+from ..jit import jit_literal as jit
+from ..layout import (
     BD_AMOUNT,
     BD_GAIN,
     BD_KIND,
@@ -123,8 +123,8 @@ from .layout import (
     TD_GIVE_AMT,
     TD_SIZE,
 )
-from .rng import next32
-from .state import border, goods_card, goods_total, pbase, res, tribe
+from ..rng import next32
+from ..state import border, goods_card, goods_total, pbase, res, tribe
 
 MAX_ROUNDS = 12
 ASSUMED_GOODS_PER_CARAVAN = 1.3
@@ -641,33 +641,27 @@ def swap_value(S, D, R, SP, p, w, base, v):
 
 
 @jit_inline
-def option_value(S, D, R, SP, p, w, base, dtype, v, ctx, uv, uvo, late):
-    """The heuristic value of option v of a decision (higher is better)."""
-    if dtype == DT_PLACE:
-        return place_value(S, D, R, SP, p, w, base, v)
-    if dtype == DT_ACTION:
-        return action_priority(S, D, p, v)
+def tribe_option_value(S, D, R, SP, p, w, base, v, c, uv, uvo, late):
+    """Value of doing option v with tribe card c (leave, discard, keep, play)."""
+    if v == OPT_LEAVE:
+        return -SP[w, base + HW_DENIAL] * acquire_value(S, D, R, SP, 1 - p, w, base, uvo, late, c)
+    if v == OPT_DISCARD:
+        return 0.0
+    if v == OPT_KEEP:
+        return SP[w, base + HW_HAND] * tribe(D, c, TC_VP) * late
+    alt = (v - OPT_PLAY) // 3
+    row = (v - OPT_PLAY) % 3
+    cost = effective_cost(S, D, p, c, alt)
+    return card_worth(S, D, R, SP, p, w, base, uv, late, c, row) - cost_value(uv, cost)
+
+
+@jit_inline
+def rare_option_value(S, D, R, SP, p, w, base, dtype, v, ctx, uv, late):
+    """Value of option v of the less frequent decision types."""
     if dtype == DT_CENTRAL_GOODS:
         return goods_card_value(D, uv, ctx) if v == 1 else 0.0
     if dtype == DT_CHOOSE_GOOD:
         return uv[v]
-    if dtype == DT_TRIBE:
-        c = ctx
-        if v == OPT_LEAVE:
-            opp = 1 - p
-            return -SP[w, base + HW_DENIAL] * acquire_value(S, D, R, SP, opp, w, base, uvo, late, c)
-        if v == OPT_DISCARD:
-            return 0.0
-        if v == OPT_KEEP:
-            return SP[w, base + HW_HAND] * tribe(D, c, TC_VP) * late
-        alt = (v - OPT_PLAY) // 3
-        row = (v - OPT_PLAY) % 3
-        cost = effective_cost(S, D, p, c, alt)
-        return card_worth(S, D, R, SP, p, w, base, uv, late, c, row) - cost_value(uv, cost)
-    if dtype == DT_TRADE:
-        if v < 0:
-            return SP[w, base + HW_TRADE_MARGIN]
-        return trade_net(D, uv, v // 64, (v // 8) % 8, v % 8)
     if dtype == DT_FATA_MORGANA:
         if v < 0:
             return 0.0
@@ -678,100 +672,131 @@ def option_value(S, D, R, SP, p, w, base, dtype, v, ctx, uv, uvo, late):
         return raid_mode_value(S, D, p, uv, v, ctx)
     if dtype == DT_RAID_GOOD or dtype == DT_DISCARD_GOOD:
         return discard_choice_value(S, p, uv, v)
-    if dtype == DT_TRIBAL_EXPANSION:
-        return float(v)
     if dtype == DT_ABILITY:
         return swap_value(S, D, R, SP, p, w, base, v)
     return 0.0
 
 
-@jit
-def greedy_value(S, D, R, SP, p, dtype, v, ctx):
-    """Most VP now, else most goods: the classic one-step greedy rule."""
-    if dtype == DT_TRIBE:
-        if v >= OPT_PLAY:
-            return 100.0 * tribe(D, ctx, TC_VP) - (v - OPT_PLAY) % 3 * 0.01
-        return 1.0 if v == OPT_KEEP else 0.0
-    if dtype == DT_TRADE:
-        if v < 0:
-            return 0.0
-        got = v % 8
-        o = D_TRADES + (v // 64) * TD_SIZE
-        return 100.0 * D[o + TD_GET_AMT] - 1.0 * D[o + TD_GIVE_AMT] if got == VP else -1.0
-    if dtype == DT_RAID_MODE:
-        return 1.0 if v == 0 else 0.0  # keep VP, pay goods
-    if dtype == DT_PLACE:
-        b = v
-        kind = border(D, b, BD_KIND)
-        if kind == BK_GAIN:
-            return 100.0 * border(D, b, BD_GAIN + 4) + border(D, b, BD_GAIN) + border(
-                D, b, BD_GAIN + 1) + border(D, b, BD_GAIN + 2)
-        if kind == BK_NOBLE:
-            return 200.0 if S[pbase(p) + P_HAND] >= 0 else 0.0
-        if kind == BK_DRAW_GOODS or kind == BK_DRAW_TRIBE:
-            return 1.5
-        return 0.5
-    if dtype == DT_RAID_GOOD or dtype == DT_DISCARD_GOOD:
-        return float(res(S, p, v))
-    if dtype == DT_CENTRAL_GOODS or dtype == DT_TRIBAL_EXPANSION:
-        return float(v)
-    if dtype == DT_ACTION:
-        return action_priority(S, D, p, v)
-    return 0.0
+@jit_inline
+def jittered(S, SP, p, base, v):
+    """v plus the strategy's HW_NOISE jitter (drawn from p's own stream), if any."""
+    noise = SP[p, base + HW_NOISE]
+    if noise > 0.0:
+        v += noise * (next32(S, S_POLICY_RNG + 4 * p) / 4294967296.0)
+    return v
 
 
-@jit
-def greedy_option(S, D, R, SP, p, dtype, O, n, ctx):
-    """best_option for the greedy kind (no weights, no noise), kept out of line so the
-    inlined heuristic path stays specialised for the weighted kinds."""
+@jit_llvm_inline
+def best_action(S, D, p, O, n):
+    """Resolve actions in a fixed order (action_priority); no valuation, no noise."""
     best = 0
     best_v = -1e18
     for i in range(n):
-        v = greedy_value(S, D, R, SP, p, dtype, O[i], ctx)
+        v = action_priority(S, D, p, O[i])
         if v > best_v:
             best_v = v
             best = i
     return best
 
 
-@jit_inline
-def best_option(S, D, R, SP, p, base, dtype, O, n, ctx, greedy):
+@jit_llvm_inline
+def best_place(S, D, R, SP, p, base, O, n):
+    """The placement of highest value; the values are cached once per placement phase."""
+    late = late_factor(S, SP, p, p, base)
+    if SP[p, HC_KEY] != placement_key(S, p):
+        uv = unit_values(S, D, R, SP, p, p, base, late)
+        fill_placement_cache(S, D, R, SP, p, p, base, uv, late)
+    best = 0
+    best_v = -1e18
+    for i in range(n):
+        v = jittered(S, SP, p, base, place_value(S, D, R, SP, p, p, base, O[i]))
+        if v > best_v:
+            best_v = v
+            best = i
+    return best
+
+
+@jit_llvm_inline
+def best_tribe(S, D, R, SP, p, base, O, n, ctx):
+    """What to do with tribe card ctx."""
+    late = late_factor(S, SP, p, p, base)
+    uv = unit_values(S, D, R, SP, p, p, base, late)
+    uvo = uv
+    if O[0] == OPT_LEAVE:  # leave comes first when legal
+        uvo = opponent_unit_values(S, D, R, SP, p, p, base, late)
+    best = 0
+    best_v = -1e18
+    for i in range(n):
+        v = jittered(S, SP, p, base,
+                     tribe_option_value(S, D, R, SP, p, p, base, O[i], ctx, uv, uvo, late))
+        if v > best_v:
+            best_v = v
+            best = i
+    return best
+
+
+@jit_llvm_inline
+def best_trade(S, D, R, SP, p, base, O, n):
+    """The trade of highest net value, or stopping (worth the trade margin)."""
+    late = late_factor(S, SP, p, p, base)
+    uv = unit_values(S, D, R, SP, p, p, base, late)
+    best = 0
+    best_v = -1e18
+    for i in range(n):
+        v = O[i]
+        if v < 0:
+            value = SP[p, base + HW_TRADE_MARGIN]
+        else:
+            value = trade_net(D, uv, v // 64, (v // 8) % 8, v % 8)
+        value = jittered(S, SP, p, base, value)
+        if value > best_v:
+            best_v = value
+            best = i
+    return best
+
+
+@jit_llvm_inline
+def best_other(S, D, R, SP, p, base, dtype, O, n, ctx):
+    """The best option of the less frequent decision types."""
+    late = late_factor(S, SP, p, p, base)
+    uv = (0.0, 0.0, 0.0, 0.0, 0.0)
+    if dtype != DT_TRIBAL_EXPANSION:
+        uv = unit_values(S, D, R, SP, p, p, base, late)
+    best = 0
+    best_v = -1e18
+    for i in range(n):
+        if dtype == DT_TRIBAL_EXPANSION:
+            value = float(O[i])
+        else:
+            value = rare_option_value(S, D, R, SP, p, p, base, dtype, O[i], ctx, uv, late)
+        value = jittered(S, SP, p, base, value)
+        if value > best_v:
+            best_v = value
+            best = i
+    return best
+
+
+@jit_llvm_inline
+def best_option(S, D, R, SP, p, base, dtype, O, n, ctx):
     """Index of the best-valued option (ties and HW_NOISE jitter broken by p's stream).
 
-    greedy=True (kept for plugins) is greedy_option: one-step values, no weights."""
-    if greedy:
-        return greedy_option(S, D, R, SP, p, dtype, O, n, ctx)
-    w = p  # the deciding player values everything with its own weights
-    if dtype == DT_ACTION:  # a fixed order; no valuation needed
-        best = 0
-        best_v = -1e18
-        for i in range(n):
-            v = action_priority(S, D, p, O[i])
-            if v > best_v:
-                best_v = v
-                best = i
-        return best
-    uv = (0.0, 0.0, 0.0, 0.0, 0.0)
-    uvo = uv
-    noise = SP[w, base + HW_NOISE]
-    late = late_factor(S, SP, p, w, base)
+    The deciding player values everything with its own weights (row p of SP, from
+    column `base`). One function per frequent decision type, so each is compiled with
+    only the code it needs and optimised for it.
+    """
+    if dtype == DT_ACTION:
+        return best_action(S, D, p, O, n)
     if dtype == DT_PLACE:
-        # placements read cached values, refreshed once per placement phase
-        if SP[p, HC_KEY] != placement_key(S, p):
-            uv = unit_values(S, D, R, SP, p, w, base, late)
-            fill_placement_cache(S, D, R, SP, p, w, base, uv, late)
-    elif dtype != DT_TRIBAL_EXPANSION:
-        uv = unit_values(S, D, R, SP, p, w, base, late)
-        if dtype == DT_TRIBE and O[0] == OPT_LEAVE:  # leave comes first when legal
-            uvo = opponent_unit_values(S, D, R, SP, p, w, base, late)
-    best = 0
-    best_v = -1e18
-    for i in range(n):
-        v = option_value(S, D, R, SP, p, w, base, dtype, O[i], ctx, uv, uvo, late)
-        if noise > 0.0:
-            v += noise * (next32(S, S_POLICY_RNG + 4 * p) / 4294967296.0)
-        if v > best_v:
-            best_v = v
-            best = i
-    return best
+        return best_place(S, D, R, SP, p, base, O, n)
+    if dtype == DT_TRIBE:
+        return best_tribe(S, D, R, SP, p, base, O, n, ctx)
+    if dtype == DT_TRADE:
+        return best_trade(S, D, R, SP, p, base, O, n)
+    return best_other(S, D, R, SP, p, base, dtype, O, n, ctx)
 
+
+@jit
+def decide_heuristic(S, D, R, SP, p, dtype, O, n, ctx):
+    """The heuristic kind's decision (policies.DECIDE_SIGNATURE); also what plugins
+    call to delegate the decisions they do not make themselves."""
+    return best_option(S, D, R, SP, p, 0, dtype, O, n, ctx)
