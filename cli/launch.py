@@ -1,10 +1,10 @@
 """The `targi-sim` command's entry point: a stop during start-up is one line, not a traceback.
 
-Why a module of its own, outside the targi_sim package: importing targi_sim (numba,
-polars, DuckDB, the engine) takes about half a second, and a Ctrl-C, SIGTERM or SIGHUP
-in that time used to end in a KeyboardInterrupt traceback, before any of the CLI's
-handlers existed. This module imports nothing heavy, so it can catch the stop around
-that import; the command itself then installs the CLI's own handlers (cli/signals.py).
+Why a module of its own: importing the command line (numba, polars, DuckDB, the engine)
+takes about half a second, and a Ctrl-C, SIGTERM or SIGHUP in that time used to end in
+a KeyboardInterrupt traceback, before any of the CLI's handlers existed. This module
+imports nothing heavy (`targi_sim` itself loads its names lazily), so it can catch the
+stop around that import; the command then installs its own handlers (cli/signals.py).
 """
 
 from __future__ import annotations
