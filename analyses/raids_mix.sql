@@ -5,7 +5,9 @@ SELECT r.raid, r.paid, count(*) AS n,
        sum(r.amount) AS amount,
        sum(r.opponent_bonus) AS opponent_bonus,
        sum(CASE r.paid WHEN 'vp' THEN r.amount WHEN 'goods' THEN r.amount * $goods_vp
-                       WHEN 'gold' THEN r.amount * $gold_vp ELSE 0 END
+                       WHEN 'gold' THEN r.amount * $gold_vp
+                       WHEN 'goods_and_gold' THEN r.amount * $goods_vp + r.gold * $gold_vp
+                       ELSE 0 END
            + r.opponent_bonus) AS vp_equivalent,
        sum(p.points) AS points
 FROM raids r JOIN player_games p USING (game_id, player)

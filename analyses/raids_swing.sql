@@ -5,7 +5,9 @@ WITH cost AS (
     SELECT game_id, player,
            sum(CASE WHEN paid = 'vp' THEN amount ELSE 0 END + opponent_bonus) AS vp_exact,
            sum(CASE paid WHEN 'vp' THEN amount WHEN 'goods' THEN amount * $goods_vp
-                         WHEN 'gold' THEN amount * $gold_vp ELSE 0 END
+                         WHEN 'gold' THEN amount * $gold_vp
+                         WHEN 'goods_and_gold' THEN amount * $goods_vp + gold * $gold_vp
+                         ELSE 0 END
                + opponent_bonus) AS vp_eq
     FROM raids GROUP BY game_id, player
 ), per_game AS (

@@ -86,12 +86,13 @@ def _progress(console: Console, quiet: bool) -> Progress:
 
 def _register_commands() -> None:
     """Commands that live in their own modules (each adds itself to the app)."""
-    from . import check, replay, report, run
+    from . import check, play, replay, report, run
 
     run.register(app)
     replay.register(app)
     report.register(app)
     check.register(app)
+    play.register(app)
 
 
 _register_commands()
@@ -172,8 +173,11 @@ def strategies(ctx: typer.Context) -> None:
     from targi_sim.strategy import list_plugin_files
 
     for path in list_plugin_files():
-        typer.echo(f"  {path.name:<14} {'plugin':<11} compiled example; use its path, "
-                   "see docs/strategy-plugins.md")
+        try:
+            s = load_strategy(path)
+            typer.echo(f"  {path.name:<14} {s.kind_name:<11} {s.description} (use its path)")
+        except (DataError, UsageError) as exc:
+            typer.echo(f"  {path.name:<14} (does not load: {exc})")
 
 
 @strategies_app.command("show")
@@ -191,6 +195,54 @@ def strategies_show(
     except (UsageError, DataError) as exc:
         raise _fail(str(exc)) from None
     show(Console(), strategy)
+
+
+CHECK_EPILOG = """\
+Examples:
+
+  targi-sim strategies check balanced
+
+  targi-sim strategies check ./my-strategy.toml --games 50
+
+  targi-sim strategies check ./my_policy.py --opponent random --redeals 5
+
+At each of the strategy's decisions, everything its player cannot know (deck
+order, face-down centre cards, an opponent's hand card drawn face down, the
+opponent's random stream) is re-dealt several times and the strategy is asked
+again with the same own state; any changed answer read hidden information.
+Exit code 0 when no decision changed, 1 when some did (docs/strategies.md,
+Fair play).
+"""
+
+
+@strategies_app.command("check", epilog=CHECK_EPILOG)
+def strategies_check(
+    name: str = typer.Argument(..., metavar="NAME|FILE",
+                               help="Shipped strategy name, .toml file or .py strategy."),
+    games: str = typer.Option("20", "--games", "-n", metavar="N",
+                              help="Games to play (the strategy alternates seats)."),
+    redeals: str = typer.Option("3", "--redeals", metavar="K",
+                                help="Re-deals of the hidden information per decision."),
+    opponent: str = typer.Option("balanced", "--opponent", metavar="NAME|FILE",
+                                 help="The other seat's strategy."),
+    seed: str = typer.Option("0", "--seed", metavar="SEED", help="Seed of the games."),
+) -> None:
+    """Prove a strategy does not peek: re-deal what its player cannot know, ask again."""
+    from targi_sim.fairplay import check_no_peeking, describe
+
+    from .parse import parse_whole_number
+
+    try:
+        n_games = parse_whole_number(games, "--games", 1, 100_000)
+        n_redeals = parse_whole_number(redeals, "--redeals", 1, 100)
+        run_seed = parse_seed(seed)
+        report = check_no_peeking(name, opponent=opponent, games=n_games, redeals=n_redeals,
+                                  seed=run_seed)
+    except (ParseError, UsageError, DataError, ValueError) as exc:
+        raise _fail(str(exc)) from None
+    for line in describe(report):
+        typer.echo(line)
+    raise typer.Exit(0 if report.passed else 1)
 
 
 TOURNAMENT_EPILOG = """\
@@ -311,7 +363,7 @@ def version() -> None:
 
 
 def main() -> None:
-    """Console-script entry point (after targi_sim_launch.py has imported this module)."""
+    """Console-script entry point (after cli/launch.py has imported this module)."""
     signals.install()
     try:
         app()

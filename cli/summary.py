@@ -100,5 +100,8 @@ def render(
     )
     other.add_row("mean rounds", f"{tally.rounds_sum / n:.2f}")
     for label, counter in (("end reason", tally.end_reasons), ("tie-break", tally.tiebreaks)):
-        other.add_row(label, ", ".join(f"{k} {c / n:.1%}" for k, c in counter.most_common()))
+        # most frequent first; equal counts by name, so the line does not depend on the
+        # order in which chunks finished
+        ranked = sorted(counter.items(), key=lambda kc: (-kc[1], kc[0]))
+        other.add_row(label, ", ".join(f"{k} {c / n:.1%}" for k, c in ranked))
     console.print(other)

@@ -76,7 +76,8 @@ N_AB_PARAMS = 6
 
 # --- rule settings (index into the int32 rules vector) -----------------------
 # RL_RAID_UNPAID: 0 opponent gains RL_RAID_UNPAID_VP, 1 opponent gains the raid's VP cost,
-# 2 nothing happens
+# 2 nothing happens, 3 the player pays what they have of one option (the opponent gains
+# RL_RAID_UNPAID_VP only from a player with nothing of either)
 RL_RAID_UNPAID = 0
 RL_RAID_UNPAID_VP = 1
 RL_NO_LEGAL_PLACEMENT = 2  # 0 the Targi stays unplaced, 1 the facing restriction is lifted for it
@@ -95,7 +96,11 @@ RL_ROW_DIFF_BONUS = 13
 # RL_FULL_DISPLAY: 0 with 12 cards displayed, further cards go to hand or discard; 1 discard only
 RL_FULL_DISPLAY = 14
 RL_HAND_LIMIT = 15
-N_RULES = 16
+# RL_HAND_PLAY: 0 a kept tribe card is played (Noble, ability) only in a later round, 1 also
+# in the round it was kept
+RL_HAND_PLAY = 16
+N_RULES = 17
+RAID_PAY_WHAT_THEY_HAVE = 3  # value of RL_RAID_UNPAID
 
 # --- strategy kinds (compiled policies) --------------------------------------
 SK_RANDOM = 0

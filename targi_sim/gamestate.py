@@ -1,7 +1,7 @@
 """A named, Python-side view of the engine's flat state vector.
 
 Scenario tests and the replay printer use it to read a position and to set up
-a mid-game position by hand (RULES.md examples), then call engine functions on
+a mid-game position by hand (docs/rules.md examples), then call engine functions on
 `state.S`. Nothing here runs in the game loop.
 """
 
@@ -97,6 +97,7 @@ class PlayerView:
         for k in range(2):
             cell = markers[k] if k < len(markers) else -1
             self._set(lay.P_MARKER + k, cell)
+            self._set(lay.P_MARKER_PLACED + k, cell)
             if cell >= 0:
                 self.S[lay.S_CELL_MARKER + cell] = self.p
         for k in range(5):

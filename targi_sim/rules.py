@@ -1,6 +1,6 @@
 """Load a rules TOML file (with `base = ...` inheritance) into the engine's int32 vector.
 
-Why: every [S]/[D] item of RULES.md is a switchable setting, so designers can measure
+Why: every [S]/[D] item of docs/rules.md is a switchable setting, so designers can measure
 what a disputed reading does. Files use readable names; the engine reads the vector
 indexed by the RL_* constants. `Rules.content` is the fully resolved, standalone TOML
 (so a run records exactly which rules it used); `source_text` is the file as written.
@@ -26,13 +26,17 @@ from targi_sim.paths import data_dir
 ENUMS: dict[str, tuple[int, tuple[str, ...]]] = {
     "raid_unpaid": (
         C.RL_RAID_UNPAID,
-        ("opponent_gains_fixed", "opponent_gains_raid_vp", "nothing"),
+        ("opponent_gains_fixed", "opponent_gains_raid_vp", "nothing", "pay_what_they_have"),
     ),
     "no_legal_placement": (C.RL_NO_LEGAL_PLACEMENT, ("unplaced", "ignore_facing")),
     "final_raid_end": (C.RL_RAID4_END, ("immediate", "finish_round")),
     "tiebreak": (C.RL_TIEBREAK, ("gold_then_goods", "gold_only", "goods_plus_gold")),
     "full_display": (C.RL_FULL_DISPLAY, ("hand_or_discard", "discard_only")),
+    "hand_card_play": (C.RL_HAND_PLAY, ("later_round", "same_round")),
 }
+# settings added after rules files were first written: a complete file (no `base`)
+# that lacks one gets this value
+LATER_DEFAULTS: dict[str, Any] = {"hand_card_play": "later_round"}
 # integer settings (>= 0): key -> RL index
 INTS: dict[str, int] = {
     "raid_unpaid_vp": C.RL_RAID_UNPAID_VP,
@@ -142,8 +146,9 @@ def _resolve_base(path: Path, base: str) -> Path:
 
 def _read_settings(r: FieldReader, complete: bool) -> dict[str, Any]:
     """Validate the setting keys present in `r` (all of them when `complete`)."""
-    r.check_keys(META_KEYS + SETTING_KEYS, required=SETTING_KEYS if complete else ())
-    out: dict[str, Any] = {}
+    required = tuple(k for k in SETTING_KEYS if k not in LATER_DEFAULTS) if complete else ()
+    r.check_keys(META_KEYS + SETTING_KEYS, required=required)
+    out: dict[str, Any] = dict(LATER_DEFAULTS) if complete else {}
     for key, (_, options) in ENUMS.items():
         if key in r.data:
             out[key] = r.get_choice(key, options)

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from .api import Match, StrategySpec, prepare_match
-from .constants import DECISION_NAMES, N_STRAT_PARAMS, SK_EXTERNAL
+from .constants import DECISION_NAMES, MC_PENDING, N_STRAT_PARAMS, SK_EXTERNAL
 from .decisions import Decision, option
 from .deck import Deck
 from .engine import layout as lay
@@ -95,6 +95,7 @@ class Game:
         self._round_S = np.zeros(lay.S_SIZE, dtype=np.int64)
         setup_game(self._round_S, match.D, match.R, self.seed, self.first_player)
         self._round_SP = match.SP.copy()
+        self._round_SP[:, MC_PENDING] = np.nan  # no placement waiting (as play_batch_mc)
         self._L = logs if logs is not None else make_logs(1, exact=True, trace_rows=trace_rows)
         self._L[H_GAME] = self.game_id
         self._round_used = self._L[H_USED:H_USED + N_TABLES].copy()
@@ -167,6 +168,19 @@ class Game:
             if cell >= 0:
                 names[3 + k] = f"tribe marker {k + 1} on centre ({cell // 3 + 1},{cell % 3 + 1})"
         return names
+
+    def history(self) -> list[dict]:
+        """Every decision taken so far (seat, decision type, option value, context, round),
+        as the trace logs them (empty when the game was made without a trace)."""
+        from .engine.buffers import table
+        from .engine.records import RT_CHOICE, RT_CTX, RT_DTYPE, RT_PLAYER, RT_ROUND, T_TRACE
+
+        rows = table(self._L, T_TRACE)
+        if self._decision is not None:
+            rows = rows[:int(self._S[lay.S_X_TRACE_AT])]
+        return [{"player": int(r[RT_PLAYER]), "decision": DECISION_NAMES[int(r[RT_DTYPE])],
+                 "choice": int(r[RT_CHOICE]), "context": int(r[RT_CTX]),
+                 "round": int(r[RT_ROUND])} for r in rows]
 
     @property
     def frozen(self) -> np.ndarray:

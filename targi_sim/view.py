@@ -1,4 +1,4 @@
-"""What one player may know of a position (RULES.md §8), as read-only named values.
+"""What one player may know of a position (docs/rules.md §8), as read-only named values.
 
 A `View` is what a Python strategy decides on: its own resources, hand and display; the
 opponent's tokens, display and hand card only when it was seen (taken face up); the

@@ -1,4 +1,4 @@
-"""Scenario tests for the tribe-card ability kinds of RULES.md §5 with the
+"""Scenario tests for the tribe-card ability kinds of docs/rules.md §5 with the
 abilities-example deck (invented abilities; card ids = [[tribe]] order, 0-based).
 
 Ability cards used (id: name, symbol, VP, cost -> ability):

@@ -1,4 +1,4 @@
-"""Determinisation re-deals exactly the hidden part of a state (RULES.md §8)."""
+"""Determinisation re-deals exactly the hidden part of a state (docs/rules.md §8)."""
 
 import numpy as np
 

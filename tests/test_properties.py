@@ -1,4 +1,4 @@
-"""Property tests: invariants of RULES.md that must hold in every random game.
+"""Property tests: invariants of docs/rules.md that must hold in every random game.
 
 Why: scenario tests pin single rules; these sweep random seeds, both shipped decks and
 both first players, and check after every round (and at the end) the things no game may
@@ -30,9 +30,9 @@ DECKS = ("base", "abilities-example")
 LOADED = {name: load_deck(name) for name in DECKS}
 N_TRIBE = 45
 N_GOODS = 19
-MAX_GOODS = 10   # RULES.md 6.8, default rules
+MAX_GOODS = 10   # docs/rules.md 6.8, default rules
 MAX_GOLD = 3
-MAX_ROUNDS = 12  # RULES.md 6.1: 16 border cards minus 4 raid corners
+MAX_ROUNDS = 12  # docs/rules.md 6.1: 16 border cards minus 4 raid corners
 CORNER_CARDS = {b + 1 for b in CORNERS}  # 4, 8, 12, 16
 # Robber position (card number) in round r is ROBBER_CARD[r - 1]: raid corners are skipped.
 ROBBER_CARD = [b + 1 for b in range(16) if b not in CORNERS]
@@ -55,7 +55,7 @@ TRIBE_TOML = {name: _tribe_table(name) for name in DECKS}
 
 
 def expected_score(deck_name: str, display: list[list[int]], tokens: int) -> dict[str, int]:
-    """Score from a display (rows of card ids, left to right) as RULES.md §7 states it.
+    """Score from a display (rows of card ids, left to right) as docs/rules.md §7 states it.
 
     Ability VP follows the deck format notes in the TOML header: set_vp gives `vp` per
     complete set of `set_size` displayed cards of `symbol`; position_vp gives `vp` per
@@ -92,7 +92,7 @@ def expected_score(deck_name: str, display: list[list[int]], tokens: int) -> dic
 
 
 def expected_winner(score: tuple[int, int], gold: tuple[int, int], goods: tuple[int, int]):
-    """(winner, tie-break) by RULES.md §7: score, then gold, then goods, else draw."""
+    """(winner, tie-break) by docs/rules.md §7: score, then gold, then goods, else draw."""
     if score[0] != score[1]:
         return (0 if score[0] > score[1] else 1), "none"
     if gold[0] != gold[1]:
@@ -146,7 +146,7 @@ def check_state(state: GameState, where: str, round_end: bool = True) -> None:
 
 
 def legal_places(board: dict[int, int], robber: int, p: int) -> list[int]:
-    """Border positions 0..15 player p may take (RULES.md 6.3), board: position -> owner."""
+    """Border positions 0..15 player p may take (docs/rules.md 6.3), board: position -> owner."""
     out = []
     for b in range(16):
         if b == robber or b in CORNERS or b in board:
@@ -409,7 +409,7 @@ def test_late_game_to_full_display(seed, deck, first, n0, n1, gold) -> None:
     """Random play reaches a full display only from a late position: start there.
 
     The invariants hold, no display exceeds 12, and the game ends at the end of the
-    round in which a display is completed (RULES.md §7), scored from the displays.
+    round in which a display is completed (docs/rules.md §7), scored from the displays.
     """
     sc = Scenario(LOADED[deck], seed=seed, first_player=first)
     sc.use(0, "random")
@@ -487,7 +487,7 @@ def test_score_and_winner_from_any_display(deck, order, lengths, vp, gold, goods
 
 
 def test_expected_score_helper_is_not_vacuous() -> None:
-    """The independent scorer gives the row bonuses of RULES.md §7 on hand-made rows."""
+    """The independent scorer gives the row bonuses of docs/rules.md §7 on hand-made rows."""
     cards = TRIBE_TOML["base"]
     by_symbol = {s: [i for i, c in enumerate(cards) if c["symbol"] == s] for s in SYMBOLS}
     same = by_symbol["Well"][:4]

@@ -1,4 +1,4 @@
-"""Scenario tests for RULES.md §6.6-6.7 (acquiring tribe cards, the display) and the
+"""Scenario tests for docs/rules.md §6.6-6.7 (acquiring tribe cards, the display) and the
 display-full game end of §7, each built from an explicit position.
 
 Base tribe ids: 0-8 Targia, 9-17 Camel Rider, 18-26 Camp, 27-35 Well, 36-44 Oasis.
@@ -246,3 +246,38 @@ def test_eleven_cards_do_not_end_the_game():
     sc.acquire(0, CAMP_3VP)
     sc.end_round()
     assert not sc.state.over
+
+
+# ------------------------------------------------------------------ when a kept card plays
+def _keep_then_noble(**rules) -> Scenario:
+    """Round 3: p0 keeps a tribe card from the centre, then resolves the Noble."""
+    sc = new(**rules)
+    sc.state.set_round(3)
+    sc.players[0].set_resources(salt=5, pepper=5, dates=5, gold=3, vp=0)
+    sc.script([OPT_KEEP], [])
+    assert sc.acquire(0, 19, "centre") == "kept"
+    return sc
+
+
+def test_a_card_kept_this_round_cannot_be_played_with_the_noble():
+    """docs/rules.md 6.6 (Spanish source): a kept card is played only in a following
+    round; the Noble may still discard it."""
+    sc = _keep_then_noble()
+    assert sc.tribe_options(0, 19, "noble") == [OPT_LEAVE, OPT_DISCARD]
+    sc.state.set_round(4)
+    assert sc.tribe_options(0, 19, "noble")[:2] == [OPT_LEAVE, OPT_DISCARD]
+    assert OPT_PLAY in sc.tribe_options(0, 19, "noble")
+
+
+def test_the_same_round_reading_is_a_rules_setting():
+    sc = _keep_then_noble(hand_card_play="same_round")
+    assert OPT_PLAY in sc.tribe_options(0, 19, "noble")
+
+
+def test_a_hand_card_played_with_the_noble_in_a_later_round():
+    sc = _keep_then_noble()
+    sc.state.set_round(4)
+    sc.script([OPT_PLAY], [])
+    assert sc.acquire(0, 19, "noble") == "played"
+    assert sc.players[0].hand == -1
+    assert sc.S[lay.S_PLAYER + lay.P_HAND_KNOWN] == 0

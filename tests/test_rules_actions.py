@@ -1,4 +1,4 @@
-"""Scenario tests for RULES.md §3 (every border card) and §6.5 (action order, centre
+"""Scenario tests for docs/rules.md §3 (every border card) and §6.5 (action order, centre
 cells and their replacement), each built from an explicit position.
 
 Base deck ids: border position b = card b + 1. Goods ids (expansion order of
@@ -291,8 +291,26 @@ def test_fata_morgana_moves_the_marker_and_it_resolves_at_the_new_card():
     assert sc.state.error == 0
     assert sc.players[0].markers == [0, 8]
     assert sc.state.cell(4) == (G, 18, True, -1)  # untouched, marker gone
-    assert sc.state.cell(8) == (T, 33, False, 0)  # taken, replaced face down
+    # taken, replaced face down; the resolved marker was taken back
+    assert sc.state.cell(8) == (T, 33, False, -1)
     assert res(sc, 0) == plus(gold=1)
+
+
+def test_fata_morgana_may_move_a_marker_onto_a_resolved_markers_card():
+    """A resolved marker has been taken back, so its card holds no marker: Fata Morgana
+    may move another marker there (docs/rules.md 6.5). Here marker 1's goods card is
+    left (skipped) and stays face up; Fata Morgana then moves marker 2 onto it."""
+    sc = new()
+    sc.players[0].place([FATA_MORGANA], [0, 4])
+    sc.state.set_cell(0, G, 16)
+    sc.state.set_cell(4, G, 18)
+    sc.script([0], [])  # marker 1 (slot 3): leave the goods card
+    sc.resolve_slot(0, 3)
+    assert sc.state.cell(0) == (G, 16, True, -1)  # the marker was taken back
+    sc.script([16 + 0], [])  # Fata Morgana: marker 2 (code 16 + cell) onto cell 0
+    sc.resolve_border(0, FATA_MORGANA)
+    assert sc.state.error == 0, "cell 0 was not offered to Fata Morgana"
+    assert sc.players[0].markers == [0, 0] and sc.state.cell(0)[3] == 0
 
 
 def test_fata_morgana_without_unresolved_marker_asks_nothing():
@@ -616,3 +634,22 @@ def test_cards_are_conserved_through_centre_and_border_actions():
     assert sc.state.error == 0
     assert len(st.tribe_discard) == 1 and sc.players[0].hand >= 0
     assert st.cell(4)[0] == T and st.cell(3)[0] == G
+
+
+def test_the_round_log_keeps_where_a_marker_was_placed_and_where_it_moved():
+    """marker_cell_* is the cell a marker was placed on, marker_moved_* the cell Fata
+    Morgana moved it to (-1 if it did not move), so a replay can show the move."""
+    sc = new()
+    sc.players[0].place([FATA_MORGANA], [0, 4])
+    sc.state.set_cell(8, G, 16)
+    sc.state.set_cell(4, G, 18)
+    sc.state.set_cell(0, G, 17)
+    sc.state.set_tribe_deck([33, 34, 35])
+    # FM first (slot 0): marker 2 to cell 8; then marker 1 (slot 3) and marker 2, taking both
+    sc.script([0, 16 + 8, 3, 1, 1], [])
+    sc.resolve_actions(0)
+    assert sc.state.error == 0
+    sc.end_round()
+    row = sc.logs()["rounds"].filter(sc.logs()["rounds"]["player"] == 0).row(0, named=True)
+    assert (row["marker_cell_1"], row["marker_cell_2"]) == (0, 4)
+    assert (row["marker_moved_1"], row["marker_moved_2"]) == (-1, 8)

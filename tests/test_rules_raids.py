@@ -1,8 +1,10 @@
-"""Scenario tests for RULES.md §6.2 (raids) and the raid-4 game end of §7, each built
+"""Scenario tests for docs/rules.md §6.2 (raids) and the raid-4 game end of §7, each built
 from an explicit position. Raid cards sit on border positions 3, 7, 11, 15 (cards
 4, 8, 12, 16)."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import pytest
 from scenario_helpers import new, res, setres, trace
@@ -225,3 +227,67 @@ def test_variant_finish_round_plays_exactly_one_more_round():
     assert rounds["round"].to_list() == [13, 13]
     assert rounds["robber_card"].to_list() == [1, 1]
     assert sc.logs()["raids"]["raid"].to_list() == [4, 4]
+
+
+# ------------------------------------------------------------------ paying what they have
+@pytest.mark.parametrize("raid,held,cost", [(2, 1, 2), (3, 2, 3)])
+def test_pay_what_they_have_pays_the_goods_they_hold(raid, held, cost):
+    """raid_unpaid = "pay_what_they_have" (the Swedish reading): a player short of the
+    goods and of the VP pays what they hold of one option, and the opponent gains
+    nothing."""
+    sc = new(raid_unpaid="pay_what_they_have")
+    setres(sc, 0, held, 0, 0, 0, 0)  # goods too few, no VP: only the goods option
+    setres(sc, 1, 5, 0, 0, 0, 5)
+    sc.script([], [PAY_GOODS] + [SALT] * cost)
+    sc.raid(RAID_POS[raid])
+    assert sc.state.error == 0
+    assert res(sc, 0)["salt"] == 0 and res(sc, 0)["vp"] == 0
+    assert res(sc, 1)["vp"] == 5  # the opponent gains nothing
+    assert raids(sc)[0] == (raid, 0, "goods", held, 0)
+
+
+def test_pay_what_they_have_lets_the_player_choose_between_partial_options():
+    sc = new(raid_unpaid="pay_what_they_have")
+    setres(sc, 0, 1, 0, 0, 0, 1)  # raid 3: 3 goods or 2 VP; holds 1 good and 1 VP
+    setres(sc, 1, 5, 0, 0, 0, 5)
+    sc.script([PAY_VP], [PAY_VP])
+    sc.raid(RAID_POS[3])
+    assert sc.state.error == 0
+    assert res(sc, 0) == {"salt": 1, "pepper": 0, "dates": 0, "gold": 0, "vp": 0}
+    assert raids(sc)[0] == (3, 0, "vp", 1, 0)
+    assert trace(sc, "raid_mode")["n_options"].to_list()[0] == 2
+
+
+def test_pay_what_they_have_with_nothing_gives_the_opponent_the_fixed_bonus():
+    sc = new(raid_unpaid="pay_what_they_have")
+    setres(sc, 0, 0, 0, 0, 0, 0)
+    setres(sc, 1, 5, 0, 0, 0, 5)
+    sc.script([], [PAY_VP])
+    sc.raid(RAID_POS[2])
+    assert raids(sc)[0] == (2, 0, "none", 0, 3)
+    assert res(sc, 1)["vp"] == 5 + 3 - 1
+
+
+def test_a_custom_raid_costing_goods_and_gold_charges_both(tmp_path):
+    """A deck may give a raid a cost in goods and gold together: its first option costs
+    both (before, only the goods were charged)."""
+    from targi_sim import load_deck
+
+    text = (Path(__file__).resolve().parent.parent / "data" / "decks" / "base.toml").read_text()
+    start = text.index("kind = \"raid\"\nraid = 2")
+    end = text.index("\n\n", start)
+    block = text[start:end]
+    changed = block.replace("gold = 0", "gold = 1")
+    assert changed != block, "raid 2's block in base.toml should name its gold cost"
+    path = tmp_path / "deck.toml"
+    path.write_text(text.replace(block, changed).replace('name = "base"', 'name = "gg"', 1))
+    sc = Scenario(load_deck(path), "default")
+    setres(sc, 0, 2, 0, 0, 1, 0)  # 2 goods and 1 gold: exactly the first option
+    setres(sc, 1, 2, 0, 0, 0, 0)  # goods but no gold: cannot pay it, nor the VP
+    sc.script([SALT, SALT], [])
+    sc.raid(RAID_POS[2])
+    assert sc.state.error == 0
+    assert res(sc, 0)["salt"] == 0 and res(sc, 0)["gold"] == 0
+    assert res(sc, 1)["salt"] == 2  # could not pay: pays nothing
+    assert raids(sc) == [(2, 0, "goods_and_gold", 2, 0), (2, 1, "none", 0, 3)]
+    assert sc.logs()["raids"]["gold"].to_list() == [1, 0]

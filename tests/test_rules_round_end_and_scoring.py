@@ -1,4 +1,4 @@
-"""Scenario tests for RULES.md §6.8 (round end: limits, amulet) and §7 (scoring,
+"""Scenario tests for docs/rules.md §6.8 (round end: limits, amulet) and §7 (scoring,
 row bonuses, tie-breaks and their variants), each built from an explicit position.
 
 Base tribe ids: 0-8 Targia, 9-17 Camel Rider, 18-26 Camp, 27-35 Well, 36-44 Oasis.

@@ -1,4 +1,4 @@
-"""Scenario tests for RULES.md §1-2 (setup, geometry) and §6.1, 6.3, 6.4 (robber,
+"""Scenario tests for docs/rules.md §1-2 (setup, geometry) and §6.1, 6.3, 6.4 (robber,
 Targi placement, tribe markers), each built from an explicit position.
 
 Border positions are 0-based: position b holds card number b + 1.
@@ -15,7 +15,7 @@ from targi_sim.scenario import Scenario
 
 RAID_POSITIONS = (3, 7, 11, 15)
 NON_RAID = [b for b in range(16) if b not in RAID_POSITIONS]
-# RULES.md §2: cards pointing along central columns / rows (card numbers)
+# docs/rules.md §2: cards pointing along central columns / rows (card numbers)
 COLUMN_CARDS = {1: 0, 11: 0, 2: 1, 10: 1, 3: 2, 9: 2}
 ROW_CARDS = {15: 0, 5: 0, 14: 1, 6: 1, 13: 2, 7: 2}
 FACING_CARDS = [(1, 11), (2, 10), (3, 9), (5, 15), (6, 14), (7, 13)]

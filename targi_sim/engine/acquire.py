@@ -1,4 +1,4 @@
-"""Acquiring tribe cards (RULES.md §6.6-7): pay and place, keep in hand, discard.
+"""Acquiring tribe cards (docs/rules.md §6.6-7): pay and place, keep in hand, discard.
 
 Also the on-placement abilities (immediate tokens, play the hand card, swap two
 display cards) and cost discounts.
@@ -15,6 +15,7 @@ from ..constants import (
     DT_TRIBE,
     RL_FULL_DISPLAY,
     RL_HAND_LIMIT,
+    RL_HAND_PLAY,
 )
 from .ask import ask
 from .costs import OPT_DISCARD, OPT_KEEP, OPT_LEAVE, OPT_PLAY, can_pay, effective_cost
@@ -24,6 +25,8 @@ from .layout import (
     P_DISPLAY,
     P_DISPLAY_N,
     P_HAND,
+    P_HAND_KNOWN,
+    P_HAND_ROUND,
     S_END_AFTER_ROUND,
     S_ROUND,
     TC_ABILITY,
@@ -42,6 +45,7 @@ from .records import (
     RA_ROUND,
     RA_ROW,
     RA_SOURCE,
+    SRC_CENTRE,
     SRC_HAND,
     T_ACQ,
     log_row,
@@ -97,7 +101,10 @@ def tribe_options(S, D, R, p, c, mode, O):
     ):
         O[n] = OPT_KEEP
         n += 1
-    if not full:
+    # a card kept this round is played only in a later round (RL_HAND_PLAY)
+    too_early = ((mode == MODE_NOBLE or mode == MODE_ABILITY) and R[RL_HAND_PLAY] == 0
+                 and S[pbase(p) + P_HAND_ROUND] == S[S_ROUND])
+    if not full and not too_early:
         n_alt = 2 if tribe(D, c, TC_HAS_ALT) == 1 else 1
         for alt in range(n_alt):
             if can_pay(S, p, effective_cost(S, D, p, c, alt)):
@@ -106,6 +113,13 @@ def tribe_options(S, D, R, p, c, mode, O):
                         O[n] = OPT_PLAY + alt * 3 + row
                         n += 1
     return n
+
+
+@jit
+def empty_hand(S, p):
+    S[pbase(p) + P_HAND] = -1
+    S[pbase(p) + P_HAND_KNOWN] = 0
+    S[pbase(p) + P_HAND_ROUND] = -1
 
 
 @jit
@@ -173,9 +187,12 @@ def acquire(S, D, R, SP, L, P, p, c, source, mode, O):
             outcome = OUT_DISCARDED
             log_acquisition(S, L, p, c, source, outcome, -1, -1)
             if from_hand:
-                S[pbase(p) + P_HAND] = -1
+                empty_hand(S, p)
         elif v == OPT_KEEP:
             S[pbase(p) + P_HAND] = c
+            # the opponent saw it taken from a face-up centre cell, not drawn face down
+            S[pbase(p) + P_HAND_KNOWN] = 1 if source == SRC_CENTRE else 0
+            S[pbase(p) + P_HAND_ROUND] = S[S_ROUND]
             outcome = OUT_KEPT
             S[pbase(p) + P_ACQ_ROUND] += 1
             log_acquisition(S, L, p, c, source, outcome, -1, -1)
@@ -186,7 +203,7 @@ def acquire(S, D, R, SP, L, P, p, c, source, mode, O):
             for r in range(4):
                 add_res(S, p, r, -cost[r])
             if from_hand:
-                S[pbase(p) + P_HAND] = -1
+                empty_hand(S, p)
             col = place_card(S, D, p, c, row)
             outcome = OUT_PLAYED
             if not from_hand:

@@ -1,4 +1,4 @@
-"""Resolving one Targi or tribe marker (RULES.md §3, §6.5): border cards and centre cells."""
+"""Resolving one Targi or tribe marker (docs/rules.md §3, §6.5): border cards and centre cells."""
 
 from ..constants import (
     BK_DRAW_GOODS,
@@ -271,5 +271,7 @@ def resolve_slot(S, D, R, SP, L, P, p, slot, O):
     if slot < 3:
         resolve_border(S, D, R, SP, L, P, p, S[pb + P_TARGI + slot], O)
     else:
-        resolve_cell(S, D, R, SP, L, P, p, S[pb + P_MARKER + slot - 3], O)
+        cell = S[pb + P_MARKER + slot - 3]
+        resolve_cell(S, D, R, SP, L, P, p, cell, O)
+        S[S_CELL_MARKER + cell] = -1  # a resolved marker is taken back: the cell is free
 

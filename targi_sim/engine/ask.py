@@ -32,7 +32,7 @@ from ..constants import (
     SK_SCRIPTED,
 )
 from .jit import OVERLOAD_OPTIONS, jit_inline, jit_llvm_inline
-from .layout import S_BAD, S_ROUND, S_X_PAUSED
+from .layout import S_BAD, S_ROUND, S_X_PAUSED, S_X_TRACE_AT
 from .policies import call_policy
 from .policies.external import decide_external
 from .policies.greedy import decide_greedy
@@ -40,6 +40,7 @@ from .policies.random import decide_random
 from .policies.scripted import decide_scripted
 from .records import (
     H_CAP,
+    H_USED,
     RT_CHOICE,
     RT_CTX,
     RT_DTYPE,
@@ -120,6 +121,8 @@ def ask(S, D, R, SP, L, P, p, dtype, O, n, ctx):
     i = 0
     if n > 1 and S[S_X_PAUSED] == 0:
         i = decision(S, D, R, SP, P, p, dtype, O, n, ctx)
+        if S[S_X_PAUSED] == 1:  # this decision paused the game: the real trace ends here
+            S[S_X_TRACE_AT] = L[H_USED + T_TRACE]
         if i < 0 or i >= n:
             o = S_BAD + 2 * p
             if S[o] == 0:

@@ -1,4 +1,4 @@
-"""Board geometry of RULES.md §2 as constant tables indexed by border position 0..15.
+"""Board geometry of docs/rules.md §2 as constant tables indexed by border position 0..15.
 
 Border position i holds card number i + 1; the ring runs clockwise from card 1
 (top row, left) with card 16 in the top-left corner.

@@ -1,10 +1,13 @@
-"""What a player may know (RULES.md §8), and re-sampling what they may not.
+"""What a player may know (docs/rules.md §8), and re-sampling what they may not.
 
 Hidden from player p: the order of both decks, the identity of face-down central
-cards, and the opponent's hand card (not whether they hold one). Everything
-else in the state is public. Search strategies must decide on a
-*determinisation*: a copy of the state whose hidden part has been re-dealt at
-random from the cards p cannot locate. Same shapes, same public facts.
+cards, and the opponent's hand card when it was drawn face down (P_HAND_KNOWN = 0;
+whether they hold one is public). Everything else in the state is public. Search
+strategies decide on a *determinisation*: a copy of the state whose hidden part has
+been re-dealt at random from the cards p cannot locate. Same shapes, same public facts,
+and -- because the cards are put in a fixed order before they are shuffled -- the same
+re-deal for every arrangement of the hidden cards, so a determinised search cannot
+tell two such arrangements apart.
 """
 
 from .jit import jit
@@ -12,6 +15,7 @@ from .layout import (
     CELL_GOODS,
     CELL_TRIBE,
     P_HAND,
+    P_HAND_KNOWN,
     S_CELL_CARD,
     S_CELL_TYPE,
     S_CELL_UP,
@@ -21,8 +25,9 @@ from .layout import (
     S_POLICY_RNG,
     S_TRIBE,
     S_TRIBE_N,
+    S_X_SCRIPT,
 )
-from .rng import next32, randbelow
+from .rng import next32, randbelow, seed_stream
 from .state import pbase
 
 N_CELLS = 9
@@ -30,7 +35,15 @@ N_CELLS = 9
 
 @jit
 def _shuffle_slots(S, slots, n, rng_off):
-    """Shuffle the values held at the state positions slots[0:n] among themselves."""
+    """Sort the values held at the state positions slots[0:n], then shuffle them among
+    those positions: the result depends on the set of values, not on where they were."""
+    for i in range(1, n):  # insertion sort (a few dozen cards)
+        v = S[slots[i]]
+        j = i - 1
+        while j >= 0 and S[slots[j]] > v:
+            S[slots[j + 1]] = S[slots[j]]
+            j -= 1
+        S[slots[j + 1]] = v
     for i in range(n - 1, 0, -1):
         j = randbelow(S, rng_off, i + 1)
         a = slots[i]
@@ -60,7 +73,7 @@ def determinize(S, p, rng_off, slots):
             slots[n] = S_CELL_CARD + cell
             n += 1
     hand = pbase(1 - p) + P_HAND
-    if S[hand] >= 0:
+    if S[hand] >= 0 and S[pbase(1 - p) + P_HAND_KNOWN] == 0:
         slots[n] = hand
         n += 1
     _shuffle_slots(S, slots, n, rng_off)
@@ -82,3 +95,13 @@ def determinize(S, p, rng_off, slots):
         S[S_GAME_RNG] = 1
     if S[S_POLICY_RNG + 4 * (1 - p)] == 0:
         S[S_POLICY_RNG + 4 * (1 - p)] = 1
+
+
+@jit
+def redeal(S, p, seed, slots):
+    """determinize S in place with a random stream of its own (seeded from `seed`), so
+    that p's own stream -- p's own knowledge -- is left as it was. For checks that a
+    strategy's decision depends on nothing p cannot know (targi_sim.fairplay)."""
+    off = S_X_SCRIPT  # scratch: S is a copy and replays nothing
+    seed_stream(S, off, seed, 7)
+    determinize(S, p, off, slots)

@@ -34,13 +34,14 @@ RR_TARGI = 5      # 3 border card numbers (1..16), 0 = unplaced
 RR_MARKER = 8     # 2 cells 0..8, -1 = none
 RR_VP, RR_GOLD, RR_DATES, RR_SALT, RR_PEPPER = 10, 11, 12, 13, 14
 RR_DISPLAY_N, RR_HAND, RR_ACQ, RR_GOODS_DISC, RR_GOLD_DISC, RR_SCORE = 15, 16, 17, 18, 19, 20
-RR_SIZE = 21
+RR_MOVED = 21     # 2 cells a marker was moved to by Fata Morgana, -1 = not moved
+RR_SIZE = 23
 ROUND_COLUMNS = (
     "game_id", "round", "player", "is_first", "robber_card",
     "targi_card_1", "targi_card_2", "targi_card_3", "marker_cell_1", "marker_cell_2",
     "vp_tokens", "gold", "dates", "salt", "pepper",
     "display_count", "hand_card", "cards_acquired", "goods_discarded", "gold_discarded",
-    "score_now",
+    "score_now", "marker_moved_1", "marker_moved_2",
 )
 
 # acquisitions: a tribe card taken (or a hand card resolved by the Noble/ability)
@@ -62,16 +63,19 @@ RO_GAME, RO_ROUND, RO_CELL, RO_CARD = range(4)
 RO_SIZE = 4
 OFFER_COLUMNS = ("game_id", "round", "cell", "card_id")
 
-# raids
-RD_GAME, RD_ROUND, RD_RAID, RD_PLAYER, RD_PAID, RD_AMOUNT, RD_BONUS = range(7)
-RD_SIZE = 7
-RAID_COLUMNS = ("game_id", "round", "raid", "player", "paid", "amount", "opponent_bonus")
+# raids: amount = units of the `paid` kind (goods, VP or gold; for goods_and_gold the
+# goods), gold = gold tokens paid with it
+RD_GAME, RD_ROUND, RD_RAID, RD_PLAYER, RD_PAID, RD_AMOUNT, RD_BONUS, RD_GOLD = range(8)
+RD_SIZE = 8
+RAID_COLUMNS = ("game_id", "round", "raid", "player", "paid", "amount", "opponent_bonus",
+                "gold")
 PAID_GOODS = 0
 PAID_VP = 1
 PAID_GOLD = 2
 PAID_NONE = 3
 PAID_IMMUNE = 4
-PAID_NAMES = ("goods", "vp", "gold", "none", "immune")
+PAID_GOODS_GOLD = 5  # a custom deck's raid costing goods and gold together
+PAID_NAMES = ("goods", "vp", "gold", "none", "immune", "goods_and_gold")
 
 # goods: a goods card taken (its content is in the deck; choices show in resources)
 RG_GAME, RG_ROUND, RG_PLAYER, RG_CARD, RG_SOURCE = range(5)

@@ -1,4 +1,4 @@
-"""A whole game (RULES.md §6-7): setup, robber and raids, placement, markers,
+"""A whole game (docs/rules.md §6-7): setup, robber and raids, placement, markers,
 actions, round end, and the end of the game."""
 
 import numpy as np
@@ -20,6 +20,7 @@ from ..constants import (
     N_BORDER,
     N_CELLS,
     N_GOODS,
+    RAID_PAY_WHAT_THEY_HAVE,
     RL_MAX_GOLD,
     RL_MAX_GOODS,
     RL_NO_LEGAL_PLACEMENT,
@@ -50,7 +51,9 @@ from .layout import (
     P_GOLD_DISC_ROUND,
     P_GOODS_DISC_ROUND,
     P_HAND,
+    P_HAND_ROUND,
     P_MARKER,
+    P_MARKER_PLACED,
     P_RES,
     P_TARGI,
     PH_PLACEMENT,
@@ -89,11 +92,13 @@ from .layout import (
 from .records import (
     PAID_GOLD,
     PAID_GOODS,
+    PAID_GOODS_GOLD,
     PAID_IMMUNE,
     PAID_NONE,
     PAID_VP,
     RD_AMOUNT,
     RD_BONUS,
+    RD_GOLD,
     RD_PAID,
     RD_PLAYER,
     RD_RAID,
@@ -110,6 +115,7 @@ from .records import (
     RR_HAND,
     RR_IS_FIRST,
     RR_MARKER,
+    RR_MOVED,
     RR_PEPPER,
     RR_PLAYER,
     RR_ROBBER,
@@ -182,6 +188,7 @@ def setup_game(S, D, R, seed, first_player):
         for r in range(5):
             S[pb + P_RES + r] = R[RL_START_SALT + r]
         S[pb + P_HAND] = -1
+        S[pb + P_HAND_ROUND] = -1
         for slot in range(DISPLAY_SLOTS):
             S[pb + P_DISPLAY + slot] = -1
         clear_round_marks(S, p)
@@ -198,6 +205,7 @@ def clear_round_marks(S, p):
         S[pb + P_TARGI + k] = -1
     for k in range(2):
         S[pb + P_MARKER + k] = -1
+        S[pb + P_MARKER_PLACED + k] = -1
     for k in range(5):
         S[pb + P_DONE + k] = 0
     S[pb + P_ACQ_ROUND] = 0
@@ -221,7 +229,7 @@ def immune_to_raid(S, D, p, raid_number):
 
 
 @jit
-def log_raid(S, L, raid_number, p, paid, amount, bonus):
+def log_raid(S, L, raid_number, p, paid, amount, bonus, gold):
     o = log_row(L, T_RAIDS)
     if o >= 0:
         L[o + RD_ROUND] = S[S_ROUND] + 1  # the raid comes before this round
@@ -230,57 +238,81 @@ def log_raid(S, L, raid_number, p, paid, amount, bonus):
         L[o + RD_PAID] = paid
         L[o + RD_AMOUNT] = amount
         L[o + RD_BONUS] = bonus
+        L[o + RD_GOLD] = gold
+
+
+@jit
+def give_goods(S, D, R, SP, L, P, p, count, number, O):
+    """p gives up `count` goods, one unit at a time, kinds of their choice."""
+    for _ in range(count):
+        k = 0
+        for g in range(N_GOODS):
+            if res(S, p, g) > 0:
+                O[k] = g
+                k += 1
+        add_res(S, p, ask(S, D, R, SP, L, P, p, DT_RAID_GOOD, O, k, number), -1)
 
 
 @jit
 def pay_raid(S, D, R, SP, L, P, p, b, O):
-    """One player pays raid card b: goods (or gold) or VP, else the can't-pay rule."""
+    """One player pays raid card b: its goods-and/or-gold cost or its VP cost, else the
+    rules' reading of a player who cannot pay (RL_RAID_UNPAID)."""
     number = border(D, b, BD_RAID_NUMBER)
     if immune_to_raid(S, D, p, number):
-        log_raid(S, L, number, p, PAID_IMMUNE, 0, 0)
+        log_raid(S, L, number, p, PAID_IMMUNE, 0, 0, 0)
         return
     goods_cost = border(D, b, BD_RAID_GOODS)
     gold_cost = border(D, b, BD_RAID_GOLD)
     vp_cost = border(D, b, BD_RAID_VP)
-    can_goods = goods_cost > 0 and goods_total(S, p) >= goods_cost
-    can_gold = gold_cost > 0 and res(S, p, GOLD) >= gold_cost
-    can_vp = vp_cost > 0 and res(S, p, VP) >= vp_cost
+    if goods_cost == 0 and gold_cost == 0 and vp_cost == 0:
+        log_raid(S, L, number, p, PAID_NONE, 0, 0, 0)
+        return
+    goods_held = goods_total(S, p)
+    gold_held = res(S, p, GOLD)
+    vp_held = res(S, p, VP)
+    can_first = ((goods_cost > 0 or gold_cost > 0) and goods_held >= goods_cost
+                 and gold_held >= gold_cost)
+    can_vp = vp_cost > 0 and vp_held >= vp_cost
+    partial = False
+    if not can_first and not can_vp and R[RL_RAID_UNPAID] == RAID_PAY_WHAT_THEY_HAVE:
+        # pay what they have of one option (Swedish reading): goods/gold or VP
+        partial = True
+        can_first = ((goods_cost > 0 and goods_held > 0) or (gold_cost > 0 and gold_held > 0))
+        can_vp = vp_cost > 0 and vp_held > 0
     n = 0
-    if can_goods or can_gold:
+    if can_first:
         O[n] = 0
         n += 1
     if can_vp:
         O[n] = 1
         n += 1
     if n == 0:
-        if goods_cost == 0 and gold_cost == 0 and vp_cost == 0:
-            log_raid(S, L, number, p, PAID_NONE, 0, 0)
-            return
         mode = R[RL_RAID_UNPAID]
         bonus = 0
-        if mode == 0:
+        if mode == 0 or mode == RAID_PAY_WHAT_THEY_HAVE:
             bonus = R[RL_RAID_UNPAID_VP]
         elif mode == 1:
             bonus = vp_cost
         add_res(S, 1 - p, VP, bonus)
-        log_raid(S, L, number, p, PAID_NONE, 0, bonus)
+        log_raid(S, L, number, p, PAID_NONE, 0, bonus, 0)
         return
     mode = ask(S, D, R, SP, L, P, p, DT_RAID_MODE, O, n, number)
     if mode == 1:
-        add_res(S, p, VP, -vp_cost)
-        log_raid(S, L, number, p, PAID_VP, vp_cost, 0)
-    elif can_goods:
-        for _ in range(goods_cost):
-            k = 0
-            for g in range(N_GOODS):
-                if res(S, p, g) > 0:
-                    O[k] = g
-                    k += 1
-            add_res(S, p, ask(S, D, R, SP, L, P, p, DT_RAID_GOOD, O, k, number), -1)
-        log_raid(S, L, number, p, PAID_GOODS, goods_cost, 0)
+        vp = min(vp_cost, vp_held) if partial else vp_cost
+        add_res(S, p, VP, -vp)
+        log_raid(S, L, number, p, PAID_VP, vp, 0, 0)
+        return
+    goods = min(goods_cost, goods_held) if partial else goods_cost
+    gold = min(gold_cost, gold_held) if partial else gold_cost
+    give_goods(S, D, R, SP, L, P, p, goods, number, O)
+    if gold > 0:
+        add_res(S, p, GOLD, -gold)
+    if goods > 0 and gold > 0:
+        log_raid(S, L, number, p, PAID_GOODS_GOLD, goods, 0, gold)
+    elif gold > 0:
+        log_raid(S, L, number, p, PAID_GOLD, gold, 0, gold)
     else:
-        add_res(S, p, GOLD, -gold_cost)
-        log_raid(S, L, number, p, PAID_GOLD, gold_cost, 0)
+        log_raid(S, L, number, p, PAID_GOODS, goods, 0, 0)
 
 
 @jit
@@ -372,6 +404,7 @@ def place_markers(S, p):
                 continue  # only possible when the facing rule is lifted
             S[S_CELL_MARKER + cell] = p
             S[pb + P_MARKER + m] = cell
+            S[pb + P_MARKER_PLACED + m] = cell
             m += 1
 
 
@@ -441,7 +474,10 @@ def log_round(S, D, R, L, p):
     for k in range(3):
         L[o + RR_TARGI + k] = S[pb + P_TARGI + k] + 1
     for k in range(2):
-        L[o + RR_MARKER + k] = S[pb + P_MARKER + k]
+        placed = S[pb + P_MARKER_PLACED + k]
+        now = S[pb + P_MARKER + k]
+        L[o + RR_MARKER + k] = placed
+        L[o + RR_MOVED + k] = now if now != placed else -1
     L[o + RR_VP] = res(S, p, VP)
     L[o + RR_GOLD] = res(S, p, GOLD)
     L[o + RR_DATES] = res(S, p, 2)

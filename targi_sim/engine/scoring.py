@@ -1,4 +1,4 @@
-"""Final scoring (RULES.md §7): tokens + card VP + end-game abilities + row bonuses."""
+"""Final scoring (docs/rules.md §7): tokens + card VP + end-game abilities + row bonuses."""
 
 from ..constants import (
     AB_POSITION_VP,

@@ -49,6 +49,15 @@ def parquet_scan(paths: list[Path]) -> str:
     return f"read_parquet([{listed}], hive_partitioning = false)"
 
 
+# Columns added to the run tables after runs were first written: (table, column, the
+# value an older run's files stand for). Older run directories still report.
+ADDED_COLUMNS = (
+    ("raids", "gold", "CASE WHEN paid = 'gold' THEN amount ELSE 0 END"),
+    ("rounds", "marker_moved_1", "-1"),
+    ("rounds", "marker_moved_2", "-1"),
+)
+
+
 class Analyses:
     """A DuckDB connection with the run's tables as views; `frame(name)` runs a SQL file."""
 
@@ -63,7 +72,11 @@ class Analyses:
             if not run.files.get(table):
                 raise ReportError(f"run {str(run.path)!r} lists no {table} files")
             scan = parquet_scan(run.files[table])
-            self.con.execute(f"CREATE VIEW {table} AS SELECT * FROM {scan}")
+            have = {row[0] for row in self.con.execute(f"DESCRIBE SELECT * FROM {scan}")
+                    .fetchall()}
+            extra = "".join(f", {value} AS {column}" for t, column, value in ADDED_COLUMNS
+                            if t == table and column not in have)
+            self.con.execute(f"CREATE VIEW {table} AS SELECT *{extra} FROM {scan}")
         cards = parquet_scan([run.path / "cards.parquet"])
         self.con.execute(f"CREATE VIEW cards AS SELECT * FROM {cards}")
         self.script("views")

@@ -50,7 +50,8 @@ SCHEMAS: dict[str, pa.Schema] = {
          ("display_count", I8), ("hand_card", I16), ("cards_acquired", I8),
          # int16, not int8: a generous trade (1 good -> 2) repeated 64 times in one
          # action can bring hundreds of goods to the round-end limit (targi_sim/limits.py)
-         ("goods_discarded", I16), ("gold_discarded", I16), ("score_now", I16)]
+         ("goods_discarded", I16), ("gold_discarded", I16), ("score_now", I16),
+         ("marker_moved_1", I8), ("marker_moved_2", I8)]
     ),
     "acquisitions": pa.schema(
         [("game_id", I64), ("round", I8), ("player", I8), ("card_id", I16), ("symbol", NAME),
@@ -59,7 +60,7 @@ SCHEMAS: dict[str, pa.Schema] = {
     "offers": pa.schema([("game_id", I64), ("round", I8), ("cell", I8), ("card_id", I16)]),
     "raids": pa.schema(
         [("game_id", I64), ("round", I8), ("raid", I8), ("player", I8), ("paid", NAME),
-         ("amount", I16), ("opponent_bonus", I16)]
+         ("amount", I16), ("opponent_bonus", I16), ("gold", I16)]
     ),
     "goods": pa.schema(
         [("game_id", I64), ("round", I8), ("player", I8), ("card_id", I16), ("source", NAME)]

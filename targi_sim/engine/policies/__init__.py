@@ -177,8 +177,14 @@ def builtin(kind: int) -> Policy:
 
 
 def _builtin(kind: int) -> Policy:
-    from ...constants import SK_EXTERNAL, SK_GREEDY, SK_HEURISTIC, SK_MONTECARLO, SK_RANDOM
-    from ...constants import SK_SCRIPTED
+    from ...constants import (
+        SK_EXTERNAL,
+        SK_GREEDY,
+        SK_HEURISTIC,
+        SK_MONTECARLO,
+        SK_RANDOM,
+        SK_SCRIPTED,
+    )
 
     if kind == SK_RANDOM:
         from .random import decide_random as fn

@@ -20,7 +20,7 @@ from ..costs import OPT_KEEP, OPT_PLAY
 from ..jit import jit
 from ..layout import BD_GAIN, BD_KIND, D_TRADES, P_HAND, TC_VP, TD_GET_AMT, TD_GIVE_AMT, TD_SIZE
 from ..state import border, pbase, res, tribe
-from .heuristic import action_priority
+from .heuristic import action_priority, hand_too_new
 
 
 @jit
@@ -45,7 +45,8 @@ def greedy_value(S, D, R, SP, p, dtype, v, ctx):
             return 100.0 * border(D, b, BD_GAIN + 4) + border(D, b, BD_GAIN) + border(
                 D, b, BD_GAIN + 1) + border(D, b, BD_GAIN + 2)
         if kind == BK_NOBLE:
-            return 200.0 if S[pbase(p) + P_HAND] >= 0 else 0.0
+            playable = S[pbase(p) + P_HAND] >= 0 and not hand_too_new(S, R, p)
+            return 200.0 if playable else 0.0
         if kind == BK_DRAW_GOODS or kind == BK_DRAW_TRIBE:
             return 1.5
         return 0.5

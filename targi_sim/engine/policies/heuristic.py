@@ -5,7 +5,7 @@ player's position: tokens and cards gained, resources spent (worth less as the
 rounds run out), progress toward row bonuses, what it denies the opponent. The
 weights are the strategy's parameters (`HW_*` columns of its row), so every
 named heuristic strategy is a data file. Everything here reads only public
-information (RULES.md §8): face-down cards, deck order and the opponent's hand
+information (docs/rules.md §8): face-down cards, deck order and the opponent's hand
 card are never looked at.
 
 The greedy kind (policies/greedy.py) reuses the action order defined here.
@@ -76,6 +76,7 @@ from ...constants import (
     N_CELLS,
     N_GOODS,
     N_HEURISTIC_WEIGHTS,
+    RL_HAND_PLAY,
     RL_MAX_GOODS,
     RL_ROW_DIFF_BONUS,
     RL_ROW_SAME_BONUS,
@@ -96,10 +97,13 @@ from ..layout import (
     BD_TRADE_LO,
     CELL_GOODS,
     CELL_TRIBE,
+    D_N_TRIBE,
     D_TRADES,
     P_DISPLAY,
     P_DISPLAY_N,
     P_HAND,
+    P_HAND_KNOWN,
+    P_HAND_ROUND,
     P_MARKER,
     P_RES,
     P_TARGI,
@@ -112,6 +116,8 @@ from ..layout import (
     S_POLICY_RNG,
     S_ROBBER,
     S_ROUND,
+    S_TRIBE_DISC,
+    S_TRIBE_DISC_N,
     TC_ABILITY,
     TC_COST,
     TC_HAS_ALT,
@@ -149,6 +155,71 @@ def late_factor(S, SP, p, w, base):
     return late
 
 
+HAND_UNSEEN = -2  # visible_hand: the player holds a card the viewer has not seen
+
+
+@jit_inline
+def visible_hand(S, viewer, p):
+    """p's hand card as `viewer` knows it: the card id, -1 for none, HAND_UNSEEN for a
+    card the opponent drew face down (docs/rules.md §8)."""
+    h = S[pbase(p) + P_HAND]
+    if h < 0 or p == viewer or S[pbase(p) + P_HAND_KNOWN] == 1:
+        return h
+    return HAND_UNSEEN
+
+
+@jit_inline
+def hand_too_new(S, R, p):
+    """True if p kept its hand card this round and the rules let it be played only later."""
+    return (R[RL_HAND_PLAY] == 0 and S[pbase(p) + P_HAND] >= 0
+            and S[pbase(p) + P_HAND_ROUND] == S[S_ROUND])
+
+
+@jit
+def unseen_hand_value(S, D, SP, p, w, base, uv):
+    """What the Noble is worth to p, whose hand card w has not seen: the mean, over the
+    tribe cards w cannot locate, of their display value to p less their cost (0 for a
+    card p cannot pay for). Only public facts and w's own hand enter."""
+    total = 0.0
+    n = 0
+    for c in range(D[D_N_TRIBE]):
+        total += unseen_card_value(S, D, SP, p, w, base, uv, c)
+        n += 1
+    for q in range(2):  # displayed cards are located
+        o = pbase(q) + P_DISPLAY
+        for slot in range(DISPLAY_SLOTS):
+            c = S[o + slot]
+            if c >= 0:
+                total -= unseen_card_value(S, D, SP, p, w, base, uv, c)
+                n -= 1
+    for i in range(S[S_TRIBE_DISC_N]):
+        total -= unseen_card_value(S, D, SP, p, w, base, uv, S[S_TRIBE_DISC + i])
+        n -= 1
+    for cell in range(N_CELLS):
+        if S[S_CELL_TYPE + cell] == CELL_TRIBE and S[S_CELL_UP + cell] == 1:
+            total -= unseen_card_value(S, D, SP, p, w, base, uv, S[S_CELL_CARD + cell])
+            n -= 1
+    own = S[pbase(w) + P_HAND]
+    if own >= 0:
+        total -= unseen_card_value(S, D, SP, p, w, base, uv, own)
+        n -= 1
+    if n <= 0:
+        return 0.0
+    return max(0.0, total / n)
+
+
+@jit_inline
+def unseen_card_value(S, D, SP, p, w, base, uv, c):
+    """Display value of card c to p (printed VP, display and symbol weights) less its
+    cost, or 0 if p cannot pay for it now."""
+    cost = effective_cost(S, D, p, c, 0)
+    if not can_pay(S, p, cost):
+        return 0.0
+    v = (SP[w, base + HW_CARD_VP] * tribe(D, c, TC_VP) + SP[w, base + HW_DISPLAY]
+         + SP[w, base + HW_SYMBOL + tribe(D, c, TC_SYMBOL)] - cost_value(uv, cost))
+    return max(0.0, v)
+
+
 @jit
 def refresh_demand(S, D, SP, w):
     """Histogram of the goods costs of the face-up centre tribe cards (cached per layout)."""
@@ -168,12 +239,13 @@ def refresh_demand(S, D, SP, w):
 
 @jit_inline
 def need(S, D, SP, p, w, k):
-    """Units of good k the player lacks for the visible tribe cards and their hand card."""
+    """Units of good k player p lacks for the visible tribe cards and p's hand card, as
+    player w sees it (an opponent's unseen hand card is not counted)."""
     have = res(S, p, k)
     total = 0.0
     for units in range(have + 1, 4):
         total += (units - have) * SP[w, HC_DEMAND + k * 4 + units]
-    h = S[pbase(p) + P_HAND]
+    h = visible_hand(S, w, p)
     if h >= 0:
         cost = tribe(D, h, TC_COST + k)
         if cost > have:
@@ -210,7 +282,7 @@ def cached_unit_values(S, D, R, SP, q, w, base, late, key, col):
         k0 = k0 * 1024.0 + x
     k1 = float(S[S_CELLS_VERSION])
     k2 = float(S[S_ROUND])
-    k3 = float(S[S_ROBBER] * 1024 + S[pb + P_HAND])
+    k3 = float(S[S_ROBBER] * 1024 + visible_hand(S, w, q))
     if (SP[w, key] == k0 and SP[w, key + 1] == k1 and SP[w, key + 2] == k2
             and SP[w, key + 3] == k3):
         return (SP[w, col], SP[w, col + 1], SP[w, col + 2], SP[w, col + 3], SP[w, col + 4])
@@ -446,7 +518,11 @@ def border_value(S, D, R, SP, p, w, base, uv, late, b, cells):
     if kind == BK_EXCHANGE:
         return exchange_value(S, D, p, uv, b)
     if kind == BK_NOBLE:
-        h = S[pbase(p) + P_HAND]
+        if hand_too_new(S, R, p):
+            return 0.0  # kept this round: the Noble may only discard it
+        h = visible_hand(S, w, p)
+        if h == HAND_UNSEEN:
+            return unseen_hand_value(S, D, SP, p, w, base, uv)
         if h < 0:
             return 0.0
         best = 0.0
@@ -506,8 +582,10 @@ def fill_placement_cache(S, D, R, SP, p, w, base, uv, late):
     for cell in range(N_CELLS):
         SP[p, HC_CELL + cell] = cell_value(S, D, R, SP, p, w, base, uv, late, cell)
     q = 1 - p
-    if SP[q, HC_KEY] == placement_key(S, p) and same_weights(SP, p, q, base):
-        # a mirror match: the opponent valued every card for both seats this phase
+    if (SP[q, HC_KEY] == placement_key(S, p) and same_weights(SP, p, q, base)
+            and visible_hand(S, p, q) != HAND_UNSEEN and visible_hand(S, q, p) != HAND_UNSEEN):
+        # a mirror match in which neither hand is hidden: the opponent valued every card
+        # for both seats this phase with exactly what p knows
         for b in range(N_BORDER):
             kind = border(D, b, BD_KIND)
             own = SP[q, HC_BORDER_OPP + b]

@@ -1,0 +1,166 @@
+"""`targi-sim play`: a person plays one game in the terminal against a strategy.
+
+A designer's way to feel a variant before simulating it: the board as the replay draws
+it, the options numbered, the other seat's moves narrated. It is a targi_sim.session
+game with the person's seat decided from the keyboard.
+"""
+
+from __future__ import annotations
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+PLAY_EPILOG = """\
+Examples:
+
+  targi-sim play                                # you (seat 0) against balanced
+
+  targi-sim play --vs greedy --seat 1 --seed 7
+
+  targi-sim play --vs balanced --deck ./my-deck.toml --rules raid-pay-what-they-have
+
+At each of your decisions, type the number of an option (Enter takes option 0),
+`b` to see the board again, or `q` to stop. The other seat's moves are printed as
+they happen. A game is a pure function of the seed: the same seed and the same
+answers replay the same game.
+"""
+
+SEAT_MARK = ("A", "B")
+CELL_W = 14  # 5 columns of 14 + borders = 76 characters: fits an 80-column terminal
+
+
+def board_lines(view) -> list[str]:
+    """The 5x5 board of a View: border cards with robber (R) and Targis (A/B), the
+    centre's face-up cards (or 'face down') with tribe markers."""
+    from .replay_view import BOARD_POS
+
+    grid = [["" for _ in range(5)] for _ in range(5)]
+    for b in view.border:
+        r, c = BOARD_POS[b.position + 1]
+        mark = (" R" if b.robber else "") + (f" {SEAT_MARK[b.targi]}" if b.targi is not None
+                                             else "")
+        grid[r][c] = f"{b.position + 1:>2} {b.name}"[: CELL_W - len(mark)] + mark
+    for cell in view.centre:
+        r, c = cell.index // 3 + 1, cell.index % 3 + 1
+        if cell.kind == "empty":
+            text = "(empty)"
+        elif not cell.face_up:
+            text = f"{cell.kind}, face down"
+        else:
+            text = cell.card.name
+        mark = f" {SEAT_MARK[cell.marker]}" if cell.marker is not None else ""
+        grid[r][c] = text[: CELL_W - len(mark)] + mark
+    line = "+" + "+".join("-" * CELL_W for _ in range(5)) + "+"
+    out = [line]
+    for r in range(5):
+        out.append("|" + "|".join(f"{grid[r][c]:<{CELL_W}}" for c in range(5)) + "|")
+        out.append(line)
+    return out
+
+
+def holdings_line(label: str, h) -> str:
+    r = h.resources
+    hand = h.hand
+    hand_text = ("no hand card" if hand is None else "hand: unseen card" if isinstance(hand, str)
+                 else f"hand: {hand.name}")
+    rows = " / ".join(", ".join(c.name for c in row) or "-" for row in h.display)
+    return (f"{label}: {r['salt']} salt, {r['pepper']} pepper, {r['dates']} dates, "
+            f"{r['gold']} gold, {r['vp']} VP; {hand_text}; display {rows}")
+
+
+def register(app: typer.Typer) -> None:
+    """Add the `play` command to the app."""
+
+    @app.command(epilog=PLAY_EPILOG)
+    def play(
+        vs: str = typer.Option("balanced", "--vs", metavar="NAME|FILE",
+                               help="The other seat's strategy."),
+        seat: str = typer.Option("0", "--seat", metavar="0|1", help="Your seat."),
+        seed: str = typer.Option("0", "--seed", metavar="SEED", help="Seed of the game."),
+        first: str = typer.Option("0", "--first", metavar="0|1",
+                                  help="Seat that starts round 1."),
+        deck: str = typer.Option("base", "--deck", metavar="NAME|FILE", help="Deck."),
+        rules: str = typer.Option("default", "--rules", metavar="NAME|FILE", help="Rules."),
+    ) -> None:
+        """Play a game in the terminal against a strategy."""
+        from targi_sim import DataError, UsageError
+        from targi_sim.session import new_game
+
+        from .app import _fail
+        from .parse import ParseError, parse_seed, parse_whole_number
+        from .replay_view import Narrator
+
+        try:
+            me = parse_whole_number(seat, "--seat", 0, 1)
+            first_player = parse_whole_number(first, "--first", 0, 1)
+            game_seed = parse_seed(seed)
+            seats = {"p0": None, "p1": None}
+            seats["p1" if me == 0 else "p0"] = vs
+            game = new_game(game_seed, **seats, deck=deck, rules=rules,
+                            first_player=first_player)
+        except (ParseError, UsageError, DataError, ValueError) as exc:
+            raise _fail(str(exc)) from None
+        console = Console(highlight=False, soft_wrap=True)
+        deck_obj = game.match.deck
+        narrator = Narrator(deck_obj)
+        bot = game.match.strategies[1 - me]
+        console.print(f"You are seat {me} ({SEAT_MARK[me]}); {escape(bot)} is seat {1 - me} "
+                      f"({SEAT_MARK[1 - me]}). Seat {first_player} starts round 1.")
+        shown = 0
+        last_round = 0
+
+        def narrate() -> None:
+            nonlocal shown
+            history = game.history()
+            for row in history[shown:]:
+                if row["player"] != me:
+                    console.print(f"  {escape(bot)}: "
+                                  + escape(narrator.decision(row["decision"], row["choice"],
+                                                             row["context"], {})))
+            shown = len(history)
+
+        def show_board() -> None:
+            view = game.view(me)
+            console.print(f"\nRound {view.round}; robber on {view.robber + 1} "
+                          f"{escape(deck_obj.border_names[view.robber])}; "
+                          f"{'you are' if view.i_am_first else escape(bot) + ' is'} first.")
+            for line in board_lines(view):
+                console.print(escape(line))
+            console.print(escape(holdings_line("you", view.me)))
+            console.print(escape(holdings_line(bot, view.opponent)))
+
+        while not game.is_over:
+            narrate()
+            d = game.decision
+            assert d is not None
+            view = game.view(me)
+            if view.round != last_round:
+                last_round = view.round
+                show_board()
+            console.print(f"\nYour decision: {d.type}")
+            for i, option in enumerate(d.options):
+                console.print(f"  {i}: {escape(option.text)}")
+            while True:
+                try:
+                    answer = input("> ").strip().lower()
+                except EOFError:
+                    answer = "q"
+                if answer == "q":
+                    console.print("Stopped.")
+                    raise typer.Exit(0)
+                if answer == "b":
+                    show_board()
+                    continue
+                if answer == "":
+                    answer = "0"
+                if answer.isdigit() and int(answer) < len(d.options):
+                    break
+                console.print(f"Type a number from 0 to {len(d.options) - 1}, b or q.")
+            game.apply(int(answer))
+        narrate()
+        scores = game.scores
+        w = game.winner
+        result = "a draw" if w == -1 else ("you win" if w == me else f"{escape(bot)} wins")
+        console.print(f"\nGame over after round {game.view(me).round}: you {scores[me]}, "
+                      f"{escape(bot)} {scores[1 - me]}: {result}.")
