@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import platform
 import time
-from collections.abc import Callable
 
 import typer
 from rich.console import Console
@@ -61,13 +60,52 @@ class _GamesPerSecond(ProgressColumn):
         return Text("-- games/s" if speed is None else f"{speed:,.0f} games/s", style="cyan")
 
 
-def load_engine(console: Console, quiet: bool, load: Callable[[], object]) -> None:
-    """Load (or, the first time, compile) the engine, with a spinner unless quiet."""
-    if quiet:
-        load()
-        return
-    with console.status("Loading the compiled engine (compiling on first use)..."):
-        load()
+def load_engine(console: Console, quiet: bool, matches: list) -> None:
+    """Load the compiled engine builds these matches need; a build not compiled yet on
+    this machine is compiled, showing the time so far and the expected total (the last
+    first compile here, or the documented figure: targi_sim.loading)."""
+    import threading
+
+    from targi_sim.loading import build_of, estimate_seconds, is_compiled, warm_up
+
+    builds: dict[str, object] = {}
+    for m in matches:
+        builds.setdefault(build_of(m), m)
+    for build, m in builds.items():
+        if quiet or is_compiled(m):
+            if quiet:
+                warm_up(m)
+            else:
+                with console.status("Loading the compiled engine..."):
+                    warm_up(m)
+            continue
+        expect = estimate_seconds(m)
+        t0 = time.perf_counter()
+
+        def say(elapsed: float, expect: float = expect, build: str = build) -> str:
+            if elapsed <= expect:
+                left = f"about {expect - elapsed:.0f} s left"
+            else:
+                left = f"longer than the {expect:.0f} s expected"
+            return (f"Compiling the engine ({build} build; once per machine and version, "
+                    f"then cached): {elapsed:.0f} s, {left}")
+
+        with console.status(say(0.0)) as status:
+            stop = threading.Event()
+
+            def tick(status=status, stop=stop, t0=t0, say=say) -> None:
+                while not stop.wait(1.0):
+                    status.update(say(time.perf_counter() - t0))
+
+            ticker = threading.Thread(target=tick, daemon=True)
+            ticker.start()
+            try:
+                warm_up(m)
+            finally:
+                stop.set()
+                ticker.join()
+        console.print(f"Compiled the engine's {build} build in {time.perf_counter() - t0:.0f} s "
+                      "(cached for next time).", highlight=False)
 
 
 def _progress(console: Console, quiet: bool) -> Progress:
@@ -327,7 +365,7 @@ def tournament(
 
     try:
         t0 = time.perf_counter()
-        load_engine(err, quiet, lambda: warm_up(resolved, deck_obj, rules_obj))
+        load_engine(err, quiet, warm_up(resolved, deck_obj, rules_obj))
         t1 = time.perf_counter()
         with _progress(err, quiet) as bar:
             task = bar.add_task(f"{n_pairs} pairs", total=total)

@@ -134,13 +134,9 @@ def register(app: typer.Typer) -> None:
         err, out = Console(stderr=True), Console()
         t0 = time.perf_counter()
         try:
-            from targi_sim.check import warm_up
+            from .app import load_engine
 
-            if quiet:
-                warm_up(loaded[0][1][0])
-            else:
-                with err.status("Loading the compiled engine (compiling on first use)..."):
-                    warm_up(loaded[0][1][0])
+            load_engine(err, quiet, [m for _, matches in loaded for m in matches])
             with worker_pool(n_jobs) as parallel:
                 if update:
                     _update(loaded, n_update, parallel, err, out, quiet)

@@ -41,6 +41,10 @@ def register(app: typer.Typer) -> None:
                                  help="Deck (with --seed)."),
         rules: str = typer.Option("default", "--rules", metavar="NAME|FILE",
                                   help="Rules (with --seed)."),
+        strategy_file: list[str] | None = typer.Option(  # noqa: B008 - typer's idiom
+            None, "--strategy-file", metavar="FILE.py",
+            help="The .py strategy a run's seat played (repeat for two); its code must be "
+                 "the code the run recorded. Loading it runs it."),
     ) -> None:
         """Print one game round by round: board, decisions, raids, holdings, final score."""
         from targi_sim import DataError, InputError, UsageError, play_game
@@ -59,7 +63,7 @@ def register(app: typer.Typer) -> None:
                 if game is None:
                     raise ParseError("--game ID is needed with a run directory")
                 game_id = parse_whole_number(game, "--game", 0, 2**40)
-                record, ref = replay_logged_game(run_dir, game_id)
+                record, ref = replay_logged_game(run_dir, game_id, tuple(strategy_file or ()))
                 title = f"Game {game_id} of {run_dir}"
                 diffs = logged_differences(record, logged_rows(ref))
             else:

@@ -214,6 +214,9 @@ def _slots(narrator: Narrator, row: dict) -> dict[int, str]:
             out[k] = f"its Targi on {narrator.border(pos - 1)}"
     for k in range(2):
         cell = row[f"marker_cell_{k + 1}"]
+        moved = row.get(f"marker_moved_{k + 1}", -1)
         if cell >= 0:
-            out[3 + k] = f"its tribe marker on {_cell_name(cell)}"
+            where = (f"{_cell_name(moved)} (moved there from {_cell_name(cell)})"
+                     if moved is not None and moved >= 0 else _cell_name(cell))
+            out[3 + k] = f"its tribe marker on {where}"
     return out

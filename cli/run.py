@@ -222,7 +222,7 @@ def register(app: typer.Typer) -> None:
 
         try:
             t0 = time.perf_counter()
-            load_engine(err, quiet, lambda: resolved.match.play(*_one_game(), logs=False))
+            load_engine(err, quiet, [resolved.match])
             t1 = time.perf_counter()
             with _progress(err, quiet) as bar:
                 task = bar.add_task(escape(f"{names[0]} vs {names[1]}"), total=n_games)
@@ -255,9 +255,3 @@ def register(app: typer.Typer) -> None:
                       soft_wrap=True, markup=False)
         console.print(f"Run directory: {out_dir}  (status {outcome.manifest['status']})",
                       highlight=False, markup=False)
-
-
-def _one_game():
-    from targi_sim.api import game_plan
-
-    return game_plan(1, 0)

@@ -181,10 +181,5 @@ def measure(e: Expectation, games: int, parallel, *, match: Match | None = None,
     return Measured(rate=rate(counts), ci_low=lo, ci_high=hi, games=n)
 
 
-def warm_up(match: Match) -> None:
-    """Load (or, the first time, compile) the engine in this process: one game."""
-    match.play(*game_plan(2, 0), logs=False)
-
-
 __all__ = ["CheckResult", "DEFAULT_UPDATE_GAMES", "batch_counts", "measure", "prepare",
-           "rate_interval", "run_expectation", "warm_up", "worker_pool"]
+           "rate_interval", "run_expectation", "worker_pool"]

@@ -77,11 +77,29 @@ def _stored(folder: Path, text: str, stem: str) -> Path:
     return path
 
 
-def _stored_strategy(folder: Path, entry: dict, manifest_path: Path) -> Strategy | str:
+def _code_strategy(entry: dict, manifest_path: Path, files: tuple[Path, ...]) -> Strategy:
+    """A seat played by a .py strategy: one of the files the user passed, with the code
+    the run recorded. Never a path or code from the manifest: loading a .py file runs
+    it, and a run directory may come from someone else."""
+    for path in files:
+        try:
+            strategy = load_strategy(path)
+        except (DataError, UsageError) as exc:
+            raise InputError(str(exc)) from None
+        if strategy.sha256 == entry["sha256"]:
+            return dataclasses.replace(strategy, name=entry["name"])
+    given = f" (none of the {len(files)} given matches its code)" if files else ""
+    raise InputError(f"{manifest_path}: seat {entry['seat']} was played by the .py strategy "
+                     f"{entry['name']!r}{given}; pass that file with --strategy-file FILE "
+                     "to replay it (loading a .py strategy runs its code)")
+
+
+def _stored_strategy(folder: Path, entry: dict, manifest_path: Path,
+                     files: tuple[Path, ...] = ()) -> Strategy | str:
     """A seat's strategy from its stored file, with the name the run used."""
     seat = entry["seat"]
-    if entry["kind"] == "plugin":
-        return entry["path"] or entry["name"]  # compiled plugins: see cli/plugin.py
+    if entry["kind"] in ("plugin", "python"):
+        return _code_strategy(entry, manifest_path, files)
     if not entry["content"]:  # built in code (API runs): only a shipped name can be replayed
         if entry["name"] not in list_strategies():
             raise InputError(f"{manifest_path}: strategies[{seat}] stores no file content "
@@ -99,8 +117,13 @@ def _stored_strategy(folder: Path, entry: dict, manifest_path: Path) -> Strategy
     return dataclasses.replace(strategy, name=entry["name"])
 
 
-def replay_logged_game(run: str | Path, game_id: int) -> tuple[GameRecord, GameRef]:
-    """Replay a run's game with the deck, rules and strategies stored in its manifest."""
+def replay_logged_game(run: str | Path, game_id: int,
+                       strategy_files: tuple[str | Path, ...] = ()) -> tuple[GameRecord, GameRef]:
+    """Replay a run's game with the deck, rules and strategies stored in its manifest.
+
+    A seat played by a .py strategy is replayed only with a file the caller passes in
+    `strategy_files` whose code matches the one the run recorded."""
+    files = tuple(Path(f) for f in strategy_files)
     ref = game_ref(run, game_id)
     manifest = _manifest(ref.run)
     where = RunDir(ref.run).manifest_path
@@ -112,7 +135,8 @@ def replay_logged_game(run: str | Path, game_id: int) -> tuple[GameRecord, GameR
         except (DataError, UsageError) as exc:
             raise InputError(f"{where}: a stored deck or rules file does not load: "
                              f"{exc}") from None
-        strategies = [_stored_strategy(folder, e, where) for e in manifest["strategies"]]
+        strategies = [_stored_strategy(folder, e, where, files)
+                      for e in manifest["strategies"]]
         record = play_game(ref.seed, strategies, deck=deck, rules=rules,
                            first_player=ref.first_player, game_id=game_id)
     return record, ref

@@ -206,18 +206,18 @@ def check_names(strategies: Sequence[Strategy]) -> None:
 
 
 def warm_up(strategies: Sequence[str | Path | Strategy], deck: str | Deck = "base",
-            rules: str | Rules = "default") -> None:
-    """Load (or, the first time, compile) the engine code the strategies need: one game
-    per compiled build their pairs use (targi_sim.loading)."""
+            rules: str | Rules = "default") -> list[Match]:
+    """The tournament's matches, one per compiled build their pairs use, ready for
+    targi_sim.loading.warm_up (which compiles or loads that build by playing one game);
+    preparing them compiles each plug-in's policy."""
     from .loading import build_of
 
     strats = [resolve_strategy(s) for s in strategies]
-    seen = set()
+    seen: dict[str, Match] = {}
     for a, b in combinations(strats, 2):
-        match = prepare_match((a, b), deck, rules)  # compiles each plugin's policy
-        if build_of(match) not in seen:
-            seen.add(build_of(match))
-            match.play(*game_plan(1, 0), logs=False)
+        match = prepare_match((a, b), deck, rules)
+        seen.setdefault(build_of(match), match)
+    return list(seen.values())
 
 
 def run_tournament(

@@ -212,3 +212,33 @@ def test_play_command_in_a_pseudo_terminal(tmp_path):
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0
+
+
+def test_replaying_a_python_strategy_run_needs_its_file_and_never_runs_the_manifests(
+        tmp_path):
+    """A run played by a .py strategy replays only with that file passed explicitly
+    (checked against the recorded code); a path or code in the manifest is never run."""
+    from typer.testing import CliRunner
+
+    from targi_sim.cli.app import app
+
+    runner = CliRunner()
+    out = tmp_path / "run"
+    strategy = DATA / "oasis-first.py"
+    done = runner.invoke(app, ["run", "--games", "20", "--quiet", "--p0", str(strategy),
+                               "--p1", "greedy", "--out", str(out)])
+    assert done.exit_code == 0, done.output
+    bare = runner.invoke(app, ["replay", str(out), "--game", "3"])
+    assert bare.exit_code == 2 and "--strategy-file" in bare.output
+    ok = runner.invoke(app, ["replay", str(out), "--game", "3", "--strategy-file", str(strategy)])
+    assert ok.exit_code == 0, ok.output
+    assert "Replay matches the run's logged rows" in ok.output
+    # a hostile manifest pointing at some other .py file: it is not loaded
+    evil = tmp_path / "evil.py"
+    flag = tmp_path / "ran"
+    evil.write_text(f"open({str(flag)!r}, 'w').write('x')\n")
+    manifest = json.loads((out / "manifest.json").read_text())
+    manifest["strategies"][0]["path"] = str(evil)
+    (out / "manifest.json").write_text(json.dumps(manifest))
+    runner.invoke(app, ["replay", str(out), "--game", "3"])
+    assert not flag.exists()
