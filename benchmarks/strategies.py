@@ -43,6 +43,7 @@ PAIRINGS = {
     "greedy": ("greedy", "greedy"),
     "random": ("random", "random"),
     "montecarlo": ("montecarlo", "balanced"),
+    "python": ("first-option", "balanced"),  # targi_sim.FirstOption: a trivial Python strategy
 }
 SEED = 2024
 
@@ -100,10 +101,15 @@ def worker_speed(pairing: str, games: int, repeats: int) -> dict:
     from targi_sim.constants import MC_ROLLOUTS
     from targi_sim.engine import source_digest
 
-    match = prepare_match(PAIRINGS[pairing])
+    seats = PAIRINGS[pairing]
+    if pairing == "python":
+        from targi_sim import FirstOption
+
+        seats = (FirstOption(), seats[1])
+    match = prepare_match(seats)
     seeds, first, ids = game_plan(games, seed=SEED)
     t0 = time.perf_counter()
-    warm = min(games, 2 if pairing == "montecarlo" else 200)
+    warm = min(games, 2 if pairing in ("montecarlo", "python") else 200)
     run_batch(match, seeds[:warm], first[:warm], ids[:warm], logs=False)
     warm_s = time.perf_counter() - t0
     times = []
@@ -142,13 +148,18 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5, help="timed runs per pairing")
     parser.add_argument("--mc-games", type=int, default=40,
                         help="games per timed run of montecarlo vs balanced")
+    parser.add_argument("--py-games", type=int, default=1000,
+                        help="games per timed run of a Python strategy vs balanced")
     parser.add_argument("--worker", choices=tuple(PAIRINGS), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.games < 1 or args.repeats < 1 or args.mc_games < 1:
         parser.error("--games, --repeats and --mc-games must be at least 1")
 
+    def games_of(pairing: str) -> int:
+        return {"montecarlo": args.mc_games, "python": args.py_games}.get(pairing, args.games)
+
     if args.worker:
-        games = args.mc_games if args.worker == "montecarlo" else args.games
+        games = games_of(args.worker)
         print(json.dumps(worker_speed(args.worker, games, args.repeats)))
         return
 
@@ -167,11 +178,12 @@ def main() -> None:
 
     res = {}
     for pairing, seats in PAIRINGS.items():
-        games = args.mc_games if pairing == "montecarlo" else args.games
+        games = games_of(pairing)
         print(f"measuring {seats[0]} vs {seats[1]}: {args.repeats} x {games:,} games ...",
               flush=True)
         res[pairing] = _spawn(["--worker", pairing, "--games", str(args.games),
-                               "--repeats", str(args.repeats), "--mc-games", str(args.mc_games)])
+                               "--repeats", str(args.repeats), "--mc-games", str(args.mc_games),
+                               "--py-games", str(args.py_games)])
 
     rows = []
     for pairing in ("balanced", "greedy", "random"):
@@ -179,6 +191,9 @@ def main() -> None:
         a, b = PAIRINGS[pairing]
         rows.append((f"games/s, {a} vs {b} (median)", f"{statistics.median(rates):,.0f}",
                      f"min {min(rates):,.0f}, max {max(rates):,.0f}"))
+    py = [args.py_games / t for t in res["python"]["times"]]
+    rows.append(("games/s, Python first-option vs balanced (median)",
+                 f"{statistics.median(py):,.0f}", f"min {min(py):,.0f}, max {max(py):,.0f}"))
     mc = res["montecarlo"]
     n = args.mc_games
     med_t = statistics.median(mc["times"])
@@ -196,7 +211,7 @@ def main() -> None:
                  f"counting replay {'identical to' if mc['identical'] else 'DIFFERS from'} "
                  f"run_batch, {mc['counted_s']:.2f} s"))
     for pairing, seats in PAIRINGS.items():
-        games = args.mc_games if pairing == "montecarlo" else args.games
+        games = games_of(pairing)
         warm = res[pairing]["warm_s"]
         how = "compiled in this process" if warm > 5 else "engine loaded from cache"
         rows.append((f"peak RSS, {seats[0]} vs {seats[1]}", f"{res[pairing]['rss_mb']:,.0f} MB",
