@@ -34,25 +34,25 @@ PLUGIN = Path(__file__).resolve().parent.parent / "data" / "strategies" / "card-
 
 
 def worker(steps: list[str], table: bool) -> None:
-    """Play one game per step (`a/b` strategy pairs, a path for a plug-in) and time each."""
+    """Play one game per step (`a,b` strategy pairs; a path alone plays it vs random)."""
     t0 = time.perf_counter()
     events = []
-    recorder = None
+    recording = recorder = None
     if table:
         from numba.core import event
 
-        recorder = event.install_recorder("numba:compile")
-        recorder.__enter__()
+        recording = event.install_recorder("numba:compile")
+        recorder = recording.__enter__()
     import targi_sim
 
     out = {"import": time.perf_counter() - t0, "steps": []}
     for step in steps:
-        a, b = step.split("/") if "/" in step else (step, "random")
+        a, b = step.split(",") if "," in step else (step, "random")
         t = time.perf_counter()
         targi_sim.play_games(2, strategies=(a, b), logs=False)
         out["steps"].append(time.perf_counter() - t)
-    if recorder is not None:
-        recorder.__exit__(None, None, None)
+    if recording is not None:
+        recording.__exit__(None, None, None)
         events = _exclusive_times(recorder.buffer)
     out["total"] = time.perf_counter() - t0
     out["table"] = events
@@ -100,13 +100,13 @@ def main() -> None:
     table = None
     for r in range(args.repeats):
         with tempfile.TemporaryDirectory(prefix="targi-startup-") as tmp:
-            a = run(["random/random", "balanced/balanced"], Path(tmp) / "a")
+            a = run(["random,random", "balanced,balanced"], Path(tmp) / "a")
             results["cold random"].append(a["import"] + a["steps"][0])
             results["cold balanced after random"].append(a["steps"][1])
-            b = run(["balanced/balanced"], Path(tmp) / "b", table=args.table and r == 0)
+            b = run(["balanced,balanced"], Path(tmp) / "b", table=args.table and r == 0)
             results["cold balanced"].append(b["import"] + b["steps"][0])
             table = table or b["table"]
-            w = run(["balanced/balanced", str(PLUGIN)], Path(tmp) / "b")
+            w = run(["balanced,balanced", str(PLUGIN)], Path(tmp) / "b")
             results["warm balanced"].append(w["import"] + w["steps"][0])
             results["warm import"].append(w["import"])
             results["plug-in on a warm engine"].append(w["steps"][1])

@@ -114,6 +114,10 @@ D_N_TRIBE = _d.take()
 D_N_GOODS = _d.take()
 D_N_TRADES = _d.take()
 D_ABILITIES = _d.take()  # bit k set: some card has ability kind k (lets scans be skipped)
+# totals over the deck's tribe cards: what a player knows of a card they have not seen
+D_SUM_VP = _d.take()
+D_SUM_COST = _d.take(4)      # salt, pepper, dates, gold
+D_SYMBOL_COUNT = _d.take(5)  # cards per symbol
 # per border card: BD_* fields
 BD_KIND = 0
 BD_GAIN = 1                  # 5 amounts
@@ -163,6 +167,10 @@ def pack_deck(deck) -> np.ndarray:
     D[D_N_GOODS] = n_goods
     D[D_N_TRADES] = n_trades
     D[D_ABILITIES] = int(np.bitwise_or.reduce(1 << np.asarray(deck.tribe_ability, dtype=np.int64)))
+    D[D_SUM_VP] = int(np.sum(deck.tribe_vp))
+    D[D_SUM_COST:D_SUM_COST + 4] = np.sum(np.asarray(deck.tribe_cost, dtype=np.int64), axis=0)
+    D[D_SYMBOL_COUNT:D_SYMBOL_COUNT + 5] = np.bincount(
+        np.asarray(deck.tribe_symbol, dtype=np.int64), minlength=5)[:5]
     for b in range(N_BORDER):
         o = D_BORDER + b * BD_SIZE
         D[o + BD_KIND] = deck.border_kind[b]

@@ -76,6 +76,7 @@ from ...constants import (
     N_CELLS,
     N_GOODS,
     N_HEURISTIC_WEIGHTS,
+    N_SYMBOLS,
     RL_HAND_PLAY,
     RL_MAX_GOODS,
     RL_ROW_DIFF_BONUS,
@@ -98,6 +99,9 @@ from ..layout import (
     CELL_GOODS,
     CELL_TRIBE,
     D_N_TRIBE,
+    D_SUM_COST,
+    D_SUM_VP,
+    D_SYMBOL_COUNT,
     D_TRADES,
     P_DISPLAY,
     P_DISPLAY_N,
@@ -116,8 +120,6 @@ from ..layout import (
     S_POLICY_RNG,
     S_ROBBER,
     S_ROUND,
-    S_TRIBE_DISC,
-    S_TRIBE_DISC_N,
     TC_ABILITY,
     TC_COST,
     TC_HAS_ALT,
@@ -175,49 +177,21 @@ def hand_too_new(S, R, p):
             and S[pbase(p) + P_HAND_ROUND] == S[S_ROUND])
 
 
-@jit
+@jit_inline
 def unseen_hand_value(S, D, SP, p, w, base, uv):
-    """What the Noble is worth to p, whose hand card w has not seen: the mean, over the
-    tribe cards w cannot locate, of their display value to p less their cost (0 for a
-    card p cannot pay for). Only public facts and w's own hand enter."""
-    total = 0.0
-    n = 0
-    for c in range(D[D_N_TRIBE]):
-        total += unseen_card_value(S, D, SP, p, w, base, uv, c)
-        n += 1
-    for q in range(2):  # displayed cards are located
-        o = pbase(q) + P_DISPLAY
-        for slot in range(DISPLAY_SLOTS):
-            c = S[o + slot]
-            if c >= 0:
-                total -= unseen_card_value(S, D, SP, p, w, base, uv, c)
-                n -= 1
-    for i in range(S[S_TRIBE_DISC_N]):
-        total -= unseen_card_value(S, D, SP, p, w, base, uv, S[S_TRIBE_DISC + i])
-        n -= 1
-    for cell in range(N_CELLS):
-        if S[S_CELL_TYPE + cell] == CELL_TRIBE and S[S_CELL_UP + cell] == 1:
-            total -= unseen_card_value(S, D, SP, p, w, base, uv, S[S_CELL_CARD + cell])
-            n -= 1
-    own = S[pbase(w) + P_HAND]
-    if own >= 0:
-        total -= unseen_card_value(S, D, SP, p, w, base, uv, own)
-        n -= 1
+    """What the Noble is worth to p, whose hand card w has not seen: the deck's average
+    tribe card's display value to p (printed VP, display and symbol weights) less its
+    average cost at p's unit values. Only the deck's composition -- public -- enters;
+    cheap, because it is asked at every placement phase an opponent holds such a card."""
+    n = D[D_N_TRIBE]
     if n <= 0:
         return 0.0
-    return max(0.0, total / n)
-
-
-@jit_inline
-def unseen_card_value(S, D, SP, p, w, base, uv, c):
-    """Display value of card c to p (printed VP, display and symbol weights) less its
-    cost, or 0 if p cannot pay for it now."""
-    cost = effective_cost(S, D, p, c, 0)
-    if not can_pay(S, p, cost):
-        return 0.0
-    v = (SP[w, base + HW_CARD_VP] * tribe(D, c, TC_VP) + SP[w, base + HW_DISPLAY]
-         + SP[w, base + HW_SYMBOL + tribe(D, c, TC_SYMBOL)] - cost_value(uv, cost))
-    return max(0.0, v)
+    v = SP[w, base + HW_CARD_VP] * D[D_SUM_VP] + SP[w, base + HW_DISPLAY] * n
+    for sym in range(N_SYMBOLS):
+        v += SP[w, base + HW_SYMBOL + sym] * D[D_SYMBOL_COUNT + sym]
+    for k in range(4):
+        v -= uv[k] * D[D_SUM_COST + k]
+    return max(0.0, v / n)
 
 
 @jit
@@ -237,7 +211,7 @@ def refresh_demand(S, D, SP, w):
     SP[w, HC_DEMAND_KEY] = key
 
 
-@jit_inline
+@jit_llvm_inline
 def need(S, D, SP, p, w, k):
     """Units of good k player p lacks for the visible tribe cards and p's hand card, as
     player w sees it (an opponent's unseen hand card is not counted)."""
@@ -265,7 +239,7 @@ def opponent_unit_values(S, D, R, SP, p, w, base, late):
     return cached_unit_values(S, D, R, SP, 1 - p, w, base, late, HC_UVO_KEY, HC_UVO)
 
 
-@jit_inline
+@jit_llvm_inline
 def cached_unit_values(S, D, R, SP, q, w, base, late, key, col):
     """Unit values of q's resources with w's weights, cached in SP[w] under a key of
     everything they depend on: q's goods and gold, q's hand, centre, round and robber.
@@ -313,7 +287,7 @@ def compute_unit_values(S, D, R, SP, p, w, base, late):
     )
 
 
-@jit_inline
+@jit_llvm_inline
 def raid_exposure(S, D, SP, p, w, base):
     """Extra value of goods / gold when the robber's next step is a raid p cannot
     pay that way (so it would cost VP instead)."""
@@ -341,7 +315,7 @@ def cost_value(uv, cost):
 
 
 # ------------------------------------------------------------------ cards and rows
-@jit_inline
+@jit_llvm_inline
 def row_potential(S, D, R, SP, p, w, base, row, extra_sym):
     """Value of a row's progress toward a bonus, optionally with one more card of extra_sym."""
     o = pbase(p) + P_DISPLAY + row * DISPLAY_COLS
@@ -427,7 +401,7 @@ def row_free(S, p, row):
     return S[pbase(p) + P_DISPLAY + row * DISPLAY_COLS + DISPLAY_COLS - 1] < 0
 
 
-@jit_inline
+@jit_llvm_inline
 def acquire_value(S, D, R, SP, p, w, base, uv, late, c):
     """Best value p can get from acquiring card c now: play it, keep it, or nothing."""
     best = 0.0
@@ -451,7 +425,7 @@ def acquire_value(S, D, R, SP, p, w, base, uv, late, c):
     return best
 
 
-@jit_inline
+@jit_llvm_inline
 def cell_value(S, D, R, SP, p, w, base, uv, late, cell):
     """What a tribe marker on this cell would bring p (0 for face-down or empty cells)."""
     if S[S_CELL_UP + cell] == 0:
@@ -465,7 +439,7 @@ def cell_value(S, D, R, SP, p, w, base, uv, late, cell):
     return 0.0
 
 
-@jit_inline
+@jit_llvm_inline
 def goods_card_value(D, uv, g):
     v = bundle_value(uv, goods_card(D, g, 0), goods_card(D, g, 1), goods_card(D, g, 2),
                      goods_card(D, g, 3), goods_card(D, g, 4))
@@ -504,7 +478,7 @@ def exchange_value(S, D, p, uv, b):
     return best
 
 
-@jit_inline
+@jit_llvm_inline
 def border_value(S, D, R, SP, p, w, base, uv, late, b, cells):
     """What a Targi on border card b would bring p by itself (markers aside).
 
@@ -623,7 +597,7 @@ def line_value(SP, p, b):
     return best
 
 
-@jit_inline
+@jit_llvm_inline
 def place_value(S, D, R, SP, p, w, base, b):
     """Value of a Targi on b: the card, the crossings it makes or may make, the denial."""
     v = SP[p, HC_BORDER + b]
@@ -647,7 +621,7 @@ def place_value(S, D, R, SP, p, w, base, b):
 
 
 # ------------------------------------------------------------------ other decisions
-@jit_inline
+@jit_llvm_inline
 def action_priority(S, D, p, slot):
     """Resolve in an order that makes resources available before they are spent."""
     pb = pbase(p)
@@ -718,7 +692,7 @@ def swap_value(S, D, R, SP, p, w, base, v):
     return after - before - 0.01
 
 
-@jit_inline
+@jit_llvm_inline
 def tribe_option_value(S, D, R, SP, p, w, base, v, c, uv, uvo, late):
     """Value of doing option v with tribe card c (leave, discard, keep, play)."""
     if v == OPT_LEAVE:
@@ -733,7 +707,7 @@ def tribe_option_value(S, D, R, SP, p, w, base, v, c, uv, uvo, late):
     return card_worth(S, D, R, SP, p, w, base, uv, late, c, row) - cost_value(uv, cost)
 
 
-@jit_inline
+@jit_llvm_inline
 def rare_option_value(S, D, R, SP, p, w, base, dtype, v, ctx, uv, late):
     """Value of option v of the less frequent decision types."""
     if dtype == DT_CENTRAL_GOODS:
