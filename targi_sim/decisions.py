@@ -271,21 +271,51 @@ def option(deck: Deck, dtype: int, value: int, ctx: int, slots: dict[int, str]) 
     return Option(value)
 
 
-@dataclass(frozen=True)
 class Decision:
-    """A decision a seat must take now: its type name, whose it is, and its options."""
+    """A decision a seat must take now: its type name, whose it is, and its options.
 
-    type: str
-    player: int
-    context: int
-    options: tuple[Option, ...]
+    `values` are the options' engine codes; the named `options` are built on first use
+    (a strategy that looks only at a few decisions does not pay for the others).
+    """
+
+    __slots__ = ("type", "player", "context", "values", "_describe", "_options")
+
+    def __init__(self, type: str, player: int, context: int, values: tuple[int, ...],
+                 describe) -> None:  # describe(value) -> Option
+        self.type = type
+        self.player = player
+        self.context = context
+        self.values = values
+        self._describe = describe
+        self._options: tuple[Option, ...] | None = None
+
+    @property
+    def options(self) -> tuple[Option, ...]:
+        if self._options is None:
+            self._options = tuple(self._describe(v) for v in self.values)
+        return self._options
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    def __eq__(self, other: object) -> bool:
+        return (isinstance(other, Decision) and (self.type, self.player, self.context,
+                                                 self.values) ==
+                (other.type, other.player, other.context, other.values))
+
+    def __hash__(self) -> int:
+        return hash((self.type, self.player, self.context, self.values))
+
+    def __repr__(self) -> str:
+        return (f"Decision(type={self.type!r}, player={self.player}, context={self.context}, "
+                f"options={len(self.values)})")
 
     def index_of(self, value: int) -> int:
         """Index of the option with engine code `value` (ValueError if not offered)."""
-        for i, o in enumerate(self.options):
-            if o.value == value:
-                return i
-        raise ValueError(f"{value} is not an option of this {self.type} decision")
+        try:
+            return self.values.index(value)
+        except ValueError:
+            raise ValueError(f"{value} is not an option of this {self.type} decision") from None
 
     def __str__(self) -> str:
         lines = [f"{self.type} (seat {self.player}):"]

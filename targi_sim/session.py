@@ -148,11 +148,14 @@ class Game:
         p = int(S[lay.S_X_PLAYER])
         dtype = int(S[lay.S_X_DTYPE])
         ctx = int(S[lay.S_X_CTX])
-        values = S[lay.S_X_OPTIONS:lay.S_X_OPTIONS + int(S[lay.S_X_N_OPTIONS])]
-        slots = self._slot_names(p) if DECISION_NAMES[dtype] == "action" else {}
+        values = tuple(S[lay.S_X_OPTIONS:lay.S_X_OPTIONS + int(S[lay.S_X_N_OPTIONS])].tolist())
         deck = self.match.deck
-        return Decision(DECISION_NAMES[dtype], p, ctx,
-                        tuple(option(deck, dtype, int(v), ctx, slots) for v in values))
+        if DECISION_NAMES[dtype] == "action":
+            slots = self._slot_names(p)  # read now: the frozen state is overwritten later
+            return Decision("action", p, ctx, values,
+                            lambda v: option(deck, dtype, v, ctx, slots))
+        return Decision(DECISION_NAMES[dtype], p, ctx, values,
+                        lambda v: option(deck, dtype, v, ctx, {}))
 
     def _slot_names(self, p: int) -> dict[int, str]:
         F = self.frozen
@@ -212,10 +215,10 @@ class Game:
         if d is None:
             raise ValueError("the game is over: there is no decision to answer")
         if isinstance(index, bool) or not isinstance(index, int | np.integer) or not (
-                0 <= index < len(d.options)):
-            raise ValueError(f"option index must be 0..{len(d.options) - 1} for this "
+                0 <= index < len(d.values)):
+            raise ValueError(f"option index must be 0..{len(d.values) - 1} for this "
                              f"{d.type} decision; got {index!r}")
-        self._answers.append(d.options[int(index)].value)
+        self._answers.append(d.values[int(index)])
         self._advance()
 
     def view(self, player: int | None = None) -> View:
@@ -284,11 +287,11 @@ def drive(game: Game) -> None:
                 f"strategy {name!r} (seat {d.player}) raised {type(exc).__name__}: {exc} at a "
                 f"{d.type!r} decision in game {game.game_id} (seed {game.seed})") from exc
         if isinstance(i, bool) or not isinstance(i, int | np.integer) or not (
-                0 <= i < len(d.options)):
+                0 <= i < len(d.values)):
             raise StrategyError(
                 f"strategy {name!r} (seat {d.player}) answered {i!r} to a {d.type!r} decision "
-                f"with {len(d.options)} options in game {game.game_id} (seed {game.seed}); "
-                f"choose must return an index 0..{len(d.options) - 1}")
+                f"with {len(d.values)} options in game {game.game_id} (seed {game.seed}); "
+                f"choose must return an index 0..{len(d.values) - 1}")
         game.apply(int(i))
 
 
