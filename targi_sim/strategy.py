@@ -73,6 +73,24 @@ class Strategy:
         return C.STRATEGY_KIND_NAMES[self.kind]
 
     @property
+    def deterministic(self) -> bool:
+        """True when the policy draws no random numbers: the same position always gets
+        the same answer. Greedy and scripted are; heuristic when its `noise` weight is
+        0; random and Monte Carlo (random rollouts) are not; a compiled plugin when its
+        module sets DETERMINISTIC = True. Two seats playing the same deterministic
+        strategy make a seat-swapped pair's second game a relabelled copy of the first
+        (targi_sim.pairing decides from this)."""
+        if self.kind in (SK_GREEDY, SK_SCRIPTED):
+            return True
+        if self.kind == C.SK_HEURISTIC:
+            return float(self.params[C.HW_NOISE]) == 0.0
+        if self.kind == C.SK_PLUGIN:
+            from .engine.plugin import plugin_module
+
+            return bool(getattr(plugin_module, "DETERMINISTIC", False))
+        return False
+
+    @property
     def sha256(self) -> str:
         return hashlib.sha256(self.row().tobytes()).hexdigest()
 
