@@ -80,19 +80,14 @@ def _logged_seed(run: Path, manifest: dict, chunk: int,
 
     Read rather than recomputed, so a run directory replays whatever layout of
     deals (targi_sim.pairing) the version that wrote it used; only from a chunk whose
-    files match its marker (InputError otherwise, as for `logged_rows`)."""
+    files match its marker (else None: `logged_rows` reports the mismatch)."""
     rd = RunDir(run)
     try:
         check_chunk(rd, _plan(manifest), chunk)
-    except ChunkMismatch as exc:
-        raise InputError(f"run {str(run)!r}: {exc}; rerun the run's command to replay "
-                         "the chunk") from None
-    path = rd.table_path("games", chunk)
-    try:
-        with open(path, "rb") as f:  # opened by Python: no character is a pattern
+        with open(rd.table_path("games", chunk), "rb") as f:  # no character is a pattern
             games = pl.read_parquet(f, columns=["game_id", "seed", "first_player"])
-    except (OSError, pl.exceptions.PolarsError) as exc:
-        raise InputError(f"{path} cannot be read: {exc}") from None
+    except (ChunkMismatch, OSError, pl.exceptions.PolarsError):
+        return None, 0
     row = games.filter(pl.col("game_id") == game_id)
     if row.height != 1:
         return None, 0

@@ -146,11 +146,12 @@ def _as_old_manifest(out, paired: bool) -> None:
 
 @pytest.mark.parametrize("layout,paired", [(SEAT_SWAPPED, True), (LEGACY_UNPAIRED, False)])
 def test_old_run_directories_replay_and_report(tmp_path, layout, paired):
-    """Runs written with `paired: true/false` (no `pairing`) still replay;
+    """Runs written with `paired: true/false` (no `pairing`) still replay and report;
     the replay takes the seed and first player from the logged games row."""
     import dataclasses
 
     from targi_sim.replay import game_ref, logged_differences, logged_rows, replay_logged_game
+    from targi_sim.report import analyse, open_run
     from targi_sim.runner import RunConfig, execute, resolve_run
 
     out = tmp_path / "old"
@@ -165,3 +166,5 @@ def test_old_run_directories_replay_and_report(tmp_path, layout, paired):
         assert (ref.seed, ref.first_player) == (games["seed"][game_id], expected_first[game_id])
         record, ref = replay_logged_game(out, game_id)
         assert logged_differences(record, logged_rows(ref)) == []
+    facts = dict(analyse(open_run(out), min_n=1).facts)
+    assert facts["pairing"].startswith("seat-swapped" if paired else "independent")

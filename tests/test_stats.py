@@ -1,5 +1,6 @@
 """Clustered rates (targi_sim/stats.py): against statsmodels' cluster-robust standard
-errors, and on duplicated and independent clusters whose design effects are known."""
+errors, and on hand-built runs whose design effects are known (tests/cluster_fixture.py).
+"""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import math
 
 import numpy as np
 import pytest
+from cluster_fixture import K_TAKES, K_WINS, K, build_cluster_fixture
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -118,3 +120,71 @@ def test_detectable_effect_has_the_stated_power():
     power = NormalIndPower().power(effect_size=mde / sigma, nobs1=n, alpha=alpha, ratio=1.0)
     assert power == approx(0.8, abs=1e-3)
     assert math.isnan(float(detectable_effect(0.0, 0.05)))
+
+
+# ------------------------------------------------------------------ whole reports
+
+
+@pytest.fixture(scope="module")
+def reports(tmp_path_factory):
+    from targi_sim.report import analyse, open_run
+
+    root = tmp_path_factory.mktemp("clusters")
+    return {dup: analyse(open_run(build_cluster_fixture(root / str(dup), duplicate=dup)),
+                         min_n=1) for dup in (True, False)}
+
+
+@pytest.mark.parametrize("dup,deff,n_eff", [(True, 2 * K / (K - 1), K - 1),
+                                            (False, 2 * K / (2 * K - 1), 2 * K - 1)])
+def test_report_intervals_count_the_pair(reports, dup, deff, n_eff):
+    """The issue: per-card and first-player intervals were sqrt(2) too narrow when every
+    pair held two copies of one game."""
+    rep = reports[dup]
+    z = 1.959963984540054
+    p = K_WINS / K
+    fp = {r["scope"]: r for r in rep.table("first_player").df.iter_rows(named=True)}
+    first = fp["all games"]
+    assert first["first_rate"] == approx(p) and first["design_effect"] == approx(deff)
+    assert (first["first_rate_lo"], first["first_rate_hi"]) == approx(
+        wilson_interval(p * n_eff, n_eff, z))
+    v = {r["metric"]: r for r in rep.table("viability").df.iter_rows(named=True)}
+    assert v["AdvantageP1"]["value_deff"] == approx(deff)
+    cards = {r["card_id"]: r for r in rep.table("cards_tribe").df.iter_rows(named=True)}
+    c0, c1 = cards[0], cards[1]
+    assert c0["played_wr"] == approx(p) and c0["played_wr_deff"] == approx(deff)
+    assert (c0["played_wr_lo"], c0["played_wr_hi"]) == approx(wilson_interval(p * n_eff,
+                                                                              n_eff, z))
+    q = K_TAKES / K
+    assert c1["acquire_rate"] == approx(q) and c1["acquire_rate_deff"] == approx(deff)
+    assert (c1["acquire_rate_lo"], c1["acquire_rate_hi"]) == approx(
+        wilson_interval(q * n_eff, n_eff, z))
+    seat = {r["seat"]: r for r in rep.table("strategies_by_seat").df.iter_rows(named=True)}
+    assert seat[0]["win_rate"] == approx(0.5)  # a copy relabelled: each seat wins half
+    head = {r["metric"]: r for r in rep.headline.iter_rows(named=True)}
+    assert head["first player rate"]["deff"] == approx(deff)
+
+
+def test_compare_uses_each_runs_design_effect_and_reports_the_mde(reports):
+    from statistics import NormalDist
+
+    from targi_sim.report.family import compare_tables, family_size, with_mde
+
+    p = K_WINS / K
+    for dup, deff in ((True, 2 * K / (K - 1)), (False, 2 * K / (2 * K - 1))):
+        df = with_mde(compare_tables(reports[dup], reports[dup]))
+        row = df.filter(df["metric"] == "first player rate").row(0, named=True)
+        assert row["deff_a"] == approx(deff) and row["deff_b"] == approx(deff)
+        var = p * (1 - p) * 2 * deff / (2 * K)
+        assert row["variance"] == approx(var)
+        nd = NormalDist()
+        m = family_size(df)
+        expected = (nd.inv_cdf(1 - 0.05 / m / 2) + nd.inv_cdf(0.8)) * math.sqrt(var)
+        assert row["mde"] == approx(expected)
+        card = df.filter(df["metric"] == "Targia 3VP: WR played").row(0, named=True)
+        assert card["deff_a"] == approx(deff)
+    # the report's own MDE column: a comparison with a run of the same size
+    c0 = reports[True].table("cards_tribe").df.row(0, named=True)
+    assert c0["played_wr_mde"] > 0
+    ratio = c0["played_wr_mde"] / reports[False].table("cards_tribe").df.row(
+        0, named=True)["played_wr_mde"]
+    assert ratio == approx(math.sqrt((2 * K / (K - 1)) / (2 * K / (2 * K - 1))), rel=1e-6)

@@ -42,7 +42,7 @@ def score_gap(df: pl.DataFrame) -> bytes:
     fig, ax = plt.subplots(figsize=(6, 3))
     x = df["round"].to_list()
     ax.plot(x, df["gap_mean"].to_list(), marker="o")
-    ax.fill_between(x, df["gap_lo"].to_list(), df["gap_hi"].to_list(), alpha=0.25)
+    ax.fill_between(x, df["gap_mean_lo"].to_list(), df["gap_mean_hi"].to_list(), alpha=0.25)
     ax.axhline(0.0, color="grey", lw=0.8)
     ax.set_xlabel("after round")
     ax.set_ylabel("first - second (score)")
