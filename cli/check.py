@@ -1,4 +1,4 @@
-"""`targi-sim check`: the win-rate regression guard (sequential tests on paired games).
+"""`targi-sim check`: the win-rate regression guard (sequential tests on independent units).
 
 Exit codes: 0 every expectation passed, 1 at least one failed, 2 bad input
 (unreadable or invalid baseline file, unknown names, bad options), 130 on
@@ -28,9 +28,11 @@ Examples:
   targi-sim check --update                          # re-measure the rates, rewrite the files
 
 Each expectation is decided by two one-sided sequential probability ratio
-tests on seat-swapped game pairs (the pentanomial model; alpha = beta = 0.05
-overall): FAIL when the rate moved by the tolerance up or down, PASS when it
-did not; at the game cap a fixed-sample verdict applies. Results do not depend
+tests on seat-swapped game pairs (the pentanomial model), or on single games
+when both seats play the same deterministic strategy, so that a deal is
+played once (trinomial; alpha = beta = 0.05 overall): FAIL when the rate
+moved by the tolerance up or down, PASS when it did not; at the game cap a
+fixed-sample verdict applies. Results do not depend
 on --jobs. Exit code 0: all passed, 1: some failed, 2: bad input.
 --update re-measures on --update-games games each and rewrites only the
 `rate` lines (commit the change deliberately). See docs/check.md.
@@ -64,6 +66,8 @@ def render_result(console: Console, result) -> None:
                else "sequential test decided")
     table.add_row("games", f"{result.games:,} of cap {e.max_games:,} ({decided}), "
                            f"{result.seconds:.1f} s")
+    if result.unit:
+        table.add_row("unit", result.unit)
     for side in result.test.sides:
         table.add_row(f"LLR {side.name}", _side_text(side))
     missing = {"up", "down"} - {s.name for s in result.test.sides}
