@@ -94,10 +94,11 @@ class ClusterSums:
         n = np.asarray(trials, dtype=float)
         if x.shape != n.shape or x.ndim != 1:
             raise ValueError("successes and trials must be 1-D arrays of the same length")
-        keep = n > 0
-        x, n = x[keep], n[keep]
-        return cls(float(keep.sum()), float(x.sum()), float(n.sum()), float(x @ x),
-                   float(x @ n), float(n @ n))
+        # a cluster without trials has no successes either and adds nothing to any sum;
+        # einsum, not BLAS: a threaded dot product stalls when other threads hold the cores
+        return cls(float(np.count_nonzero(n > 0)), float(x.sum()), float(n.sum()),
+                   float(np.einsum("i,i->", x, x)), float(np.einsum("i,i->", x, n)),
+                   float(np.einsum("i,i->", n, n)))
 
     def __add__(self, other: ClusterSums) -> ClusterSums:
         """Sums over two disjoint sets of clusters."""

@@ -17,7 +17,6 @@ from ..stats import (
     ClusterSums,
     cluster_index,
     clustered_rate,
-    means_from_sums,
     rates_from_sums,
 )
 
@@ -141,23 +140,6 @@ def difference_test(v1: float, se1: float, v2: float, se2: float) -> tuple[float
     return z, normal_two_sided_p(z)
 
 
-def with_mean(df: pl.DataFrame, name: str, total: str, n: str, sd: str) -> pl.DataFrame:
-    """Add the clustered standard error, design effect and 95% normal interval of the
-    mean `total / n` (`name`, which the frame already has); `sd` is the column of the
-    values' standard deviation. Per-cluster sums as for `with_rate`."""
-    def col(c: str) -> np.ndarray:
-        return df[c].cast(pl.Float64).fill_null(0.0).to_numpy()
-
-    unit_var = df[sd].cast(pl.Float64).fill_null(math.nan).to_numpy() ** 2
-    r = means_from_sums(col(f"{n}{SUMS}k"), col(total), col(n), col(f"{total}{SUMS}xx"),
-                        col(f"{total}{SUMS}xn"), col(f"{n}{SUMS}nn"), unit_var)
-    return df.with_columns(
-        pl.Series(f"{name}_lo", r["lo"], dtype=pl.Float64),
-        pl.Series(f"{name}_hi", r["hi"], dtype=pl.Float64),
-        pl.Series(f"{name}_se", r["se"], dtype=pl.Float64),
-        pl.Series(f"{name}_deff", r["deff"], dtype=pl.Float64))
-
-
 def holm(pvalues: Sequence[float]) -> list[float]:
     """Holm step-down adjusted p-values (family-wise error control); NaN stays NaN."""
     idx = [i for i, p in enumerate(pvalues) if not math.isnan(p)]
@@ -272,17 +254,38 @@ def _bit(mask: np.ndarray, k: int) -> np.ndarray:
 
 
 class _Clusters:
-    """Per-cluster sums of row subsets: the rows (game x player) of a masks query."""
+    """Per-cluster sums over the rows (game x player) of a masks query.
+
+    Rows are put in cluster order once; when every cluster has the same number of
+    rows (a run: 4 per seat-swapped pair, 2 per single game) a per-cluster sum is a
+    row sum of a reshaped array, else a bincount.
+    """
 
     def __init__(self, masks: pl.DataFrame) -> None:
-        self.index, self.size = cluster_index(masks["pair_id"].to_numpy())
-        self.points = masks["points"].cast(pl.Float64).to_numpy()
+        index, self.size = cluster_index(masks["pair_id"].to_numpy())
+        self.order = np.argsort(index, kind="stable")
+        self.index = index[self.order]
+        rows = np.bincount(self.index, minlength=self.size)
+        self.width = int(rows[0]) if self.size and rows.min() == rows.max() else 0
+        self.points = self.column(masks, "points", pl.Float64)
+
+    def column(self, masks: pl.DataFrame, name: str, dtype=pl.UInt64) -> np.ndarray:
+        """A column of the masks in cluster order."""
+        return masks[name].cast(dtype).to_numpy()[self.order]
+
+    def sum(self, values: np.ndarray) -> np.ndarray:
+        if self.width:  # strided adds: numpy reduces a short inner axis slowly
+            out = values[0::self.width].astype(float)
+            for j in range(1, self.width):
+                out += values[j::self.width]
+            return out
+        return np.bincount(self.index, weights=values.astype(float), minlength=self.size)
 
     def count(self, rows: np.ndarray, weight: float = 1.0) -> np.ndarray:
-        return weight * np.bincount(self.index[rows], minlength=self.size).astype(float)
+        return weight * self.sum(rows)
 
     def points_of(self, rows: np.ndarray) -> np.ndarray:
-        return np.bincount(self.index[rows], weights=self.points[rows], minlength=self.size)
+        return self.sum(np.where(rows, self.points, 0.0))
 
 
 # per-card rates of card_mask_counts: (successes, trials) column names
@@ -304,8 +307,7 @@ def card_mask_counts(masks: pl.DataFrame, card_ids: Sequence[int],
     over the group's cards, their per-pair sums added before squaring).
     """
     cl = _Clusters(masks)
-    cols = {c: masks[c].cast(pl.UInt64).to_numpy() for c in
-            ("offered", "acquired", "played", "centre")}
+    cols = {c: cl.column(masks, c) for c in ("offered", "acquired", "played", "centre")}
     groups = groups or {}
     pooled = {g: {name: np.zeros(cl.size) for pair in CARD_SUMS for name in pair}
               for g in groups}
@@ -343,7 +345,7 @@ def mask_counts(masks: pl.DataFrame, column: str, ids: Sequence[int], *, id_name
     """Per id k: rows (players in games) whose `column` mask has bit k set, and their
     points, with per-pair sums. Used for border positions used and goods cards taken."""
     cl = _Clusters(masks)
-    m = masks[column].cast(pl.UInt64).to_numpy()
+    m = cl.column(masks, column)
     rows = []
     for k in ids:
         x = _bit(m, int(k))
@@ -351,3 +353,57 @@ def mask_counts(masks: pl.DataFrame, column: str, ids: Sequence[int], *, id_name
                                                      cl.count(x))})
     return pl.DataFrame(rows).with_columns(pl.col(id_name).cast(pl.Int32),
                                            pl.col(n_name).round().cast(pl.Int64))
+
+
+def border_counts(masks: pl.DataFrame, positions: Sequence[int]) -> pl.DataFrame:
+    """Per border position (analyses/cards_border_masks.sql): Targi placements and the
+    game-rounds it was open (robber elsewhere), the players who used it at least once
+    and their points, each with its per-pair sums (see `with_rate`)."""
+    cl = _Clusters(masks)
+    used, placed, robbed = (cl.column(masks, c) for c in ("used", "placed", "robbed"))
+    rounds = cl.column(masks, "rounds", pl.Float64)
+    rows = []
+    for k in positions:
+        shift = np.uint64(4 * (int(k) - 1))
+        x = ((placed >> shift) & np.uint64(15)).astype(float)
+        n = rounds - ((robbed >> shift) & np.uint64(15)).astype(float)
+        u = _bit(used, int(k))
+        per_x, per_n = cl.sum(x), cl.sum(n)
+        rows.append({"position": int(k),
+                     **sums_columns("placements", "open_rounds", per_x, per_n),
+                     **sums_columns("used_points", "used_n", cl.points_of(u), cl.count(u))})
+    counts = ("placements", "open_rounds", "used_n")
+    return pl.DataFrame(rows).with_columns(pl.col("position").cast(pl.Int32),
+                                           *(pl.col(c).round().cast(pl.Int64) for c in counts))
+
+
+def raid_sums(rows: pl.DataFrame) -> pl.DataFrame:
+    """Per raid and payment kind, the per-pair sums (see `with_rate`) of the payers' rate
+    (points / n) and of the kind's share of the players facing the raid (n / raid_n, over
+    every pair that faced it; the cross term is `n__xr`). `rows`: analyses/raids_pairs.sql.
+    """
+    index, size = cluster_index(rows["pair_id"].to_numpy())
+    raid = rows["raid"].to_numpy().astype(np.int64)
+    paid = rows["paid"].to_numpy()
+    points = rows["points"].cast(pl.Float64).to_numpy()
+    out = []
+    for r in np.unique(raid):
+        at = raid == r
+        idx = index[at]
+        facing = np.bincount(idx, minlength=size).astype(float)
+        face = ClusterSums.of(facing, facing)
+        for kind in np.unique(paid[at]):
+            mine = paid[at] == kind
+            n = np.bincount(idx[mine], minlength=size).astype(float)
+            x = np.bincount(idx[mine], weights=points[at][mine], minlength=size)
+            c = ClusterSums.of(x, n)
+            out.append({"raid": int(r), "paid": str(kind), "n__k": c.clusters, "n__nn": c.nn,
+                        "points__xx": c.xx, "points__xn": c.xn,
+                        "n__xx": c.nn, "n__xr": float(np.einsum("i,i->", n, facing)),
+                        "raid_n": face.n, "raid_n__k": face.clusters, "raid_n__nn": face.nn})
+    return pl.DataFrame(out, schema={
+        "raid": pl.Int64, "paid": pl.String, "n__k": pl.Float64, "n__nn": pl.Float64,
+        "points__xx": pl.Float64, "points__xn": pl.Float64, "n__xx": pl.Float64,
+        "n__xr": pl.Float64, "raid_n": pl.Float64, "raid_n__k": pl.Float64,
+        "raid_n__nn": pl.Float64})
+

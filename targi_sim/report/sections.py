@@ -23,13 +23,14 @@ from ..stats import (
 from ..tournament import fit_elo_model
 from . import plots
 from .metrics import (
+    border_counts,
     card_mask_counts,
     drop_sums,
     grades,
     half_test_clustered,
     lead_metrics,
     mask_counts,
-    with_mean,
+    raid_sums,
     with_rate,
 )
 from .model import Plot, Section, Table, mark_low_n
@@ -158,6 +159,41 @@ def _clustered_mean(total_i: np.ndarray, n_i: np.ndarray, sq_i: np.ndarray) -> d
     return {k: float(v) for k, v in r.items()}
 
 
+def score_gaps(rows: pl.DataFrame, single_games: bool = False) -> pl.DataFrame:
+    """Per round: the mean first-minus-second score gap, its SD, and its 95% interval
+    with the pair as the unit (rows: analyses/score_gap.sql, one per game and round;
+    `single_games`: every pair_id holds one game)."""
+    rnd = rows["round"].to_numpy().astype(np.int64)
+    gap = rows["gap"].to_numpy()
+    width = int(rnd.max()) + 1 if len(rnd) else 1
+    if single_games:  # a pair is one game: its sums for a round are the row itself
+        def sums(r: int) -> tuple[ClusterSums, float]:
+            g = gap[rnd == r]
+            return ClusterSums(len(g), g.sum(), len(g), g @ g, g.sum(), len(g)), g @ g
+    else:
+        index, size = cluster_index(rows["pair_id"].to_numpy())
+        key = index * width + rnd  # one bin per pair and round
+        x, n, sq = (np.bincount(key, weights=w, minlength=size * width).reshape(size, width)
+                    for w in (gap, np.ones(len(gap)), gap * gap))
+
+        def sums(r: int) -> tuple[ClusterSums, float]:
+            return ClusterSums.of(x[:, r], n[:, r]), float(sq[:, r].sum())
+    out = []
+    for r in range(1, width):
+        c, squares = sums(r)
+        if c.n == 0:
+            continue
+        sd = math.sqrt(max(squares - c.x * c.x / c.n, 0.0) / (c.n - 1)) if c.n > 1 else math.nan
+        m = means_from_sums(c.clusters, c.x, c.n, c.xx, c.xn, c.nn, sd * sd)
+        out.append({"round": r, "n": int(c.n), "gap_mean": float(m["mean"]), "gap_sd": sd,
+                    "gap_mean_lo": float(m["lo"]), "gap_mean_hi": float(m["hi"]),
+                    "gap_mean_se": float(m["se"]), "gap_mean_deff": float(m["deff"])})
+    return pl.DataFrame(out, schema={
+        "round": pl.Int64, "n": pl.Int64, "gap_mean": pl.Float64, "gap_sd": pl.Float64,
+        "gap_mean_lo": pl.Float64, "gap_mean_hi": pl.Float64, "gap_mean_se": pl.Float64,
+        "gap_mean_deff": pl.Float64})
+
+
 def _plot(key: str, title: str, png: bytes) -> Plot:
     return Plot(key, title, png)
 
@@ -199,8 +235,8 @@ def first_player(a: Analyses, min_n: int, headline: list[dict],
         _headline(headline, f"first player rate, {r['end_reason']}", "rate", r["first_rate"],
                   r["n"], r["first_points"], deff=r["first_rate_deff"], se=r["first_rate_se"])
 
-    gap = with_mean(a.frame("score_gap"), "gap_mean", "gap_sum", "n", "gap_sd")
-    gap = mark_low_n(drop_sums(gap).drop("gap_sum"), "n", min_n)
+    single = pairs.height == 0 or int(pairs["games"].max()) == 1
+    gap = mark_low_n(score_gaps(a.frame("score_gap"), single), "n", min_n)
     text = ["The round-1 first player is the seat with the amulet in round 1 (it then "
             "alternates). The test against 50% and every interval treat each pair_id (a "
             "seat-swapped pair: same seed, first player swapped; or a game whose deal is "
@@ -277,9 +313,8 @@ def cards(a: Analyses, min_n: int, games: int) -> Section:
     symbol = _card_rates(symbol.sort("symbol"), min_n)
 
     border = a.frame("cards_border").with_columns(pl.col("position").cast(pl.Int32))
-    border = border.join(mask_counts(a.frame("cards_border_masks"), "used",
-                                     border["position"].to_list(), id_name="position",
-                                     n_name="used_n", points_name="used_points"),
+    border = border.join(border_counts(a.frame("cards_border_masks"),
+                                       border["position"].to_list()),
                          on="position", how="left").sort("position")
     border = with_rate(border, "use_rate", "placements", "open_rounds")
     border = with_rate(border, "used_wr", "used_points", "used_n")
@@ -340,8 +375,10 @@ def _nan0(s: pl.Series) -> list[float]:
 
 def raids(a: Analyses, min_n: int, headline: list[dict], rates: VpRates) -> Section:
     """Payment mix, VP-equivalent losses, payer win rates and raid-decided games."""
-    mix = a.frame("raids_mix", goods_vp=rates.goods_vp, gold_vp=rates.gold_vp).sort(
-        "raid", "paid")
+    mix = a.frame("raids_mix", goods_vp=rates.goods_vp, gold_vp=rates.gold_vp)
+    mix = mix.with_columns(pl.col("raid").cast(pl.Int64), pl.col("paid").cast(pl.String))
+    mix = mix.join(raid_sums(a.frame("raids_pairs")), on=("raid", "paid"),
+                   how="left").sort("raid", "paid")
     mix = with_rate(mix, "share", "n", "raid_n", xx="n__xx", xn="n__xr")
     mix = with_rate(mix, "payer_wr", "points", "n")
     mix = mix.with_columns((pl.col("amount") / pl.col("n")).alias("amount_mean"),
