@@ -17,7 +17,8 @@ itself when its deal is played once -- as the independent unit:
 * the design effect is that variance over the binomial one, rate (1 - rate) / n:
   2 when every cluster holds two identical copies of a game, 1 for independent
   games, below 1 when a cluster's games tend to disagree;
-* the 95% interval is Wilson's on the effective number of trials n / deff.
+* the 95% interval is Wilson's on the effective number of trials n / deff
+  (deff floored at DEFF_FLOOR = 0.01, and taken as 1 when it cannot be estimated).
 
 `rates_from_sums` does the arithmetic on sufficient statistics (vectorised, so a
 table of per-card rates is one call, and SQL can aggregate per cluster);
@@ -33,9 +34,11 @@ from statistics import NormalDist
 import numpy as np
 
 Z95 = NormalDist().inv_cdf(0.975)
-# The interval never assumes more than 4x the information of independent games: a
-# sample whose clusters happen to agree perfectly (zero residual) keeps a finite width.
-DEFF_FLOOR = 0.25
+# A design effect below 1 is real (e.g. both players of a game in one rate: one wins,
+# one loses) and is used as estimated; the floor only keeps a finite width for a sample
+# whose clusters agree perfectly (zero residual). A/A calibration (docs/benchmarks.md)
+# found true design effects down to about 0.1 in per-card rates.
+DEFF_FLOOR = 0.01
 SUM_FIELDS = ("clusters", "x", "n", "xx", "xn", "nn")
 
 

@@ -107,13 +107,12 @@ def two_proportion_test(x1: float, n1: float, x2: float, n2: float, *,
 
     `deff1`, `deff2`: design effects of the two samples (correlated games, e.g. the
     two games of a seat-swapped pair); each sample's variance is multiplied by its
-    own, i.e. n is replaced by the effective n / deff.
+    own, i.e. n is replaced by the effective n / deff. NaN when there is nothing to
+    test (no data, or both rates exactly 0 or exactly 1).
     """
     var = two_proportion_variance(x1, n1, x2, n2, deff1=deff1, deff2=deff2)
-    if math.isnan(var):
+    if not var > 0:  # no data, or a rate of exactly 0 or 1 in both: nothing to test
         return math.nan, math.nan
-    if var <= 0:
-        return 0.0, 1.0
     z = (x2 / n2 - x1 / n1) / math.sqrt(var)
     return z, normal_two_sided_p(z)
 
@@ -134,8 +133,8 @@ def difference_test(v1: float, se1: float, v2: float, se2: float) -> tuple[float
     if any(math.isnan(x) for x in (v1, se1, v2, se2)):
         return math.nan, math.nan
     var = se1**2 + se2**2
-    if var <= 0:
-        return (0.0, 1.0) if v1 == v2 else (math.copysign(math.inf, v2 - v1), 0.0)
+    if var <= 0:  # no spread in either run (e.g. every game lasts 12 rounds): no test
+        return math.nan, math.nan
     z = (v2 - v1) / math.sqrt(var)
     return z, normal_two_sided_p(z)
 
