@@ -48,7 +48,7 @@ def analyse(run: RunInfo, min_n: int = DEFAULT_MIN_N,
     with Analyses(run) as a:
         step("per-round score differences")
         a.script("round_diff")
-        pairs = a.frame("first_player_pairs")
+        pairs = a.frame("pairs")
         step("overview")
         overview, info = sections.overview(a, min_n, headline, pairs)
         step("first-player advantage")
@@ -58,7 +58,7 @@ def analyse(run: RunInfo, min_n: int = DEFAULT_MIN_N,
         step("raid impact")
         raids = sections.raids(a, min_n, headline, rates_from_manifest(run.manifest))
         step("strategies")
-        strat = sections.strategies(a, min_n)
+        strat = sections.strategies(a, min_n, pairs)
         step("curves per round")
         curves = sections.curves(a, min_n)
     report = Report(

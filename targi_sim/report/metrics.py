@@ -382,22 +382,24 @@ def raid_sums(rows: pl.DataFrame) -> pl.DataFrame:
     every pair that faced it; the cross term is `n__xr`). `rows`: analyses/raids_pairs.sql.
     """
     index, size = cluster_index(rows["pair_id"].to_numpy())
-    raid = rows["raid"].to_numpy().astype(np.int64)
-    paid = rows["paid"].to_numpy()
+    raid = rows["raid"].to_numpy()
+    names = rows["paid"].unique().sort().to_list()
+    # integer codes: no Python string per row
+    code = rows["paid"].cast(pl.Enum(names)).to_physical().to_numpy()
     points = rows["points"].cast(pl.Float64).to_numpy()
     out = []
     for r in np.unique(raid):
         at = raid == r
-        idx = index[at]
+        idx, cod, pts = index[at], code[at], points[at]
         facing = np.bincount(idx, minlength=size).astype(float)
         face = ClusterSums.of(facing, facing)
-        for kind in np.unique(paid[at]):
-            mine = paid[at] == kind
+        for k in np.unique(cod):
+            mine = cod == k
             n = np.bincount(idx[mine], minlength=size).astype(float)
-            x = np.bincount(idx[mine], weights=points[at][mine], minlength=size)
+            x = np.bincount(idx[mine], weights=pts[mine], minlength=size)
             c = ClusterSums.of(x, n)
-            out.append({"raid": int(r), "paid": str(kind), "n__k": c.clusters, "n__nn": c.nn,
-                        "points__xx": c.xx, "points__xn": c.xn,
+            out.append({"raid": int(r), "paid": names[int(k)], "n__k": c.clusters,
+                        "n__nn": c.nn, "points__xx": c.xx, "points__xn": c.xn,
                         "n__xx": c.nn, "n__xr": float(np.einsum("i,i->", n, facing)),
                         "raid_n": face.n, "raid_n__k": face.clusters, "raid_n__nn": face.nn})
     return pl.DataFrame(out, schema={
@@ -405,4 +407,3 @@ def raid_sums(rows: pl.DataFrame) -> pl.DataFrame:
         "points__xx": pl.Float64, "points__xn": pl.Float64, "n__xx": pl.Float64,
         "n__xr": pl.Float64, "raid_n": pl.Float64, "raid_n__k": pl.Float64,
         "raid_n__nn": pl.Float64})
-

@@ -61,8 +61,7 @@ def overview(a: Analyses, min_n: int, headline: list[dict],
              pairs: pl.DataFrame) -> tuple[Section, dict]:
     """Games, strategies, game length and the Ludii-style viability metrics.
 
-    `pairs`: analyses/first_player_pairs.sql, one row per pair_id (the unit of every
-    interval here)."""
+    `pairs`: analyses/pairs.sql, one row per pair_id (the unit of every interval here)."""
     s = a.frame("game_summary").row(0, named=True)
     games = int(s["games"])
     lead = a.frame("lead_codes")
@@ -115,8 +114,7 @@ def overview(a: Analyses, min_n: int, headline: list[dict],
     _headline(headline, "LeadChange", "value", lm["lead_change"], games)
     _headline(headline, "Decisiveness", "value", lm["decisiveness"], lm["decided_games"])
 
-    seat = a.frame("strategy_seat")
-    seat = with_rate(seat, "win_rate", "points", "n")
+    seat = with_rate(_by_seat(pairs), "win_rate", "points", "n")
     seat = with_rate(seat, "draw_rate", "draws", "n")
     seat = mark_low_n(drop_sums(seat), "n", min_n)
     for r in seat.iter_rows(named=True):
@@ -124,7 +122,7 @@ def overview(a: Analyses, min_n: int, headline: list[dict],
                   r["win_rate"], r["n"], r["points"], deff=r["win_rate_deff"],
                   se=r["win_rate_se"])
 
-    matchups = with_rate(a.frame("matchups"), "p0_rate", "points_p0", "games")
+    matchups = with_rate(_by_matchup(pairs), "p0_rate", "points_p0", "games")
     matchups = mark_low_n(drop_sums(matchups), "games", min_n)
 
     length = a.frame("game_length").with_columns(
@@ -150,6 +148,55 @@ def overview(a: Analyses, min_n: int, headline: list[dict],
     return sec, {"games": games, "matchups": int(s["matchups"]), "pairs": len(n_i)}
 
 
+def _cluster_sums(successes: list[str], n: str) -> list[pl.Expr]:
+    """Totals and per-cluster sums (see metrics.with_rate) over rows that are clusters."""
+    out = [pl.col(n).sum(), (pl.col(n) > 0).sum().alias(f"{n}__k"),
+           (pl.col(n) * pl.col(n)).sum().alias(f"{n}__nn")]
+    for x in successes:
+        out += [pl.col(x).sum(), (pl.col(x) * pl.col(x)).sum().alias(f"{x}__xx"),
+                (pl.col(x) * pl.col(n)).sum().alias(f"{x}__xn")]
+    return out
+
+
+def _by_seat(pairs: pl.DataFrame) -> pl.DataFrame:
+    """Win / draw / loss per strategy and seat from the per-pair rows (both seats of a
+    mirror match are counted), with their per-pair sums."""
+    f = pl.Float64
+    seats = pl.concat([
+        pairs.select(pl.col("p0_strategy").alias("strategy"), pl.lit(0).alias("seat"),
+                     pl.col("games").cast(f).alias("n"), pl.col("wins_p0").alias("wins"),
+                     "draws", pl.col("wins_p1").alias("losses"),
+                     pl.col("points_p0").cast(f).alias("points")),
+        pairs.select(pl.col("p1_strategy").alias("strategy"), pl.lit(1).alias("seat"),
+                     pl.col("games").cast(f).alias("n"), pl.col("wins_p1").alias("wins"),
+                     "draws", pl.col("wins_p0").alias("losses"),
+                     (pl.col("games") - pl.col("points_p0")).cast(f).alias("points"))])
+    seats = seats.with_columns(pl.col("draws").cast(f))
+    return (seats.group_by("strategy", "seat")
+            .agg(*_cluster_sums(["points", "draws"], "n"), pl.col("wins").sum(),
+                 pl.col("losses").sum())
+            .with_columns(pl.col("n").cast(pl.Int64), pl.col("draws").cast(pl.Int64),
+                          pl.col("seat").cast(pl.Int64))
+            .select("strategy", "seat", "n", "wins", "draws", "losses", "points",
+                    pl.col("^.*__.*$"))
+            .sort("strategy", "seat"))
+
+
+def _by_matchup(pairs: pl.DataFrame) -> pl.DataFrame:
+    """Per matchup (seat 0 strategy, seat 1 strategy): games, results, mean rounds and
+    seat 0's points with their per-pair sums."""
+    f = pl.Float64
+    rows = pairs.with_columns(pl.col("games").cast(f), pl.col("points_p0").cast(f))
+    return (rows.group_by("p0_strategy", "p1_strategy")
+            .agg(*_cluster_sums(["points_p0"], "games"), pl.col("wins_p0").sum(),
+                 pl.col("wins_p1").sum(), pl.col("draws").sum(), pl.col("rounds").sum())
+            .with_columns((pl.col("rounds") / pl.col("games")).alias("rounds_mean"),
+                          pl.col("games").cast(pl.Int64))
+            .select("p0_strategy", "p1_strategy", "games", "wins_p0", "wins_p1", "draws",
+                    "rounds_mean", "points_p0", pl.col("^.*__.*$"))
+            .sort("p0_strategy", "p1_strategy"))
+
+
 def _clustered_mean(total_i: np.ndarray, n_i: np.ndarray, sq_i: np.ndarray) -> dict[str, float]:
     """Mean of values summed per cluster (total_i over n_i values, their squares sq_i)."""
     c = ClusterSums.of(total_i, n_i)
@@ -163,21 +210,24 @@ def score_gaps(rows: pl.DataFrame, single_games: bool = False) -> pl.DataFrame:
     """Per round: the mean first-minus-second score gap, its SD, and its 95% interval
     with the pair as the unit (rows: analyses/score_gap.sql, one per game and round;
     `single_games`: every pair_id holds one game)."""
-    rnd = rows["round"].to_numpy().astype(np.int64)
+    rnd = rows["round"].to_numpy()
     gap = rows["gap"].to_numpy()
     width = int(rnd.max()) + 1 if len(rnd) else 1
-    if single_games:  # a pair is one game: its sums for a round are the row itself
-        def sums(r: int) -> tuple[ClusterSums, float]:
-            g = gap[rnd == r]
-            return ClusterSums(len(g), g.sum(), len(g), g @ g, g.sum(), len(g)), g @ g
-    else:
+    if not single_games:
         index, size = cluster_index(rows["pair_id"].to_numpy())
-        key = index * width + rnd  # one bin per pair and round
-        x, n, sq = (np.bincount(key, weights=w, minlength=size * width).reshape(size, width)
-                    for w in (gap, np.ones(len(gap)), gap * gap))
 
-        def sums(r: int) -> tuple[ClusterSums, float]:
-            return ClusterSums.of(x[:, r], n[:, r]), float(sq[:, r].sum())
+    def sums(r: int) -> tuple[ClusterSums, float]:
+        """Round r's sums: a pair's gaps added up first unless every pair is one game."""
+        at = rnd == r
+        g = gap[at]
+        squares = float(np.einsum("i,i->", g, g))
+        if single_games:
+            return ClusterSums(len(g), g.sum(), len(g), squares, g.sum(), len(g)), squares
+        idx = index[at]
+        x = np.bincount(idx, weights=g, minlength=size)
+        n = np.bincount(idx, minlength=size).astype(float)
+        return ClusterSums.of(x, n), squares
+
     out = []
     for r in range(1, width):
         c, squares = sums(r)
@@ -435,9 +485,9 @@ def raids(a: Analyses, min_n: int, headline: list[dict], rates: VpRates) -> Sect
     return sec
 
 
-def strategies(a: Analyses, min_n: int) -> Section:
-    """Win-rate matrix (both seats pooled) and Bradley-Terry Elo when >= 2 strategies."""
-    pairs = a.frame("strategy_pairs")
+def strategies(a: Analyses, min_n: int, pairs: pl.DataFrame) -> Section:
+    """Win-rate matrix (both seats pooled) and Bradley-Terry Elo when >= 2 strategies
+    (`pairs`: analyses/pairs.sql)."""
     names = sorted(set(pairs["p0_strategy"].to_list()) | set(pairs["p1_strategy"].to_list()))
     cross = pairs.filter(pl.col("p0_strategy") != pl.col("p1_strategy"))
     rows = []
