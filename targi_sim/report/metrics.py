@@ -249,7 +249,8 @@ def lead_metrics(code: np.ndarray, n_rounds: np.ndarray, winner: np.ndarray) -> 
 
 
 def _bit(mask: np.ndarray, k: int) -> np.ndarray:
-    return ((mask >> np.uint64(k)) & np.uint64(1)).astype(bool)
+    """Bit k of every mask as 0 or 1 (uint64: used as numbers, no conversion pass)."""
+    return (mask >> np.uint64(k)) & np.uint64(1)
 
 
 class _Clusters:
@@ -284,7 +285,8 @@ class _Clusters:
         return weight * self.sum(rows)
 
     def points_of(self, rows: np.ndarray) -> np.ndarray:
-        return self.sum(np.where(rows, self.points, 0.0))
+        """Per-cluster points of the rows whose 0/1 flag `rows` is 1."""
+        return self.sum(rows * self.points)
 
 
 # per-card rates of card_mask_counts: (successes, trials) column names
@@ -314,7 +316,7 @@ def card_mask_counts(masks: pl.DataFrame, card_ids: Sequence[int],
     rows, group_rows = [], []
     for k in card_ids:
         o, a, p, c = (_bit(cols[n], int(k)) for n in ("offered", "acquired", "played", "centre"))
-        nt = o & ~a
+        nt = o & (a ^ np.uint64(1))  # offered, not acquired
         per = {"offered_games": cl.count(o, 0.5), "taken_games": cl.count(o & c),
                "played_n": cl.count(p), "played_points": cl.points_of(p),
                "not_taken_n": cl.count(nt), "not_taken_points": cl.points_of(nt)}
