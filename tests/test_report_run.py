@@ -113,7 +113,9 @@ def test_cli_report_and_compare(tmp_path):
     assert "0 metric(s) moved significantly" in r.output
     assert (tmp_path / "compare-ok-vs-ok" / "report.md").is_file()
     assert "Examples" in runner.invoke(app, ["report", "--help"]).output
-    assert "Examples" in runner.invoke(app, ["compare", "--help"]).output
+    help_text = " ".join(runner.invoke(app, ["compare", "--help"]).output.split())
+    assert "Examples" in help_text
+    assert "Choosing the number of games" in help_text and "1-point change" in help_text
 
 
 @pytest.mark.parametrize("pairing,deff", [("seat_swapped", 2.0), ("auto", 1.0)])
