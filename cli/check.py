@@ -61,7 +61,9 @@ def render_result(console: Console, result) -> None:
     lo, hi = result.ci
     table.add_row("measures", e.describe())
     table.add_row("expected", f"{_pct(e.rate)} +- {100 * e.tolerance:.2f} points")
-    table.add_row("measured", f"{_pct(result.rate)}  (95% CI {_pct(lo)} .. {_pct(hi)})")
+    deff = result.design_effect
+    shown = f"; design effect {deff:.2f}" if deff == deff and abs(deff - 1) > 0.05 else ""
+    table.add_row("measured", f"{_pct(result.rate)}  (95% CI {_pct(lo)} .. {_pct(hi)}{shown})")
     decided = ("fixed-sample verdict at the cap" if result.capped
                else "sequential test decided")
     table.add_row("games", f"{result.games:,} of cap {e.max_games:,} ({decided}), "

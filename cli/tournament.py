@@ -108,6 +108,9 @@ def render(console: Console, result: TournamentResult, *, setup_seconds: float,
             style = "green" if c["ci_low"] > 0.5 else "red" if c["ci_high"] < 0.5 else ""
             text = (f"{c['rate_a']:.1%}\n{c['ci_low']:.1%}-{c['ci_high']:.1%}\n"
                     f"ties {c['draw_rate']:.1%}")
+            deff = c.get("design_effect")
+            if deff is not None and deff == deff and abs(deff - 1) > 0.05:
+                text += f"\ndeff {deff:.2f}"  # the deal's games are correlated
             row.append(f"[{style}]{text}[/{style}]" if style else text)
         matrix.add_row(*row)
     console.print(matrix)

@@ -34,7 +34,7 @@ from .errors import DataError, UsageError
 from .pairing import DESCRIPTIONS, auto_pairing, games_per_deal, plan
 from .rules import load_rules
 from .sprt import FAIL, PASS, TwoSidedSprt, rate, unit_counts, unit_scores
-from .stats import Z95, ClusterSums, rate_of
+from .stats import Z95, ClusteredRate, ClusterSums, rate_of
 from .strategy import resolve_strategy
 
 Progress = Callable[[int], None]
@@ -62,6 +62,11 @@ class CheckResult:
     @property
     def passed(self) -> bool:
         return self.verdict == PASS
+
+    @property
+    def design_effect(self) -> float:
+        """The variance of the units over that of independent games (NaN if unknown)."""
+        return unit_rate(self.counts).deff
 
 
 def _wrap(e: Expectation, key: str, value: str, exc: UsageError) -> DataError:
@@ -116,18 +121,22 @@ def batch_counts(D: np.ndarray, R: np.ndarray, SP: np.ndarray, kind: str, seed: 
     return unit_counts(points, games_per_deal(pairing))
 
 
-def rate_interval(counts: np.ndarray, z: float = Z95) -> tuple[float, float]:
-    """95% interval of the rate with the unit (pair, or game) as the cluster:
-    targi_sim.stats' clustered rate of the units' points, Wilson on games / design
-    effect."""
+def unit_rate(counts: np.ndarray, z: float = Z95) -> ClusteredRate:
+    """The rate of unit counts with the unit (pair, or game) as the cluster:
+    targi_sim.stats' clustered rate of the units' points (interval: Wilson on games /
+    design effect)."""
     c = np.asarray(counts, dtype=float)
     m = (len(c) - 1) // 2  # games per unit
     points = unit_scores(len(c)) * m  # a unit's points in each category
     k = c.sum()
     sums = ClusterSums(k, float(c @ points), k * m, float(c @ points**2),
                        float(c @ points) * m, k * m * m)
-    r = rate_of(sums, z)
-    return r.lo, r.hi
+    return rate_of(sums, z)
+
+
+def rate_interval(counts: np.ndarray, z: float = Z95) -> tuple[float, float]:
+    """95% interval of the rate of unit counts (see `unit_rate`)."""
+    return unit_rate(counts, z).interval
 
 
 @contextmanager
@@ -209,4 +218,5 @@ def warm_up(prepared: Prepared) -> None:
 
 
 __all__ = ["CheckResult", "DEFAULT_UPDATE_GAMES", "Prepared", "batch_counts", "measure",
-           "prepare", "rate_interval", "run_expectation", "warm_up", "worker_pool"]
+           "prepare", "rate_interval", "run_expectation", "unit_rate", "warm_up",
+           "worker_pool"]

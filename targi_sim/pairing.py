@@ -54,6 +54,13 @@ def auto_pairing(strategies: Sequence[Strategy]) -> str:
     return ONE_PER_DEAL if mirrors_itself(strategies) else SEAT_SWAPPED
 
 
+def seat_orders(strategies: Sequence[Strategy]) -> int:
+    """How many seat orders a match of these two strategies needs on one deal: 1 when
+    both are deterministic (the game with the seats swapped and the other strategy
+    starting is the same game relabelled; tested), else 2."""
+    return 1 if all(s.deterministic for s in strategies) else 2
+
+
 def resolve_pairing(choice: str, strategies: Sequence[Strategy]) -> str:
     """The pairing a run uses for `choice` (auto, seat_swapped or one_per_deal)."""
     if choice not in CHOICES:
@@ -93,4 +100,4 @@ def config_pairing(config: dict[str, Any]) -> str:
 
 __all__ = ["CHOICES", "DESCRIPTIONS", "LEGACY_UNPAIRED", "ONE_PER_DEAL", "PAIRINGS",
            "SEAT_SWAPPED", "auto_pairing", "config_pairing", "games_per_deal",
-           "mirrors_itself", "pair_ids", "plan", "resolve_pairing"]
+           "mirrors_itself", "pair_ids", "plan", "resolve_pairing", "seat_orders"]

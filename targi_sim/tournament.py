@@ -7,6 +7,13 @@ the *same* seeds, and each half is itself in seat-swapped pairs (the games of
 each pair). So every deal is played with each strategy in each seat, and each
 strategy starts round 1 in exactly half of the pair's games.
 
+When both strategies are deterministic (targi_sim.pairing.seat_orders), the half
+with b in seat 0 would replay the first half's games with the seats relabelled
+(the same deal, the same strategy starting: tested), so such a pair plays all its
+games with a in seat 0, in seat-swapped pairs -- twice the deals for the same
+work, each strategy still starting half of the games. (Two names for the same
+deterministic parameters play one game per deal, as a mirror run does.)
+
 Reproducibility: the pair's run seed is a hash of (tournament seed, the two
 strategy names in sorted order) -- the `run_seed` column of the matrix -- so a
 pair's games do not depend on which other strategies take part, on the order
@@ -14,6 +21,7 @@ they are listed in, on the chunking or on the number of worker processes:
 
     play_games(h, seed=run_seed, strategies=(a, b))   # the half with a in seat 0
     play_games(h, seed=run_seed, strategies=(b, a))   # the half with b in seat 0
+    play_games(2 * h, seed=run_seed, strategies=(a, b))  # both deterministic: all games
 
 Work is split into chunks of games, each a pure function of (pair, half,
 chunk), played in parallel with joblib (loky processes) and summed.
@@ -62,10 +70,10 @@ from .api import game_plan, prepare_match, run_batch
 from .atomic import atomic_write
 from .constants import SK_MONTECARLO
 from .deck import Deck
-from .pairing import auto_pairing, pair_ids, plan
+from .pairing import auto_pairing, pair_ids, plan, seat_orders
 from .record import games_frame
 from .rules import Rules
-from .stats import DEFF_FLOOR, clustered_rate, wilson_interval
+from .stats import DEFF_FLOOR, clustered_rate
 from .strategy import Strategy, resolve_strategy
 
 ELO_ANCHOR = 1500.0
@@ -162,7 +170,7 @@ class _Chunk:
     """One unit of work: games start..start+n-1 of one half of one pair."""
 
     pair: int
-    half: int  # 0: a in seat 0, 1: b in seat 0
+    half: int  # 0: a in seat 0, 1: b in seat 0 (the seat order)
     start: int
     n: int
     run_seed: int
@@ -199,15 +207,17 @@ def _play_chunk(D: np.ndarray, R: np.ndarray, SP: np.ndarray,
 
 
 def _chunks(pairs: list[tuple[int, int]], names: Sequence[str], slow: Sequence[bool],
-            layouts: Sequence[str], half_games: int, seed: int,
+            layouts: Sequence[str], orders: Sequence[int], n_games: int, seed: int,
             chunk_games: int | None) -> list[_Chunk]:
+    """Pair k plays n_games / orders[k] games in each of its orders[k] seat orders."""
     out = []
     for k, (i, j) in enumerate(pairs):
         run_seed = pair_run_seed(seed, names[i], names[j])
         size = chunk_games or (SLOW_CHUNK if slow[i] or slow[j] else FAST_CHUNK)
-        for half in (0, 1):
-            for start in range(0, half_games, size):
-                out.append(_Chunk(k, half, start, min(size, half_games - start), run_seed,
+        per_order = n_games // orders[k]
+        for half in range(orders[k]):
+            for start in range(0, per_order, size):
+                out.append(_Chunk(k, half, start, min(size, per_order - start), run_seed,
                                   layouts[k]))
     return out
 
@@ -266,7 +276,6 @@ def run_tournament(
     if chunk_games is not None and chunk_games < 1:
         raise ValueError(f"chunk_games must be at least 1, got {chunk_games}")
     n_games = even_games(games_per_pair)
-    half = n_games // 2
     strats = [resolve_strategy(s) for s in strategies]
     check_names(strats)
     names = [s.name for s in strats]
@@ -278,15 +287,16 @@ def run_tournament(
     # two distinct names with the same deterministic parameters would replay each deal
     # relabelled: such a pair plays one game per deal (targi_sim.pairing)
     layouts = [auto_pairing((strats[i], strats[j])) for i, j in pairs]
-    chunks = _chunks(pairs, names, slow, layouts, half, seed, chunk_games)
+    orders = [seat_orders((strats[i], strats[j])) for i, j in pairs]
+    chunks = _chunks(pairs, names, slow, layouts, orders, n_games, seed, chunk_games)
 
     def task(c: _Chunk):
         m = matches[c.pair][c.half]
         return delayed(_play_chunk)(m.D, m.R, m.SP, c)
 
     totals = np.zeros((len(pairs), len(_COUNTS)), dtype=np.int64)
-    deal_points = np.zeros((len(pairs), half))
-    deal_games = np.zeros((len(pairs), half))
+    deal_points = np.zeros((len(pairs), n_games))  # at most one deal per game
+    deal_games = np.zeros((len(pairs), n_games))
     t0 = time.perf_counter()
     parallel = Parallel(n_jobs=jobs, backend="loky", return_as="generator_unordered")
     # results arrive in completion order, tagged with their pair; sums of
@@ -310,6 +320,8 @@ def run_tournament(
         "deck_sha256": getattr(deck_obj, "sha256", None),
         "games_requested": games_per_pair,
         "pairing": {f"{names[i]} vs {names[j]}": layouts[k] for k, (i, j) in enumerate(pairs)},
+        "seat_orders": {f"{names[i]} vs {names[j]}": orders[k]
+                        for k, (i, j) in enumerate(pairs)},
     }
     return TournamentResult(
         strategies=tuple(names), games_per_pair=n_games, seed=seed, matrix=matrix,
@@ -325,20 +337,22 @@ def _matrix(names: Sequence[str], pairs: list[tuple[int, int]], totals: np.ndarr
     rows = []
     for k, ((i, j), counts, run_seed) in enumerate(zip(pairs, totals, run_seeds, strict=True)):
         games, wins, draws, losses, score_a, score_b = (int(x) for x in counts)
-        r = rates[k] if rates is not None else None
-        deff = r.deff if r is not None else math.nan
-        used = deff if math.isfinite(deff) else 1.0
-        n_eff = games / max(used, DEFF_FLOOR)
-        for a, b, w, l, sa, sb in ((names[i], names[j], wins, losses, score_a, score_b),
-                                   (names[j], names[i], losses, wins, score_b, score_a)):
+        r = rates[k] if rates is not None else clustered_rate(
+            [wins + 0.5 * draws], [games])  # one cluster: the binomial interval
+        # Wilson's interval is symmetric: b's rate 1 - p has the interval (1 - hi, 1 - lo)
+        bounds = ((r.lo, r.hi), (1.0 - r.hi, 1.0 - r.lo))
+        deff = r.deff if rates is not None else math.nan
+        for (a, b, w, l, sa, sb), (lo, hi) in zip(
+                ((names[i], names[j], wins, losses, score_a, score_b),
+                 (names[j], names[i], losses, wins, score_b, score_a)), bounds, strict=True):
             rate = (w + 0.5 * draws) / games
-            lo, hi = wilson_interval(rate * n_eff, n_eff, Z95)
+            lo, hi = min(rate, max(0.0, lo)), max(rate, min(1.0, hi))  # rounding at 0 and 1
             rows.append({
                 "a": a, "b": b, "games": games, "wins_a": w, "draws": draws, "losses_a": l,
                 "rate_a": rate, "ci_low": lo, "ci_high": hi,
                 "draw_rate": draws / games, "mean_score_a": sa / games,
                 "mean_score_b": sb / games, "run_seed": run_seed, "design_effect": deff,
-                "deals": r.clusters if r is not None else games,
+                "deals": r.clusters if rates is not None else games,
             })
     order = {n: k for k, n in enumerate(names)}
     df = pl.DataFrame(rows, schema={

@@ -63,6 +63,22 @@ def test_randomness_in_play_makes_pairs_differ(strategy):
     assert not mirrored_pairs(strategy).all()
 
 
+def test_two_deterministic_strategies_swap_seats_without_a_new_game():
+    """With b in seat 0 and a starting, a deal replays the game of a in seat 0 starting,
+    relabelled: a tournament needs one seat order for two deterministic strategies."""
+    from targi_sim.pairing import seat_orders
+
+    g0 = play_games(40, seed=9, strategies=("balanced", "greedy"), logs=False).games
+    g1 = play_games(40, seed=9, strategies=("greedy", "balanced"), logs=False).games
+    g0, g1 = g0.sort("game_id"), g1.sort("game_id")
+    for k in range(40):
+        a, b = g0.row(k, named=True), g1.row(k ^ 1, named=True)  # the other first player
+        assert b["winner"] == {0: 1, 1: 0, -1: -1}[a["winner"]]
+        assert (b["score_p0"], b["score_p1"]) == (a["score_p1"], a["score_p0"])
+    greedy, balanced, rnd = (resolve_strategy(n) for n in ("greedy", "balanced", "random"))
+    assert seat_orders((greedy, balanced)) == 1 and seat_orders((greedy, rnd)) == 2
+
+
 def test_deterministic_flags():
     names = {"greedy": True, "balanced": True, "blocker": True, "random": False,
              "montecarlo": False}

@@ -100,6 +100,20 @@ def test_games_are_those_of_play_games(small):
     assert cell["mean_score_a"] == pytest.approx(score)
 
 
+def test_two_deterministic_strategies_play_one_seat_order(small):
+    """greedy vs balanced: b in seat 0 would replay a's games with the seats relabelled,
+    so the pair plays all 20 games with a in seat 0 (10 deals, not 5)."""
+    a, b = "greedy", "balanced"
+    run_seed = pair_run_seed(4, a, b)
+    g = play_games(20, seed=run_seed, strategies=(a, b), logs=False).games
+    cell = small.cell(a, b)
+    assert cell["deals"] == 10 and cell["games"] == 20
+    assert cell["wins_a"] == int((g["winner"] == 0).sum())
+    assert cell["mean_score_a"] == pytest.approx(g["score_p0"].mean())
+    assert small.meta["seat_orders"] == {"random vs greedy": 2, "random vs balanced": 2,
+                                         "greedy vs balanced": 1}
+
+
 def test_pair_seed_depends_on_names_not_order():
     assert pair_run_seed(4, "a", "b") == pair_run_seed(4, "b", "a")
     assert pair_run_seed(4, "a", "b") != pair_run_seed(5, "a", "b")
