@@ -28,7 +28,12 @@ sc = Scenario()
 sc.use(0, s)
 sc.players[0].set_resources(salt=0, pepper=1, dates=1, gold=1, vp=0)
 outcome = sc.acquire(0, 19, "centre")  # Camp 3 VP: pepper, dates, gold - just affordable
+import targi_sim.engine.plugin as plugin
+flags = [s.deterministic]
+plugin.plugin_module.DETERMINISTIC = True  # what a module that says so gives
+flags.append(load_strategy(sys.argv[1]).deterministic)
 print(json.dumps({"name": s.name, "kind": s.kind_name, "win_rate": wins / g.height,
+                  "deterministic": flags,
                   "tribe_choices": plays["choice"].to_list(), "outcome": outcome,
                   "gold_left": sc.players[0].gold, "error": int(rec.final_state.error)}))
 """
@@ -48,6 +53,9 @@ def test_example_plugin_plays_and_follows_its_rule(tmp_path):
     assert out.returncode == 0, out.stderr[-3000:]
     result = json.loads(out.stdout.strip().splitlines()[-1])
     assert result["name"] == "card-rush" and result["kind"] == "plugin"
+    # a plugin is deterministic only when its module says DETERMINISTIC = True (it
+    # then plays one game per deal against itself; the example does not say so)
+    assert result["deterministic"] == [False, True]
     assert result["error"] == 0  # every answer was a legal option
     assert result["win_rate"] > 0.8  # it beats random
     # its rule: an affordable tribe card is played (paying its cost), not kept or left
