@@ -1,4 +1,5 @@
--- One row per game x player: the player's points and 64-bit masks of tribe card ids
+-- One row per game x player: its pair_id (the cluster of the intervals), the player's
+-- points and 64-bit masks of tribe card ids
 -- (a deck has at most 64): offered in the game (face up in the centre in any round),
 -- acquired by the player (source centre or tribal_expansion), played by the player
 -- (to the display, from any source), taken by the player from the centre.
@@ -16,7 +17,7 @@ WITH offered AS (
                        ELSE 0::UBIGINT END) AS centre
     FROM acquisitions GROUP BY game_id, player
 )
-SELECT p.points::DOUBLE AS points,
+SELECT p.pair_id, p.points::DOUBLE AS points,
        coalesce(o.m, 0)::UBIGINT AS offered,
        coalesce(a.acquired, 0)::UBIGINT AS acquired,
        coalesce(a.played, 0)::UBIGINT AS played,

@@ -1,6 +1,7 @@
 -- Per raid and payment kind: how often, how much, and the payer's results.
 -- VP-equivalent: VP paid, goods x $goods_vp, gold x $gold_vp, plus the VP the opponent
--- received because this player could not pay.
+-- received because this player could not pay. The per-pair sums of the clustered
+-- intervals come from raids_pairs.sql.
 SELECT r.raid, r.paid, count(*) AS n,
        sum(r.amount) AS amount,
        sum(r.opponent_bonus) AS opponent_bonus,

@@ -1,8 +1,6 @@
--- Mean score of the round-1 first player minus the second player's, after each round.
--- Needs round_diff.sql.
-SELECT d.round, count(*) AS n,
-       avg(CASE WHEN g.first_player = 0 THEN d.diff0 ELSE -d.diff0 END) AS gap_mean,
-       stddev_samp(CASE WHEN g.first_player = 0 THEN d.diff0 ELSE -d.diff0 END) AS gap_sd
-FROM round_diff d JOIN games g USING (game_id)
-GROUP BY d.round
-ORDER BY d.round;
+-- The round-1 first player's score minus the second player's after each round, one row
+-- per game and round, with the game's pair_id: targi_sim/report/sections.py aggregates
+-- the means and their pair-clustered intervals (numpy). Needs round_diff.sql.
+SELECT d.round::INTEGER AS round, g.pair_id,
+       (CASE WHEN g.first_player = 0 THEN d.diff0 ELSE -d.diff0 END)::DOUBLE AS gap
+FROM round_diff d JOIN games g USING (game_id);

@@ -1,4 +1,4 @@
-"""Strategy strength bars: win rates with 95% Wilson intervals, PASS/FAIL per bar.
+"""Strategy strength bars: win rates with 95% intervals (the deal as the unit), PASS/FAIL.
 
     python benchmarks/strength.py                    # 5,000 + 5,000 games per cheap matchup,
                                                      # 1,000 + 1,000 per montecarlo matchup
@@ -9,8 +9,9 @@ Every matchup "X vs Y" is played in both seat orders on the same plan of games
 seat 1 for the same `n` games. Within each order the games come in
 seat-swapped pairs (both games of a pair share a deal and swap who starts
 round 1), so every deal is played with X in each seat and each start order.
-X's win rate counts draws as half a win; the interval is
-targi_sim.stats.wilson_interval over the 2n games. Base deck, default rules.
+X's win rate counts draws as half a win; the interval treats the deal (its four
+games) as the unit: targi_sim.stats.clustered_rate over the n/2 deals. Base deck,
+default rules.
 
 Bars (rate >= bar on the point estimate is PASS; the `CI` column says whether
 the whole 95% interval clears the bar):
@@ -100,17 +101,20 @@ def _task(i: int, subject: str, opponent: str, orient: int, seed: int, start: in
 
 
 def _stats(m: Matchup):
-    from targi_sim.stats import wilson_interval
+    from targi_sim.stats import clustered_rate
 
     per = [np.concatenate([m.results[o][k] for k in sorted(m.results[o])]) for o in (0, 1)]
     sc = np.concatenate([m.scores[o][k] for o in (0, 1) for k in sorted(m.scores[o])])
     allr = np.concatenate(per)
     wins = float(allr.sum())
     n = len(allr)
+    deal = np.arange(len(per[0])) // 2  # game g of either seat order is on deal g // 2
+    deal_points = np.bincount(deal, weights=per[0]) + np.bincount(deal, weights=per[1])
+    deal_games = 2.0 * np.bincount(deal)
     return {
         "n": n,
         "w": int((allr == 1).sum()), "d": int((allr == 0.5).sum()), "l": int((allr == 0).sum()),
-        "rate": wins / n, "ci": wilson_interval(wins, n),
+        "rate": wins / n, "ci": clustered_rate(deal_points, deal_games).interval,
         "seat": [float(p.mean()) for p in per],
         "score": (float(sc[:, 0].mean()), float(sc[:, 1].mean())),
     }

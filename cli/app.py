@@ -294,9 +294,12 @@ Examples:
 
 Every pair of strategies plays N games (rounded up to even): half with each
 strategy in seat 0, both halves on the same seeds, each half in seat-swapped
-pairs. Results do not depend on --jobs. Writes matrix and elo tables as
-Parquet and CSV into --out (default runs/tournament-<timestamp>, plus -2, -3, ...
-if that folder exists).
+pairs (two deterministic strategies: all N games in one seat order, since the
+other would replay them relabelled). Intervals treat the deal as the unit. The
+Elo fit is tested (deviance, df, p); a poor fit says to trust the matrix.
+Results do not depend on --jobs. Writes matrix and elo tables as Parquet and
+CSV into --out (default runs/tournament-<timestamp>, plus -2, -3, ... if that
+folder exists).
 """
 
 

@@ -1,4 +1,4 @@
-"""`targi-sim check`: the win-rate regression guard (sequential tests on paired games).
+"""`targi-sim check`: the win-rate regression guard (sequential tests on independent units).
 
 Exit codes: 0 every expectation passed, 1 at least one failed, 2 bad input
 (unreadable or invalid baseline file, unknown names, bad options), 130 on
@@ -28,9 +28,11 @@ Examples:
   targi-sim check --update                          # re-measure the rates, rewrite the files
 
 Each expectation is decided by two one-sided sequential probability ratio
-tests on seat-swapped game pairs (the pentanomial model; alpha = beta = 0.05
-overall): FAIL when the rate moved by the tolerance up or down, PASS when it
-did not; at the game cap a fixed-sample verdict applies. Results do not depend
+tests on seat-swapped game pairs (the pentanomial model), or on single games
+when both seats play the same deterministic strategy, so that a deal is
+played once (trinomial; alpha = beta = 0.05 overall): FAIL when the rate
+moved by the tolerance up or down, PASS when it did not; at the game cap a
+fixed-sample verdict applies. Results do not depend
 on --jobs. Exit code 0: all passed, 1: some failed, 2: bad input.
 --update re-measures on --update-games games each and rewrites only the
 `rate` lines (commit the change deliberately). See docs/check.md.
@@ -59,11 +61,15 @@ def render_result(console: Console, result) -> None:
     lo, hi = result.ci
     table.add_row("measures", e.describe())
     table.add_row("expected", f"{_pct(e.rate)} +- {100 * e.tolerance:.2f} points")
-    table.add_row("measured", f"{_pct(result.rate)}  (95% CI {_pct(lo)} .. {_pct(hi)})")
+    deff = result.design_effect
+    shown = f"; design effect {deff:.2f}" if deff == deff and abs(deff - 1) > 0.05 else ""
+    table.add_row("measured", f"{_pct(result.rate)}  (95% CI {_pct(lo)} .. {_pct(hi)}{shown})")
     decided = ("fixed-sample verdict at the cap" if result.capped
                else "sequential test decided")
     table.add_row("games", f"{result.games:,} of cap {e.max_games:,} ({decided}), "
                            f"{result.seconds:.1f} s")
+    if result.unit:
+        table.add_row("unit", result.unit)
     for side in result.test.sides:
         table.add_row(f"LLR {side.name}", _side_text(side))
     missing = {"up", "down"} - {s.name for s in result.test.sides}
@@ -136,7 +142,7 @@ def register(app: typer.Typer) -> None:
         try:
             from .app import load_engine
 
-            load_engine(err, quiet, [m for _, matches in loaded for m in matches])
+            load_engine(err, quiet, [p.match for _, prepared in loaded for p in prepared])
             with worker_pool(n_jobs) as parallel:
                 if update:
                     _update(loaded, n_update, parallel, err, out, quiet)

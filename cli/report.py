@@ -27,10 +27,21 @@ Examples:
   targi-sim compare runs/a runs/b --out reports/a-vs-b --correction bh
 
 For an A/B test: both runs analysed as by `report`, then B - A for every
-headline and per-card metric with a two-proportion test, and a flag on what
+headline and per-card metric with a two-proportion test (the pair of games
+sharing a deal is the unit: each run's design effect), and a flag on what
 moved significantly after multiple-comparison control (Holm by default, or
 Benjamini-Hochberg). Runs whose strategies differ are refused unless
 --allow-different-strategies. Default --out: compare-A-vs-B beside run B.
+
+Choosing the number of games: beside every metric, `mde` is the smallest
+change these runs detect with 80% power (at alpha / number of tests). If a
+change you care about is below it, "not significant" means "too few games".
+The MDE shrinks as 1 / sqrt(games): a run of G games with MDE d needs
+G * (d / d')^2 games for an MDE d'. For two balanced players on the base deck,
+a 1-point change in a card's win rate when played needs about 730,000 games
+per run (its acquire rate: about 250,000; a symbol's win rate when played:
+about 60,000); `targi-sim report RUN` computes the figure for your own run
+(note above its tribe-card table). Details: docs/report.md.
 """
 
 

@@ -29,8 +29,14 @@ Examples:
 
 Games are played in seat-swapped pairs: both games of a pair share a seed and
 swap who starts round 1, so seat advantage and strategy strength can be told
-apart. The same seed, deck, rules, strategies and --chunk-size always give the
-same files, whatever --jobs or --backend.
+apart. When both seats play the same deterministic strategy (e.g. balanced vs
+balanced) the second game of a pair would be the first with the seats
+relabelled, so such a run plays one game per deal instead, the round-1 first
+player alternating between deals (--pairing auto, the default; the run header
+says which). --unpaired is --pairing one_per_deal. Every interval treats a pair
+(or a game whose deal is played once) as one independent unit. The same seed,
+deck, rules, strategies, pairing and --chunk-size always give the same files,
+whatever --jobs or --backend.
 
 Output (docs/data-model.md): manifest.json, cards.parquet and one Parquet file
 per chunk for each table (games, rounds, acquisitions, offers, raids, goods).
@@ -86,7 +92,8 @@ def summarise(out: Path, strategies: tuple[str, str], chunks: int):
     from .summary import Tally
 
     tally = Tally(strategies)
-    cols = ["winner", "first_player", "score_p0", "score_p1", "rounds", "end_reason", "tiebreak"]
+    cols = ["pair_id", "winner", "first_player", "score_p0", "score_p1", "rounds", "end_reason",
+            "tiebreak"]
     rd = RunDir(out)
     for chunk in range(chunks):
         with open(rd.table_path("games", chunk), "rb") as f:
@@ -162,7 +169,13 @@ def register(app: typer.Typer) -> None:
             help="Dask scheduler address for --backend dask (default: a local cluster).",
         ),
         unpaired: bool = typer.Option(
-            False, "--unpaired", help="Independent seeds, player 0 always first (not pairs).",
+            False, "--unpaired",
+            help="One game per deal, first player alternating (= --pairing one_per_deal).",
+        ),
+        pairing: str = typer.Option(
+            "auto", "--pairing", metavar="auto|seat_swapped|one_per_deal",
+            help="How games share deals. auto: seat-swapped pairs, except one game per "
+                 "deal when both seats play the same deterministic strategy.",
         ),
         force: bool = typer.Option(
             False, "--force", help="Replace a different run already in --out.",
@@ -200,7 +213,7 @@ def register(app: typer.Typer) -> None:
                      if chunk_size is not None else None)
             resolved = resolve_run(RunConfig(
                 games=n_games, seed=run_seed, p0=p0, p1=p1, deck=deck, rules=rules,
-                paired=not unpaired, chunk_size=chunk))
+                paired=not unpaired, chunk_size=chunk, pairing=pairing))
             n_chunks = -(-n_games // resolved.chunk_size)
             n_jobs = parse_jobs(jobs, n_chunks)
             if not (backend == "dask" and scheduler):  # a remote cluster has its own workers
@@ -250,7 +263,8 @@ def register(app: typer.Typer) -> None:
             console.print(f"Resumed: {outcome.chunks_skipped} of {outcome.chunks_total} chunks "
                           "were already complete.", highlight=False)
         render(console, tally, seconds=t2 - t1, setup_seconds=t1 - t0, deck=deck,
-               rules=rules, seed=run_seed, games_played=outcome.games_played)
+               rules=rules, seed=run_seed, games_played=outcome.games_played,
+               pairing=resolved.pairing)
         console.print(one_line(tally, outcome, wall=t2 - t0, play=t2 - t1), highlight=False,
                       soft_wrap=True, markup=False)
         console.print(f"Run directory: {out_dir}  (status {outcome.manifest['status']})",

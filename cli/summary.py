@@ -1,17 +1,26 @@
-"""Running totals over chunks of games and the end-of-run summary table."""
+"""Running totals over chunks of games and the end-of-run summary table.
+
+Rates are per game, but their intervals treat each pair_id (a seat-swapped pair,
+or a game whose deal is played once) as one independent unit
+(targi_sim.stats): in a seat-swapped pair the deal often decides both games.
+"""
 
 from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
 
+import numpy as np
 import polars as pl
 from rich import box
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from targi_sim.stats import wilson_interval
+from targi_sim.pairing import DESCRIPTIONS
+from targi_sim.stats import ClusterAccumulator, ClusteredRate
+
+RATES = ("seat0", "seat1", "draws", "first")
 
 
 @dataclass
@@ -27,6 +36,7 @@ class Tally:
     rounds_sum: int = 0
     end_reasons: Counter = field(default_factory=Counter)
     tiebreaks: Counter = field(default_factory=Counter)
+    clusters: ClusterAccumulator = field(default_factory=lambda: ClusterAccumulator(RATES))
 
     def add(self, games: pl.DataFrame) -> None:
         """Fold in a chunk's `games` table (targi_sim.record.games_frame columns)."""
@@ -41,6 +51,16 @@ class Tally:
         self.rounds_sum += int(games["rounds"].sum())
         self.end_reasons.update(dict(games["end_reason"].value_counts().iter_rows()))
         self.tiebreaks.update(dict(games["tiebreak"].value_counts().iter_rows()))
+        w = winner.to_numpy()
+        draw = 0.5 * (w == -1)
+        self.clusters.add(games["pair_id"].to_numpy(), np.ones(len(w)), {
+            "seat0": (w == 0) * 1.0, "seat1": (w == 1) * 1.0, "draws": (w == -1) * 1.0,
+            "first": (w == games["first_player"].to_numpy()) + draw})
+
+    def rates(self) -> dict[str, ClusteredRate]:
+        """Seat 0's and seat 1's win rates, the draw rate and the round-1
+        first player's rate, each with its pair-clustered interval."""
+        return self.clusters.result()
 
 
 def _pct(x: float) -> str:
@@ -57,14 +77,16 @@ def render(
     rules: str,
     seed: int,
     games_played: int | None = None,
+    pairing: str | None = None,
 ) -> None:
     """Print the summary of a finished run (`games_played`: by this invocation)."""
     n = tally.games
     played = n if games_played is None else games_played
     rate = played / seconds if seconds > 0 else float("inf")
     s0, s1 = (escape(name) for name in tally.strategies)  # names and paths are data
+    layout = DESCRIPTIONS.get(pairing or "seat_swapped", pairing)
     console.print(
-        f"[bold]{n:,} games[/bold] (seat-swapped pairs)  seed {seed}, deck {escape(deck)}, "
+        f"[bold]{n:,} games[/bold], {layout}; seed {seed}, deck {escape(deck)}, "
         f"rules {escape(rules)}",
         highlight=False,
     )
@@ -77,19 +99,26 @@ def render(
     rates.add_column("outcome")
     rates.add_column("rate", justify="right")
     rates.add_column("95% Wilson interval", justify="right")
+    rates.add_column("design effect", justify="right")
+    measured = tally.rates()
     rows = [
-        (f"seat 0 ({s0}) wins", tally.wins[0]),
-        (f"seat 1 ({s1}) wins", tally.wins[1]),
-        ("draws", tally.draws),
-        ("round-1 first player wins (draws = half)", tally.first_wins + 0.5 * tally.draws),
+        (f"seat 0 ({s0}) wins", "seat0"),
+        (f"seat 1 ({s1}) wins", "seat1"),
+        ("draws", "draws"),
+        ("round-1 first player wins (draws = half)", "first"),
     ]
-    for label, successes in rows:
+    for label, key in rows:
         if n:
-            lo, hi = wilson_interval(successes, n)
-            rates.add_row(label, _pct(successes / n), f"{_pct(lo)} .. {_pct(hi)}")
+            r = measured[key]
+            deff = f"{r.deff:.2f}" if r.deff == r.deff else "-"
+            rates.add_row(label, _pct(r.rate), f"{_pct(r.lo)} .. {_pct(r.hi)}", deff)
         else:
-            rates.add_row(label, "n/a", "n/a")
+            rates.add_row(label, "n/a", "n/a", "")
     console.print(rates)
+    if n:
+        console.print("Intervals: Wilson on games / design effect, the design effect being "
+                      "the variance over pairs (pair_id) relative to independent games.",
+                      highlight=False, style="dim")
     if not n:
         return
     other = Table(box=None, show_header=False, pad_edge=False)

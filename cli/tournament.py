@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from targi_sim.tournament import TournamentResult
+from targi_sim.tournament import TournamentResult, fit_verdict
 
 from .parse import ParseError, cap_jobs
 
@@ -52,6 +52,26 @@ def claim_default_out_dir(started: datetime, parent: Path = Path("runs")) -> Pat
     raise FileExistsError(f"no free folder name {base}-N in {parent}")
 
 
+def _render_fit(console: Console, result: TournamentResult) -> None:
+    """The Elo model's goodness of fit: per pair observed vs fitted, and one verdict line."""
+    fit = result.fit or {}
+    if not fit.get("pairs"):
+        return
+    table = Table(title="Elo fit: observed vs fitted rate per pair (row strategy's rate)",
+                  box=box.SIMPLE_HEAD, title_justify="left")
+    for name in ("pair", "games", "observed", "fitted", "Pearson residual"):
+        table.add_column(name, justify="left" if name == "pair" else "right")
+    for p in fit["pairs"]:
+        resid = p["pearson_residual"]
+        table.add_row(escape(f"{p['a']} vs {p['b']}"), f"{p['games']:,}",
+                      f"{p['observed_rate_a']:.2%}", f"{p['fitted_rate_a']:.2%}",
+                      f"{resid:+.2f}" if resid is not None else "-")
+    console.print(table)
+    style = "bold red" if fit.get("poor_fit") else ""
+    line = fit_verdict(fit)
+    console.print(f"[{style}]{line}[/{style}]" if style else line, highlight=False)
+
+
 def render(console: Console, result: TournamentResult, *, setup_seconds: float,
            out_dir: Path | None) -> None:
     n_pairs = len(result.strategies) * (len(result.strategies) - 1) // 2
@@ -70,8 +90,8 @@ def render(console: Console, result: TournamentResult, *, setup_seconds: float,
     )
 
     matrix = Table(
-        title=f"Row's win rate against column (draws = half), 95% Wilson interval, ties; "
-              f"n = {result.games_per_pair:,} per cell",
+        title=f"Row's win rate against column (draws = half), 95% interval (the deal is the "
+              f"unit), ties; n = {result.games_per_pair:,} per cell",
         box=box.SIMPLE_HEAD, title_justify="left", show_lines=True,
     )
     matrix.add_column("row vs column", style="bold")
@@ -88,12 +108,19 @@ def render(console: Console, result: TournamentResult, *, setup_seconds: float,
             style = "green" if c["ci_low"] > 0.5 else "red" if c["ci_high"] < 0.5 else ""
             text = (f"{c['rate_a']:.1%}\n{c['ci_low']:.1%}-{c['ci_high']:.1%}\n"
                     f"ties {c['draw_rate']:.1%}")
+            deff = c.get("design_effect")
+            if deff is not None and deff == deff and abs(deff - 1) > 0.05:
+                text += f"\ndeff {deff:.2f}"  # the deal's games are correlated
             row.append(f"[{style}]{text}[/{style}]" if style else text)
         matrix.add_row(*row)
     console.print(matrix)
 
+    fit = result.fit or {}
+    scale = fit.get("se_scale") or 1.0
+    widened = f", widened x{scale:.2f} for misfit" if scale > 1 else ""
     elo = Table(
-        title="Elo (Bradley-Terry maximum likelihood, mean 1500; 95% parametric interval)",
+        title="Elo (Bradley-Terry maximum likelihood, mean 1500; 95% parametric interval"
+              f"{widened})",
         box=box.SIMPLE_HEAD, title_justify="left",
     )
     for name, justify in (("rank", "right"), ("strategy", "left"), ("Elo", "right"),
@@ -104,6 +131,7 @@ def render(console: Console, result: TournamentResult, *, setup_seconds: float,
                     f"{r['ci_low']:.0f} .. {r['ci_high']:.0f}", f"{r['score']:.1%}",
                     f"{r['games']:,}")
     console.print(elo)
+    _render_fit(console, result)
     if out_dir is not None:
         console.print(f"written: {escape(str(out_dir))}/ (matrix, elo: .parquet and .csv; "
                       "tournament.json)",

@@ -20,7 +20,7 @@ from .errors import DataError
 from .gamestate import GameState
 from .record import GameRecord, game_record, games_frame, log_frames
 from .rules import Rules, load_rules
-from .strategy import PythonSeat, Strategy, resolve_pair, seat_policies
+from .strategy import PythonSeat, Strategy, resolve_pair, resolve_strategy, seat_policies
 
 StrategySpec = str | Strategy
 MAX_TRACE_ROWS = 50_000
@@ -212,17 +212,27 @@ def play_games(
     rules: str | Rules = "default",
     paired: bool = True,
     logs: bool = True,
+    pairing: str = "auto",
 ) -> BatchResult:
-    """Play n seeded games inside compiled code (seat-swapped pairs by default)."""
+    """Play n seeded games inside compiled code: the games `targi-sim run` plays.
+
+    `pairing` (targi_sim.pairing): "auto" plays seat-swapped pairs unless both
+    seats play the same deterministic strategy, which plays one game per deal;
+    "seat_swapped" or "one_per_deal" force one. paired=False means one_per_deal.
+    """
+    from .pairing import pair_ids, plan, resolve_pairing
+
     if n_games < 1:
         raise ValueError("n_games must be at least 1")
-    match = prepare_match(strategies, deck, rules)
+    resolved = [resolve_strategy(s) for s in strategies]
+    match = prepare_match(resolved, deck, rules)
     names = match.strategies
-    seeds, first, ids = game_plan(n_games, seed, paired)
+    layout = resolve_pairing(pairing if paired else "one_per_deal", resolved)
+    seeds, first, ids = plan(n_games, seed, layout)
     G, frames = match.play(seeds, first, ids, logs=logs)
     games = games_frame(G).with_columns(
-        pl.Series("seed", seeds), pl.lit(names[0]).alias("p0_strategy"),
-        pl.lit(names[1]).alias("p1_strategy"),
+        pl.Series("seed", seeds), pl.Series("pair_id", pair_ids(ids, layout)),
+        pl.lit(names[0]).alias("p0_strategy"), pl.lit(names[1]).alias("p1_strategy"),
     )
     tables = {}
     if frames:

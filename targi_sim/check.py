@@ -1,7 +1,12 @@
-"""Run baseline expectations: paired games in parallel batches until the SPRT decides.
+"""Run baseline expectations: games in parallel batches until the SPRT decides.
+
+Units: an expectation's games are laid out as a run's would be (targi_sim.pairing):
+seat-swapped pairs, the pentanomial unit, unless both seats play the same
+deterministic strategy -- a mirror whose pair would be one game twice -- which
+plays one game per deal, each game a trinomial unit.
 
 Why batches: the test looks at the data after every batch of `batch_games`
-games (whole seat-swapped pairs). Batch b is always games b*B .. b*B+B-1 of
+games (whole units). Batch b is always games b*B .. b*B+B-1 of
 the expectation's run seed, a pure function of (seed, b), and the looks
 happen in batch order whatever order the workers finish in. Workers play
 the next `jobs` batches ahead; results beyond the deciding batch are
@@ -26,9 +31,10 @@ from .baseline import Expectation, Measured, derived_seed
 from .deck import load_deck
 from .engine.records import G_FIRST, G_WINNER
 from .errors import DataError, UsageError
+from .pairing import DESCRIPTIONS, auto_pairing, games_per_deal, plan
 from .rules import load_rules
-from .sprt import FAIL, PASS, TwoSidedSprt, pair_counts, pair_variance, rate
-from .stats import wilson_interval
+from .sprt import FAIL, PASS, TwoSidedSprt, rate, unit_counts, unit_scores
+from .stats import Z95, ClusteredRate, ClusterSums, rate_of
 from .strategy import resolve_strategy
 
 Progress = Callable[[int], None]
@@ -42,11 +48,12 @@ class CheckResult:
     expectation: Expectation
     verdict: str  # PASS or FAIL
     test: TwoSidedSprt
-    counts: np.ndarray  # pair counts by category (sprt.SCORES)
+    counts: np.ndarray  # unit counts by category (sprt.unit_scores(len(counts)))
     games: int
     capped: bool  # the fixed-sample verdict at the cap decided
     seconds: float = 0.0
     ci: tuple[float, float] = field(default=(math.nan, math.nan))
+    unit: str = ""  # how the games share deals (targi_sim.pairing.DESCRIPTIONS)
 
     @property
     def rate(self) -> float:
@@ -56,12 +63,29 @@ class CheckResult:
     def passed(self) -> bool:
         return self.verdict == PASS
 
+    @property
+    def design_effect(self) -> float:
+        """The variance of the units over that of independent games (NaN if unknown)."""
+        return unit_rate(self.counts).deff
+
 
 def _wrap(e: Expectation, key: str, value: str, exc: UsageError) -> DataError:
     return DataError(e.path, e.where, key, value, exc.valid, f"is not a known {exc.kind}")
 
 
-def prepare(e: Expectation) -> Match:
+@dataclass(frozen=True, eq=False)
+class Prepared:
+    """An expectation's loaded match and the layout of its games (targi_sim.pairing)."""
+
+    match: Match
+    pairing: str
+
+    @property
+    def unit(self) -> str:
+        return DESCRIPTIONS[self.pairing]
+
+
+def prepare(e: Expectation) -> Prepared:
     """Load and validate the expectation's strategies, deck and rules.
 
     Unknown names become DataErrors naming the baseline file, the expectation
@@ -75,42 +99,44 @@ def prepare(e: Expectation) -> Match:
             loaded[key] = load(value)
         except UsageError as exc:
             raise _wrap(e, key, value, exc) from None
-    return prepare_match((loaded["strategy"], loaded["opponent"]), loaded["deck"],
-                         loaded["rules"])
+    seats = (loaded["strategy"], loaded["opponent"])
+    match = prepare_match(seats, loaded["deck"], loaded["rules"])
+    return Prepared(match, auto_pairing(seats))
 
 
-def batch_counts(match: Match, kind: str, seed: int, start: int, n: int) -> np.ndarray:
-    """Pair counts of games start..start+n-1 (whole pairs) of run `seed`.
+def batch_counts(match: Match, kind: str, seed: int, start: int, n: int,
+                 pairing: str = "seat_swapped") -> np.ndarray:
+    """Unit counts of games start..start+n-1 (whole units) of run `seed`: pentanomial
+    for seat-swapped pairs, trinomial when every game has its own deal.
 
     The tracked side is seat 0's strategy for "win_rate" and the round-1 first
     player for "first_player_rate"; draws count half. A pure function of its
     arguments (the strategy rows are copied: nothing cached carries over).
     """
-    seeds, first, ids = game_plan(n, seed, paired=True, start=start)
+    seeds, first, ids = plan(n, seed, pairing, start=start)
     G, _ = match.play(seeds, first, ids, logs=False)
     winner = G[:, G_WINNER]
     tracked = 0 if kind == "win_rate" else G[:, G_FIRST]
     points = (winner == tracked) + 0.5 * (winner == -1)
-    return pair_counts(points)
+    return unit_counts(points, games_per_deal(pairing))
 
 
-def rate_interval(counts: np.ndarray, z: float = 1.959963984540054) -> tuple[float, float]:
-    """95% interval of the rate: Wilson's, on the games' effective number.
-
-    The two games of a pair are correlated, so their information is that of
-    games / design_effect independent games, with design effect = the pair
-    variance over what independent games would give (floored at 0.25, 1 when
-    every game went one way).
-    """
+def unit_rate(counts: np.ndarray, z: float = Z95) -> ClusteredRate:
+    """The rate of unit counts with the unit (pair, or game) as the cluster:
+    targi_sim.stats' clustered rate of the units' points (interval: Wilson on games /
+    design effect)."""
     c = np.asarray(counts, dtype=float)
-    pairs = c.sum()
-    if pairs == 0:
-        return 0.0, 1.0
-    p = rate(c)
-    independent = p * (1.0 - p) / 2.0
-    effect = max(0.25, pair_variance(c) / independent) if independent > 0 else 1.0
-    n_eff = 2.0 * pairs / effect
-    return wilson_interval(p * n_eff, n_eff, z)  # type: ignore[arg-type]
+    m = (len(c) - 1) // 2  # games per unit
+    points = unit_scores(len(c)) * m  # a unit's points in each category
+    k = c.sum()
+    sums = ClusterSums(k, float(c @ points), k * m, float(c @ points**2),
+                       float(c @ points) * m, k * m * m)
+    return rate_of(sums, z)
+
+
+def rate_interval(counts: np.ndarray, z: float = Z95) -> tuple[float, float]:
+    """95% interval of the rate of unit counts (see `unit_rate`)."""
+    return unit_rate(counts, z).interval
 
 
 @contextmanager
@@ -124,20 +150,25 @@ def worker_pool(jobs: int) -> Iterator[object]:
         yield parallel
 
 
-def _batches(match: Match, e: Expectation, seed: int, starts: list[int],
+def _batches(prepared: Prepared, e: Expectation, seed: int, starts: list[int],
              parallel) -> list[np.ndarray]:
     from joblib import delayed
 
-    return parallel(delayed(batch_counts)(match, e.kind, seed, s, e.batch_games)
-                    for s in starts)
+    m = prepared.match
+    return parallel(delayed(batch_counts)(m, e.kind, seed, s, e.batch_games,
+                                          prepared.pairing) for s in starts)
 
 
-def run_expectation(e: Expectation, parallel, jobs: int, *, match: Match | None = None,
+def _empty_counts(prepared: Prepared) -> np.ndarray:
+    return np.zeros(2 * games_per_deal(prepared.pairing) + 1, dtype=np.int64)
+
+
+def run_expectation(e: Expectation, parallel, jobs: int, *, match: Prepared | None = None,
                     progress: Progress | None = None) -> CheckResult:
-    """Play batches of pairs until the two-sided SPRT decides or the cap is reached."""
+    """Play batches of units until the two-sided SPRT decides or the cap is reached."""
     match = match or prepare(e)
     test = TwoSidedSprt(e.rate, e.tolerance, e.alpha, e.beta)
-    counts = np.zeros(5, dtype=np.int64)
+    counts = _empty_counts(match)
     games = 0
     verdict = test.verdict
     t0 = time.perf_counter()
@@ -156,10 +187,10 @@ def run_expectation(e: Expectation, parallel, jobs: int, *, match: Match | None 
     if capped:
         verdict = test.finish()
     return CheckResult(e, verdict, test, counts, games, capped,
-                       time.perf_counter() - t0, rate_interval(counts))
+                       time.perf_counter() - t0, rate_interval(counts), match.unit)
 
 
-def measure(e: Expectation, games: int, parallel, *, match: Match | None = None,
+def measure(e: Expectation, games: int, parallel, *, match: Prepared | None = None,
             progress: Progress | None = None) -> Measured:
     """Re-measure the expectation's rate on `games` games (rounded up to whole batches).
 
@@ -169,7 +200,7 @@ def measure(e: Expectation, games: int, parallel, *, match: Match | None = None,
     match = match or prepare(e)
     n = max(1, math.ceil(games / e.batch_games)) * e.batch_games
     seed = derived_seed(e.seed, e.name, "update")
-    counts = np.zeros(5, dtype=np.int64)
+    counts = _empty_counts(match)
     starts = list(range(0, n, e.batch_games))
     step = 16  # batches per call, so progress can be shown
     for k in range(0, len(starts), step):
@@ -181,5 +212,11 @@ def measure(e: Expectation, games: int, parallel, *, match: Match | None = None,
     return Measured(rate=rate(counts), ci_low=lo, ci_high=hi, games=n)
 
 
-__all__ = ["CheckResult", "DEFAULT_UPDATE_GAMES", "batch_counts", "measure", "prepare",
-           "rate_interval", "run_expectation", "worker_pool"]
+def warm_up(prepared: Prepared) -> None:
+    """Load (or, the first time, compile) the engine in this process: one game."""
+    prepared.match.play(*game_plan(2, 0), logs=False)
+
+
+__all__ = ["CheckResult", "DEFAULT_UPDATE_GAMES", "Prepared", "batch_counts", "measure",
+           "prepare", "rate_interval", "run_expectation", "unit_rate", "warm_up",
+           "worker_pool"]

@@ -21,9 +21,10 @@ from pathlib import Path
 
 import polars as pl
 
-from .api import game_plan, play_game
+from .api import play_game
 from .deck import load_deck
 from .errors import DataError, InputError, UsageError
+from .pairing import config_pairing, plan
 from .record import GameRecord
 from .rules import load_rules
 from .runner.markers import ChunkMismatch, ChunkPlan, check_chunk
@@ -66,8 +67,31 @@ def game_ref(run: str | Path, game_id: int) -> GameRef:
     if not RunDir(Path(run)).marker_path(chunk).exists():
         raise InputError(f"game {game_id} of {run} was not played yet (its chunk {chunk} is "
                          "incomplete; rerun the run's command to finish it)")
-    seeds, first, _ = game_plan(1, cfg["seed"], cfg["paired"], start=game_id)
-    return GameRef(Path(run), game_id, int(seeds[0]), int(first[0]), chunk)
+    seed, first = _logged_seed(Path(run), manifest, chunk, game_id)
+    if seed is None:  # no games row to read: recompute from the run's layout
+        seeds, firsts, _ = plan(1, cfg["seed"], config_pairing(cfg), start=game_id)
+        seed, first = int(seeds[0]), int(firsts[0])
+    return GameRef(Path(run), game_id, seed, first, chunk)
+
+
+def _logged_seed(run: Path, manifest: dict, chunk: int,
+                 game_id: int) -> tuple[int | None, int]:
+    """The seed and first player the run logged for a game (None if it has no row).
+
+    Read rather than recomputed, so a run directory replays whatever layout of
+    deals (targi_sim.pairing) the version that wrote it used; only from a chunk whose
+    files match its marker (else None: `logged_rows` reports the mismatch)."""
+    rd = RunDir(run)
+    try:
+        check_chunk(rd, _plan(manifest), chunk)
+        with open(rd.table_path("games", chunk), "rb") as f:  # no character is a pattern
+            games = pl.read_parquet(f, columns=["game_id", "seed", "first_player"])
+    except (ChunkMismatch, OSError, pl.exceptions.PolarsError):
+        return None, 0
+    row = games.filter(pl.col("game_id") == game_id)
+    if row.height != 1:
+        return None, 0
+    return int(row["seed"][0]), int(row["first_player"][0])
 
 
 def _stored(folder: Path, text: str, stem: str) -> Path:

@@ -1,27 +1,33 @@
-"""Sequential probability ratio tests on seat-swapped game pairs (the pentanomial model).
+"""Sequential probability ratio tests on independent units of games (pentanomial pairs,
+or trinomial single games).
 
-Why pairs: the two games of a pair share a deal and swap the first player, so
-their results are correlated. Treating them as independent games would get
-the variance -- and so the error rates -- wrong. Instead each *pair* is one
-observation with five possible scores for the tracked side, 0, 1/4, 1/2, 3/4
-or 1 (its points in the two games over 2, draws counting half), and the rate
-under test is the mean of that five-category ("pentanomial") distribution.
+Why units: the two games of a seat-swapped pair share a deal and swap the first
+player, so their results are correlated. Treating them as independent games
+would get the variance -- and so the error rates -- wrong. Instead each *pair*
+is one observation with five possible scores for the tracked side, 0, 1/4, 1/2,
+3/4 or 1 (its points in the two games over 2, draws counting half), and the
+rate under test is the mean of that five-category ("pentanomial") distribution.
 This is how the chess-engine testing farms (fishtest, OpenBench) test patches.
+When a deal is played once (a mirror of deterministic strategies, whose
+seat-swapped pair would be one game twice; targi_sim.pairing) the game is the
+unit, with three scores 0, 1/2, 1 ("trinomial"). Everything below works for any
+number of categories K = 2m + 1 (units of m games): the scores are
+0, 1/(K-1), ..., 1, read off the length of the counts.
 
 The test statistic is the generalized SPRT of M. Van den Bergh ("GSPRT",
-used by fishtest): under each hypothesis "mean = s" the unknown pentanomial
-distribution is replaced by its maximum-likelihood estimate among all
+used by fishtest): under each hypothesis "mean = s" the unknown distribution of
+a unit's score is replaced by its maximum-likelihood estimate among all
 distributions with mean s, and
 
     LLR = N * sum_i f_i * log(p1_i / p0_i)
 
-with N pairs, f the observed frequencies and p0, p1 the two constrained
+with N units, f the observed frequencies and p0, p1 the two constrained
 MLEs. The constrained MLE has the closed form p_i = f_i / (1 + lam (a_i - s))
 with lam the root of sum_i f_i (a_i - s) / (1 + lam (a_i - s)) = 0, which
 is strictly decreasing in lam, so bisection finds it (vectorized, so the
 simulations in tests are fast). `llr_normal` is the usual normal
 approximation N (s1 - s0) (2 m - s0 - s1) / (2 v) (m, v: sample mean and
-variance of the pair scores), kept as a cross-check.
+variance of the unit scores), kept as a cross-check.
 
 Two-sidedness (see docs/check.md): a rate "moved by the tolerance d" in
 either direction. Two one-sided SPRTs run side by side (Sobel and Wald):
@@ -46,6 +52,7 @@ import numpy as np
 
 SCORES = np.array([0.0, 0.25, 0.5, 0.75, 1.0])  # a pair's mean score, by category
 N_CATEGORIES = len(SCORES)
+TRINOMIAL = np.array([0.0, 0.5, 1.0])  # one game's score: loss, draw, win
 REGULARIZE = 1e-3  # stands in for an empty category, as fishtest does
 _BISECT_STEPS = 80
 
@@ -53,35 +60,55 @@ PASS, FAIL, OPEN = "pass", "fail", "open"
 H0, H1 = "H0", "H1"
 
 
-def pair_counts(points: np.ndarray) -> np.ndarray:
-    """Counts of the 5 pair categories from one side's per-game points (0, 0.5, 1).
+def unit_scores(categories: int) -> np.ndarray:
+    """The scores of a unit of (categories - 1) / 2 games: 0, 1/(K-1), ..., 1."""
+    if categories < 3 or categories % 2 == 0:
+        raise ValueError(f"a unit of whole games has an odd number >= 3 of categories, "
+                         f"got {categories}")
+    return np.linspace(0.0, 1.0, categories)
 
-    `points` has an even length; games 2j and 2j+1 form pair j.
+
+def _scores_of(counts: np.ndarray) -> np.ndarray:
+    return unit_scores(np.shape(counts)[-1])
+
+
+def unit_counts(points: np.ndarray, games_per_unit: int) -> np.ndarray:
+    """Counts of the 2m + 1 unit categories from one side's per-game points (0, 0.5, 1).
+
+    Consecutive runs of `games_per_unit` (m) games form a unit: m = 2 for
+    seat-swapped pairs (games 2j and 2j+1), m = 1 when every game has its own deal.
     """
     pts = np.asarray(points, dtype=float)
-    if pts.ndim != 1 or len(pts) % 2:
-        raise ValueError("points must be a 1-D array of whole pairs (even length)")
-    cat = np.rint(2.0 * (pts[0::2] + pts[1::2])).astype(np.int64)  # 0..4
-    if cat.size and (cat.min() < 0 or cat.max() > 4):
+    m = int(games_per_unit)
+    if pts.ndim != 1 or m < 1 or len(pts) % m:
+        raise ValueError(f"points must be a 1-D array of whole units of {m} game(s)")
+    cat = np.rint(2.0 * pts.reshape(-1, m).sum(axis=1)).astype(np.int64)  # 0..2m
+    if cat.size and (cat.min() < 0 or cat.max() > 2 * m):
         raise ValueError("points must be 0, 0.5 or 1 per game")
-    return np.bincount(cat, minlength=N_CATEGORIES).astype(np.int64)
+    return np.bincount(cat, minlength=2 * m + 1).astype(np.int64)
+
+
+def pair_counts(points: np.ndarray) -> np.ndarray:
+    """Counts of the 5 pair categories (games 2j and 2j+1 form pair j)."""
+    return unit_counts(points, 2)
 
 
 def rate(counts: np.ndarray) -> float:
-    """The tracked side's rate (points per game) of pair counts; nan without pairs."""
+    """The tracked side's rate (points per game) of unit counts; nan without units."""
     c = np.asarray(counts, dtype=float)
     n = c.sum()
-    return float(c @ SCORES / n) if n > 0 else math.nan
+    return float(c @ _scores_of(c) / n) if n > 0 else math.nan
 
 
-def pair_variance(counts: np.ndarray) -> float:
-    """Variance of one pair's mean score (population form); nan without pairs."""
+def unit_variance(counts: np.ndarray) -> float:
+    """Variance of one unit's mean score (population form); nan without units."""
     c = np.asarray(counts, dtype=float)
     n = c.sum()
     if n <= 0:
         return math.nan
-    m = c @ SCORES / n
-    return float(c @ (SCORES - m) ** 2 / n)
+    scores = _scores_of(c)
+    m = c @ scores / n
+    return float(c @ (scores - m) ** 2 / n)
 
 
 def regularize(counts: np.ndarray) -> np.ndarray:
@@ -91,14 +118,15 @@ def regularize(counts: np.ndarray) -> np.ndarray:
 
 
 def mle_with_mean(freq: np.ndarray, s: float | np.ndarray,
-                  scores: np.ndarray = SCORES) -> np.ndarray:
+                  scores: np.ndarray | None = None) -> np.ndarray:
     """The distribution with mean `s` that maximizes the likelihood of frequencies `freq`.
 
     `freq` has shape (..., K) with positive rows summing to 1; `s` is a scalar
     or broadcasts against the leading dimensions and must lie strictly between
-    the smallest and largest score.
+    the smallest and largest score. `scores` default: `unit_scores(K)`.
     """
     f = np.asarray(freq, dtype=float)
+    scores = _scores_of(f) if scores is None else np.asarray(scores, dtype=float)
     s_arr = np.broadcast_to(np.asarray(s, dtype=float), f.shape[:-1])[..., None]
     d = scores - s_arr  # (..., K)
     lo_s, hi_s = scores.min(), scores.max()
@@ -118,10 +146,10 @@ def mle_with_mean(freq: np.ndarray, s: float | np.ndarray,
 
 
 def llr(counts: np.ndarray, s0: float, s1: float) -> np.ndarray | float:
-    """GSPRT log-likelihood ratio of "mean = s1" over "mean = s0" for pair counts.
+    """GSPRT log-likelihood ratio of "mean = s1" over "mean = s0" for unit counts.
 
-    Vectorized over leading dimensions of `counts` (..., 5). Zero when there
-    are no pairs.
+    Vectorized over leading dimensions of `counts` (..., K); the scores are
+    `unit_scores(K)`. Zero when there are no units.
     """
     c = regularize(counts)
     n = np.asarray(counts, dtype=float).sum(axis=-1)
@@ -137,7 +165,7 @@ def llr_normal(counts: np.ndarray, s0: float, s1: float) -> float:
     c = regularize(counts)
     n = float(np.asarray(counts, dtype=float).sum())
     m = rate(c)
-    v = pair_variance(c)
+    v = unit_variance(c)
     return n * (s1 - s0) * (2.0 * m - s0 - s1) / (2.0 * v)
 
 
@@ -164,7 +192,7 @@ class Side:
 class TwoSidedSprt:
     """Sobel-Wald two-sided test of "the rate is still p0" (see the module docstring).
 
-    Feed cumulative pair counts with `update` after every batch; `verdict`
+    Feed cumulative unit counts with `update` after every batch; `verdict`
     becomes PASS or FAIL once decided. `finish` applies the fixed-sample
     verdict at the game cap.
     """
@@ -221,11 +249,11 @@ class TwoSidedSprt:
 
 def fixed_sample_pairs(sigma: float, delta: float, alpha: float = 0.05,
                        beta: float = 0.05, sides: int = 2) -> int:
-    """Pairs a fixed-sample z-test needs for the same error rates as the SPRT.
+    """Units a fixed-sample z-test needs for the same error rates as the SPRT.
 
     Reject "rate = p0" when the mean is more than z_{1-alpha/sides} standard
     errors away; power 1 - beta at a move of `delta`. `sigma` is the standard
-    deviation of one pair's mean score.
+    deviation of one unit's mean score (a pair's, or a game's).
     """
     z = NormalDist().inv_cdf
     n = ((z(1.0 - alpha / sides) + z(1.0 - beta)) * sigma / delta) ** 2
@@ -234,23 +262,26 @@ def fixed_sample_pairs(sigma: float, delta: float, alpha: float = 0.05,
 
 def simulate_sample_numbers(pdf: np.ndarray, p0: float, delta: float, *, batch_pairs: int,
                             max_pairs: int, runs: int, alpha: float = 0.05, beta: float = 0.05,
-                            seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """Simulate the two-sided test on pentanomial pairs drawn from `pdf` (numpy only).
+                            seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Simulate the two-sided test on units drawn from `pdf` (K categories; numpy only).
 
-    Returns (pairs used, failed) per run. The test looks after every batch of
-    `batch_pairs` pairs, exactly as `targi_sim.check` does with real games.
+    Returns (units used, failed, decided at the cap) per run. The test looks after
+    every batch of `batch_pairs` units (pairs, or games for a trinomial `pdf`),
+    exactly as `targi_sim.check` does with real games, and applies the
+    fixed-sample verdict after `max_pairs` units.
     """
     rng = np.random.default_rng(seed)
     looks = math.ceil(max_pairs / batch_pairs)
     sizes = np.minimum(batch_pairs, max_pairs - batch_pairs * np.arange(looks))
     draws = np.stack([rng.multinomial(n, pdf, size=runs) for n in sizes], axis=1)
-    cum = np.cumsum(draws, axis=1)  # (runs, looks, 5)
-    pairs = np.cumsum(sizes)
+    cum = np.cumsum(draws, axis=1)  # (runs, looks, K)
+    units = np.cumsum(sizes)
     template = TwoSidedSprt(p0, delta, alpha, beta)
     # the LLR of every side at every look, vectorized; then the stopping rule per run
     side_llr = [llr(cum, p0, s.p1) for s in template.sides]  # each (runs, looks)
     used = np.empty(runs, dtype=np.int64)
     failed = np.empty(runs, dtype=bool)
+    capped = np.empty(runs, dtype=bool)
     for r in range(runs):
         test = TwoSidedSprt(p0, delta, alpha, beta)
         verdict = OPEN
@@ -259,15 +290,17 @@ def simulate_sample_numbers(pdf: np.ndarray, p0: float, delta: float, *, batch_p
             verdict = test.observe([values[r, k] for values in side_llr])
             if verdict != OPEN:
                 break
+        capped[r] = verdict == OPEN
         if verdict == OPEN:
             verdict = test.finish()
-        used[r] = pairs[k]
+        used[r] = units[k]
         failed[r] = verdict == FAIL
-    return used, failed
+    return used, failed, capped
 
 
 __all__ = [
-    "FAIL", "H0", "H1", "OPEN", "PASS", "SCORES", "Side", "TwoSidedSprt", "bounds",
-    "fixed_sample_pairs", "llr", "llr_normal", "mle_with_mean", "pair_counts",
-    "pair_variance", "rate", "regularize", "simulate_sample_numbers",
+    "FAIL", "H0", "H1", "OPEN", "PASS", "SCORES", "Side", "TRINOMIAL", "TwoSidedSprt",
+    "bounds", "fixed_sample_pairs", "llr", "llr_normal", "mle_with_mean", "pair_counts",
+    "rate", "regularize", "simulate_sample_numbers", "unit_counts", "unit_scores",
+    "unit_variance",
 ]

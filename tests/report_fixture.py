@@ -172,13 +172,16 @@ def _sha(text: str) -> str:
 
 
 def seal(folder: Path, strategies: tuple[str, str] = ("A", "B"),
-         status: str = "complete", games: int = 4) -> None:
+         status: str = "complete", games: int = 4, chunk_size: int = 4,
+         pairing: str | None = None) -> None:
     """Write a manifest that passes runner/manifest.py and one completion marker per
-    chunk of `games` games (4 per chunk) vouching for the part files as they are now."""
+    chunk of `games` games (`chunk_size` per chunk) vouching for the part files as they
+    are now. `pairing` (targi_sim.pairing) replaces the older `paired: true`."""
     deck = "# the fixture's deck: not loadable, so the report uses its fallback rates\n"
     rules = "# the fixture's rules\n"
+    layout = {"pairing": pairing} if pairing else {"paired": True}
     config = {
-        "games": games, "seed": 0, "paired": True, "chunk_size": 4,
+        "games": games, "seed": 0, **layout, "chunk_size": chunk_size,
         "strategies": [{"seat": k, "name": name, "sha256": _sha(name)}
                        for k, name in enumerate(strategies)],
         "deck": {"name": "fixture", "sha256": _sha(deck)},
@@ -186,10 +189,11 @@ def seal(folder: Path, strategies: tuple[str, str] = ("A", "B"),
         "engine": "fixture",
     }
     rd = RunDir(folder)
-    chunks = -(-games // 4)
+    chunks = -(-games // chunk_size)
     rows = dict.fromkeys(TABLES, 0)
     for k in range(chunks):
-        marker = {"chunk": k, "first_game": 4 * k, "games": min(4, games - 4 * k),
+        marker = {"chunk": k, "first_game": chunk_size * k,
+                  "games": min(chunk_size, games - chunk_size * k),
                   "config_hash": config_digest(config), "rows": {}, "bytes": {}, "sha256": {}}
         for table in TABLES:
             part = rd.table_path(table, k)

@@ -145,6 +145,26 @@ def test_rate_interval_accounts_for_correlated_pairs():
     assert lo1 < 0.5 < hi1 and lo2 < 0.5 < hi2
     assert (hi2 - lo2) == pytest.approx((hi1 - lo1) * np.sqrt(2), rel=0.02)
     assert rate_interval(np.array([0, 0, 0, 0, 40]))[1] == pytest.approx(1.0)
+    # a pair whose two games always agree carries one game's information: 100 such
+    # pairs give the interval of 100 single games
+    assert rate_interval(np.array([40, 0, 0, 0, 60])) == pytest.approx(
+        rate_interval(np.array([40, 0, 60])))
+
+
+def test_a_deterministic_mirror_checks_one_game_per_deal():
+    """The first-player expectations of the balanced and greedy mirrors play each deal
+    once (trinomial units); strategy-vs-strategy ones keep seat-swapped pairs."""
+    from targi_sim.check import batch_counts, prepare
+
+    mirror = prepare(shipped("first-player edge, mirror balanced"))
+    versus = prepare(shipped("balanced beats greedy"))
+    assert (mirror.pairing, versus.pairing) == ("one_per_deal", "seat_swapped")
+    m = mirror.match
+    counts = batch_counts(m.D, m.R, m.SP, "first_player_rate", 7, 0, 200, mirror.pairing)
+    assert len(counts) == 3 and counts.sum() == 200
+    result = run(replace(shipped("first-player edge, mirror balanced"), max_games=2000))
+    assert len(result.counts) == 3 and result.counts.sum() == result.games
+    assert result.unit.startswith("one game per deal")
 
 
 # ------------------------------------------------------------------ the CLI

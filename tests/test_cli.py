@@ -48,6 +48,37 @@ def test_run_prints_summary():
         assert needle in out, needle
 
 
+def test_summary_intervals_treat_the_pair_as_the_unit():
+    """The issue: the run summary printed the first player's interval as if the two
+    games of a seat-swapped pair were independent (40.61-41.98% where the pair-clustered
+    interval is 40.33-42.26%). It now prints the clustered interval and design effect,
+    and names the pairing in its header."""
+    import re
+
+    import polars as pl
+
+    from targi_sim.stats import clustered_rate, wilson_interval
+
+    result = invoke("run", "-n", "3000", "--pairing", "seat_swapped", "--quiet", "--out", "r",
+                    "--chunk-size", "999", "--jobs", "1")  # pairs straddle chunks
+    assert result.exit_code == 0, result.output
+    out = result.output
+    assert "seat-swapped pairs" in out.splitlines()[0]
+    line = next(x for x in out.splitlines() if x.strip().startswith("round-1 first player"))
+    lo, hi, deff = re.search(r"([\d.]+)% \.\. ([\d.]+)%\s+([\d.]+)", line).groups()
+    g = pl.read_parquet("r/games/*.parquet")
+    pts = ((g["winner"] == g["first_player"]) + 0.5 * (g["winner"] == -1)).cast(pl.Float64)
+    per_pair = g.with_columns(pts.alias("p")).group_by("pair_id").agg(
+        pl.col("p").sum(), pl.len().cast(pl.Float64).alias("n"))
+    r = clustered_rate(per_pair["p"].to_numpy(), per_pair["n"].to_numpy())
+    assert (float(lo), float(hi)) == pytest.approx((100 * r.lo, 100 * r.hi), abs=0.006)
+    assert float(deff) == pytest.approx(r.deff, abs=0.006) and r.deff > 1.8
+    naive = wilson_interval(float(pts.sum()), g.height)
+    assert (r.hi - r.lo) / (naive[1] - naive[0]) > 1.3  # about sqrt(2) wider
+    mirror = invoke("run", "-n", "100", "--quiet", "--out", "m")
+    assert "one game per deal" in mirror.output.splitlines()[0]
+
+
 def test_run_is_deterministic_for_a_seed():
     a = invoke("run", "-n", "60", "--seed", "5", "--quiet", "--out", "a")
     b = invoke("run", "-n", "60", "--seed", "5", "--quiet", "--out", "b")

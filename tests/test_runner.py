@@ -135,7 +135,8 @@ def test_manifest_describes_the_run(tmp_path):
     assert m["tool"] == "targi-sim" and m["version"]
     assert m["status"] == "complete" and m["chunks"] == 5
     assert m["config"]["games"] == 30 and m["config"]["seed"] == 11
-    assert m["config"]["chunk_size"] == 7 and m["config"]["paired"] is True
+    assert m["config"]["chunk_size"] == 7
+    assert m["config"]["pairing"] == "seat_swapped"  # balanced vs random: pairs can differ
     base = (ROOT / "data" / "decks" / "base.toml").read_text(encoding="utf-8")
     assert m["deck"]["content"] == base and len(m["deck"]["sha256"]) == 64
     assert m["rules"]["content"] and m["rules"]["name"] == "default"
@@ -152,11 +153,14 @@ def test_manifest_describes_the_run(tmp_path):
 
 def test_unpaired_runs(tmp_path):
     out = tmp_path / "run"
+    """--unpaired: one game per deal, the round-1 first player alternating."""
     run_to(out, games=6, chunk=6, paired=False, p0="random")
     games = read(out, "games")
     assert games["pair_id"].to_list() == list(range(6))
-    assert games["first_player"].to_list() == [0] * 6
+    assert games["first_player"].to_list() == [0, 1] * 3
     assert games["seed"].n_unique() == 6
+    assert json.loads((out / "manifest.json").read_text())["config"]["pairing"] == \
+        "one_per_deal"
 
 
 def test_every_column_is_documented():

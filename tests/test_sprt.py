@@ -16,10 +16,12 @@ from targi_sim import sprt
 from targi_sim.baseline import default_cap
 from targi_sim.sprt import FAIL, H0, H1, OPEN, PASS, TwoSidedSprt
 
-# pentanomial frequencies measured with the real engine (40,000 games = 20,000 pairs):
-# balanced's points in a pair against greedy, and the first player's in the balanced mirror
+# frequencies measured with the real engine: balanced's points in a seat-swapped pair
+# against greedy (40,000 games = 20,000 pairs, pentanomial), and the first player's in
+# the balanced mirror, which plays one game per deal (trinomial: loss, draw, win; the
+# same deals' seat-swapped pairs were 0-or-1 pairs, [5836, 0, 121, 0, 4043] / 10,000)
 PDF_BALANCED_VS_GREEDY = np.array([3299, 32, 8704, 35, 7930]) / 20_000
-PDF_FIRST_PLAYER_MIRROR = np.array([5836, 0, 121, 0, 4043]) / 10_000
+PDF_FIRST_PLAYER_MIRROR = np.array([5836, 121, 4043]) / 10_000
 
 
 # ------------------------------------------------------------------ known answers
@@ -42,6 +44,27 @@ def test_pair_counts_categories():
     assert sprt.rate(sprt.pair_counts(points)) == pytest.approx(points.mean())
     with pytest.raises(ValueError):
         sprt.pair_counts(np.array([1.0, 0.0, 1.0]))  # not whole pairs
+
+
+def test_unit_counts_of_single_games_are_trinomial():
+    points = np.array([1, 0, 0.5, 1, 1, 0])
+    assert sprt.unit_counts(points, 1).tolist() == [2, 1, 3]
+    assert sprt.rate(sprt.unit_counts(points, 1)) == pytest.approx(points.mean())
+    assert sprt.unit_scores(3).tolist() == [0.0, 0.5, 1.0]
+    assert sprt.unit_scores(5).tolist() == sprt.SCORES.tolist()
+    with pytest.raises(ValueError):
+        sprt.unit_scores(4)
+
+
+def test_trinomial_llr_known_answer():
+    # 40 losses, 60 wins: LLR(0.6 vs 0.5) = 100 * (0.4 ln(0.4/0.5) + 0.6 ln(0.6/0.5)), as for
+    # the pentanomial 0-or-1 pairs: the test depends on the scores, not on how many there are
+    expected = 100 * (0.4 * math.log(0.8) + 0.6 * math.log(1.2))
+    assert sprt.llr(np.array([40, 0, 60]), 0.5, 0.6) == pytest.approx(expected, rel=1e-4)
+    assert sprt.llr(np.array([40, 0, 0, 0, 60]), 0.5, 0.6) == pytest.approx(expected, rel=1e-4)
+    f = np.array([0.3, 0.2, 0.5])
+    p = sprt.mle_with_mean(f, 0.55)
+    assert p @ sprt.TRINOMIAL == pytest.approx(0.55) and p.sum() == pytest.approx(1.0)
 
 
 def test_mle_on_two_points_is_the_only_distribution_with_that_mean():
@@ -145,18 +168,22 @@ def test_update_reaches_fail_on_a_moved_rate_and_pass_on_an_unmoved_one():
 # ------------------------------------------------------------------ ASN by simulation
 
 
-def _simulate(pdf0: np.ndarray, delta: float, batch_pairs: int, runs: int):
-    p0 = float(pdf0 @ sprt.SCORES)
-    cap_pairs = default_cap(p0, delta, 2 * batch_pairs) // 2
-    sd = math.sqrt(float(pdf0 @ (sprt.SCORES - p0) ** 2))
+def _simulate(pdf0: np.ndarray, delta: float, batch_games: int, runs: int):
+    """(games per unit, fixed-sample units, cap in units, {label: (ASN units, fail rate)})."""
+    scores = sprt.unit_scores(len(pdf0))
+    m = (len(pdf0) - 1) // 2
+    p0 = float(pdf0 @ scores)
+    cap_units = default_cap(p0, delta, batch_games) // m
+    sd = math.sqrt(float(pdf0 @ (scores - p0) ** 2))
     fixed = sprt.fixed_sample_pairs(sd, delta)
     out = {}
     for label, shift, seed in (("H0", 0.0, 1), ("H1 up", delta, 2), ("H1 down", -delta, 3)):
         pdf = pdf0 if shift == 0 else sprt.mle_with_mean(pdf0, p0 + shift)
-        used, failed = sprt.simulate_sample_numbers(
-            pdf, p0, delta, batch_pairs=batch_pairs, max_pairs=cap_pairs, runs=runs, seed=seed)
+        used, failed, _ = sprt.simulate_sample_numbers(
+            pdf, p0, delta, batch_pairs=batch_games // m, max_pairs=cap_units, runs=runs,
+            seed=seed)
         out[label] = (used.mean(), failed.mean())
-    return fixed, cap_pairs, out
+    return m, fixed, cap_units, out
 
 
 @pytest.mark.parametrize("name,pdf0,delta", [
@@ -165,13 +192,13 @@ def _simulate(pdf0: np.ndarray, delta: float, batch_pairs: int, runs: int):
 ])
 def test_average_sample_number_beats_a_fixed_sample_test(name, pdf0, delta):
     runs = 1000
-    fixed, cap, res = _simulate(pdf0, delta, batch_pairs=500, runs=runs)
+    m, fixed, cap, res = _simulate(pdf0, delta, batch_games=1000, runs=runs)
     print(f"\n{name}: tolerance {100 * delta:.1f} points, looks every 1,000 games, "
-          f"cap {2 * cap:,} games, {runs} simulated checks per row")
-    print(f"  fixed-sample test, same alpha/power: {2 * fixed:,} games")
-    for label, (asn_pairs, fail_rate) in res.items():
-        print(f"  {label:8s} ASN {2 * asn_pairs:9,.0f} games = {asn_pairs / fixed:.2f} x fixed, "
-              f"fails {fail_rate:.3f}")
+          f"cap {m * cap:,} games, {runs} simulated checks per row")
+    print(f"  fixed-sample test, same alpha/power: {m * fixed:,} games")
+    for label, (asn_units, fail_rate) in res.items():
+        print(f"  {label:8s} ASN {m * asn_units:9,.0f} games = {asn_units / fixed:.2f} x "
+              f"fixed, fails {fail_rate:.3f}")
     se = math.sqrt(0.05 * 0.95 / runs)
     h0_asn, h0_fail = res["H0"]
     assert h0_fail <= 0.05 + 2 * se  # false alarms within alpha

@@ -33,6 +33,14 @@ def test_example_plugin_plays_and_follows_its_rule():
     assert sc.players[0].gold == 0
 
 
+def test_plugin_is_deterministic_only_when_its_module_says_so(tmp_path):
+    """A mirror of a deterministic plugin plays one game per deal (targi_sim.pairing);
+    a module without DETERMINISTIC = True is taken to draw random numbers."""
+    quiet = tmp_path / "card-rush-unsure.py"
+    quiet.write_text(EXAMPLE.read_text().replace("DETERMINISTIC = True", "NAME_NOTE = 1"))
+    assert not load_strategy(quiet).deterministic
+
+
 def test_plugin_by_name_after_registering():
     s = register_plugin(EXAMPLE)
     a = play_games(20, seed=1, strategies=("card-rush", "balanced"), logs=False)

@@ -100,6 +100,20 @@ def test_games_are_those_of_play_games(small):
     assert cell["mean_score_a"] == pytest.approx(score)
 
 
+def test_two_deterministic_strategies_play_one_seat_order(small):
+    """greedy vs balanced: b in seat 0 would replay a's games with the seats relabelled,
+    so the pair plays all 20 games with a in seat 0 (10 deals, not 5)."""
+    a, b = "greedy", "balanced"
+    run_seed = pair_run_seed(4, a, b)
+    g = play_games(20, seed=run_seed, strategies=(a, b), logs=False).games
+    cell = small.cell(a, b)
+    assert cell["deals"] == 10 and cell["games"] == 20
+    assert cell["wins_a"] == int((g["winner"] == 0).sum())
+    assert cell["mean_score_a"] == pytest.approx(g["score_p0"].mean())
+    assert small.meta["seat_orders"] == {"random vs greedy": 2, "random vs balanced": 2,
+                                         "greedy vs balanced": 1}
+
+
 def test_pair_seed_depends_on_names_not_order():
     assert pair_run_seed(4, "a", "b") == pair_run_seed(4, "b", "a")
     assert pair_run_seed(4, "a", "b") != pair_run_seed(5, "a", "b")
@@ -293,17 +307,60 @@ def test_cli_out_must_be_a_folder(tmp_path):
 
 
 # ------------------------------------------------------------------ correlated games
-def test_design_effect_known_answers():
-    from targi_sim.tournament import design_effect
+def test_matrix_intervals_count_the_deal_as_the_unit():
+    """Recomputed from play_games: a deal's four games (both seats, both first players)
+    are one cluster; the matrix's design effect and interval are the clustered ones."""
+    from targi_sim.stats import clustered_rate
 
-    rng = np.random.default_rng(5)
-    independent = rng.binomial(4, 0.5, size=20_000).astype(float)
-    assert design_effect(independent, 4) == pytest.approx(1.0, abs=0.05)
-    all_or_nothing = np.array([4.0, 0.0] * 500)  # a deal's 4 games always agree
-    assert design_effect(all_or_nothing, 4) == pytest.approx(4.0, rel=0.01)
-    assert design_effect(np.full(100, 2.0), 4) == 0.25  # no spread at all: floored
-    assert design_effect(np.array([3.0]), 4) == 1.0  # cannot be estimated
-    assert design_effect(np.full(50, 4.0), 4) == 1.0  # every game won: no variance expected
+    result = run_tournament(["greedy", "random"], 40, seed=3)
+    row = result.cell("greedy", "random")
+    g0 = play_games(20, seed=row["run_seed"], strategies=("greedy", "random"), logs=False).games
+    g1 = play_games(20, seed=row["run_seed"], strategies=("random", "greedy"), logs=False).games
+    pts = np.concatenate([(g0["winner"] == 0) + 0.5 * (g0["winner"] == -1),
+                          (g1["winner"] == 1) + 0.5 * (g1["winner"] == -1)]).astype(float)
+    deal = np.concatenate([g0["pair_id"].to_numpy(), g1["pair_id"].to_numpy()])
+    r = clustered_rate(np.bincount(deal, weights=pts), np.bincount(deal).astype(float))
+    assert row["deals"] == 10 and row["rate_a"] == pytest.approx(r.rate)
+    assert row["design_effect"] == pytest.approx(r.deff, nan_ok=True)
+    assert (row["ci_low"], row["ci_high"]) == pytest.approx(r.interval)
+
+
+def test_goodness_of_fit_matches_a_binomial_glm():
+    """Without virtual draws the fit is a binomial GLM (logit link, one column per
+    strategy but the last): same deviance and Pearson chi-square as statsmodels."""
+    import statsmodels.api as sm
+
+    from targi_sim.tournament import fit_elo_model
+
+    matrix = pl.DataFrame({
+        "a": ["x", "x", "y", "w", "w", "w"], "b": ["y", "z", "z", "x", "y", "z"],
+        "games": [400, 400, 400, 300, 300, 300], "wins_a": [240, 290, 200, 120, 100, 200],
+        "draws": [0, 0, 0, 0, 0, 0]})
+    names = ["w", "x", "y", "z"]
+    fit = fit_elo_model(names, matrix, prior_draws=0.0)
+    X, y = [], []
+    for r in matrix.iter_rows(named=True):
+        row = [0.0] * 4
+        row[names.index(r["a"])], row[names.index(r["b"])] = 1.0, -1.0
+        X.append(row[:3])
+        y.append([r["wins_a"], r["games"] - r["wins_a"]])
+    glm = sm.GLM(np.array(y), np.array(X), family=sm.families.Binomial()).fit()
+    assert fit.df == 6 - 3
+    assert fit.deviance == pytest.approx(glm.deviance, rel=1e-6)
+    assert fit.pearson == pytest.approx(glm.pearson_chi2, rel=1e-6)
+    from scipy.stats import chi2
+
+    assert fit.p_value == pytest.approx(chi2.sf(glm.deviance, 3))
+    assert fit.dispersion == pytest.approx(glm.pearson_chi2 / 3)
+
+
+def test_a_saturated_fit_says_it_cannot_be_tested():
+    from targi_sim.tournament import fit_elo_model
+
+    two = pl.DataFrame({"a": ["x"], "b": ["y"], "games": [100], "wins_a": [70], "draws": [0]})
+    fit = fit_elo_model(["x", "y"], two)
+    assert fit.df == 0 and not fit.poor and fit.se_scale == 1.0
+    assert "0 degrees of freedom" in fit.verdict()
 
 
 def test_elo_intervals_widen_with_the_design_effect():
@@ -323,4 +380,30 @@ def test_elo_intervals_widen_with_the_design_effect():
 def test_tournament_reports_a_design_effect_per_pair():
     result = run_tournament(["random", "greedy", "balanced"], 40, seed=3)
     effects = result.matrix["design_effect"].to_list()
-    assert len(effects) == 6 and all(0.25 <= e <= 4.0 for e in effects)
+    assert len(effects) == 6 and all(e != e or 0.0 <= e <= 4.0 for e in effects)
+
+
+def test_a_poor_elo_fit_says_so_and_widens_the_intervals(tmp_path):
+    """The issue's reproducer: random, greedy, balanced, 2,000 games a pair. Bradley-Terry
+    cannot fit it (deviance ~150 on 1 df; balanced vs random observed 99.85%, fitted
+    96.7%) and the +-15 Elo intervals claimed a precision the model does not have."""
+    import json
+
+    result = runner.invoke(app, ["tournament", "--strategies", "random,greedy,balanced",
+                                 "--games", "2000", "--out", str(tmp_path / "t"), "--quiet"])
+    assert result.exit_code == 0, result.output
+    out = " ".join(result.output.split())
+    assert "Poor Elo fit" in out and "trust the head-to-head matrix" in out
+    meta = json.loads((tmp_path / "t" / "tournament.json").read_text())
+    fit = meta["elo_fit"]
+    assert fit["df"] == 1 and fit["deviance"] > 100 and fit["p_value"] < 1e-20
+    assert fit["poor_fit"] and fit["se_scale"] == pytest.approx(math.sqrt(fit["dispersion"]))
+    pair = {(p["a"], p["b"]): p for p in fit["pairs"]}[("random", "balanced")]
+    assert pair["observed_rate_a"] < 0.005 and 0.025 < pair["fitted_rate_a"] < 0.045
+    matrix = pl.read_parquet(tmp_path / "t" / "matrix.parquet")
+    cell = matrix.filter((pl.col("a") == "balanced") & (pl.col("b") == "random")).row(
+        0, named=True)
+    assert cell["elo_rate_a"] == pytest.approx(1 - pair["fitted_rate_a"])
+    elo = pl.read_parquet(tmp_path / "t" / "elo.parquet")
+    half_width = ((elo["ci_high"] - elo["ci_low"]) / 2).min()
+    assert half_width > 60  # widened by sqrt(dispersion), no longer +-15

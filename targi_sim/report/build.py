@@ -8,6 +8,7 @@ from pathlib import Path
 import polars as pl
 
 from . import sections
+from .family import ALPHA, POWER, annotate_report_mde, games_for_change
 from .model import Report
 from .output import write_report
 from .queries import Analyses
@@ -23,17 +24,17 @@ def check_min_n(min_n: int) -> int:
     return min_n
 
 
-def _facts(run: RunInfo, games: int, matchups: int) -> list[tuple[str, str]]:
+def _facts(run: RunInfo, games: int, matchups: int, pairs: int) -> list[tuple[str, str]]:
     m = run.manifest
     config = m.get("config") if isinstance(m.get("config"), dict) else {}
     strategies = ", ".join(name for name, _ in run.strategy_fingerprint()) or "?"
-    facts = [("run", str(run.path)), ("games", f"{games:,}"), ("matchups", str(matchups)),
+    facts = [("run", str(run.path)), ("games", f"{games:,}"),
+             ("pairs (independent units)", f"{pairs:,}"), ("matchups", str(matchups)),
              ("strategies (seat 0, seat 1)", strategies), ("deck", run.deck),
              ("rules", run.rules)]
     if "seed" in config:
         facts.append(("seed", str(config["seed"])))
-    if "paired" in config:
-        facts.append(("seat-swapped pairs", str(config["paired"])))
+    facts.append(("pairing", run.pairing))
     if m.get("version"):
         facts.append(("targi-sim", str(m["version"])))
     return facts
@@ -47,27 +48,48 @@ def analyse(run: RunInfo, min_n: int = DEFAULT_MIN_N,
     with Analyses(run) as a:
         step("per-round score differences")
         a.script("round_diff")
+        pairs = a.frame("pairs")
         step("overview")
-        overview, info = sections.overview(a, min_n, headline)
+        overview, info = sections.overview(a, min_n, headline, pairs)
         step("first-player advantage")
-        first = sections.first_player(a, min_n, headline)
+        first = sections.first_player(a, min_n, headline, pairs)
         step("card balance")
         cards = sections.cards(a, min_n, info["games"])
         step("raid impact")
         raids = sections.raids(a, min_n, headline, rates_from_manifest(run.manifest))
         step("strategies")
-        strat = sections.strategies(a, min_n)
+        strat = sections.strategies(a, min_n, pairs)
         step("curves per round")
         curves = sections.curves(a, min_n)
-    return Report(
+    report = Report(
         title=f"targi-sim report: {run.name}",
-        facts=_facts(run, info["games"], info["matchups"]),
+        facts=_facts(run, info["games"], info["matchups"], info["pairs"]),
         sections=[overview, first, cards, raids, strat, curves],
         min_n=min_n,
         headline=pl.DataFrame(headline, schema={
             "metric": pl.String, "kind": pl.String, "value": pl.Float64, "x": pl.Float64,
-            "n": pl.Float64, "sd": pl.Float64, "deff": pl.Float64}),
+            "n": pl.Float64, "sd": pl.Float64, "deff": pl.Float64, "se": pl.Float64}),
     )
+    _note_mde(report, info["games"], min_n)
+    return report
+
+
+def _note_mde(report: Report, games: int, min_n: int) -> None:
+    """Per-card MDE columns, and a note saying what they mean for this run's size."""
+    m, level = annotate_report_mde(report)
+    tribe = report.table("cards_tribe")
+    ok = tribe.df.filter(~pl.col("low_n"))["played_wr_mde"].drop_nans().drop_nulls()
+    note = (f"*_mde: the smallest change of that rate that `targi-sim compare` against "
+            f"another run of this size and design effect flags with {POWER:.0%} power at "
+            f"alpha / m = {ALPHA} / {m} = {level:.2g} (Bonferroni, the level of Holm's first "
+            f"step; m = the tests such a comparison makes).")
+    if ok.len():
+        mde = float(ok.median())
+        note += (f" WR played: median MDE {100 * mde:.1f} points over the cards with n "
+                 f">= {min_n}; to see a 1-point change in a typical card's WR played, runs "
+                 f"of about {games_for_change(games, mde):,.0f} games each are needed "
+                 f"(this run: {games:,}).")
+    tribe.note = note
 
 
 def build_report(run_dir: str | Path, out_dir: str | Path | None = None,

@@ -2,9 +2,11 @@
 
 Every headline metric and every per-card metric of both runs side by side, the
 change B - A, a two-proportion z-test for rates (a normal test of means for mean
-round counts), and adjusted p-values for multiple comparisons (Holm and
-Benjamini-Hochberg over the whole family of tests); `significant` uses the
-chosen correction at alpha 0.05.
+round counts), both with the pair as the unit (each run's design effect; see
+family.py), adjusted p-values for multiple comparisons (Holm and
+Benjamini-Hochberg over the whole family of tests), `significant` by the chosen
+correction at alpha 0.05, and beside every metric the minimum detectable effect
+(`mde`): the smallest change these runs detect with 80% power.
 """
 
 from __future__ import annotations
@@ -16,21 +18,13 @@ from pathlib import Path
 import polars as pl
 
 from .build import DEFAULT_MIN_N, analyse, check_min_n
-from .metrics import benjamini_hochberg, holm, two_proportion_test, welch_test
+from .family import ALPHA, POWER, compare_tables, family_size, mde_level, with_mde
+from .metrics import benjamini_hochberg, holm
 from .model import Report, Section, Table, mark_low_n
 from .output import write_report
 from .rundir import ReportError, RunInfo, open_run
 
 CORRECTIONS = ("holm", "bh")
-ALPHA = 0.05
-
-# per-card rates compared: (label, successes column, n column, rate column)
-CARD_RATES = (
-    ("acquire rate", "taken_games", "offered_games", "acquire_rate"),
-    ("WR played", "played_points", "played_n", "played_wr"),
-    ("WR not taken", "not_taken_points", "not_taken_n", "not_taken_wr"),
-)
-
 
 def _matchups(run: RunInfo) -> list[tuple[str, str | None]]:
     return run.strategy_fingerprint()
@@ -49,56 +43,6 @@ def check_same_strategies(a: RunInfo, b: RunInfo) -> None:
             raise ReportError(
                 f"strategy {name!r} has different parameters in the two runs (file sha256 "
                 f"{ha[:12]} vs {hb[:12]}); pass --allow-different-strategies to compare anyway")
-
-
-def _row(metric: str, group: str, va: float, na: float, vb: float, nb: float,
-         z: float, p: float) -> dict:
-    return {"group": group, "metric": metric, "a": va, "n_a": na, "b": vb, "n_b": nb,
-            "change": vb - va if not (math.isnan(va) or math.isnan(vb)) else math.nan,
-            "z": z, "p_value": p}
-
-
-def compare_tables(ra: Report, rb: Report) -> pl.DataFrame:
-    """One row per compared metric (headline, per card, per symbol) with raw p-values."""
-    rows = []
-    ha = {r["metric"]: r for r in ra.headline.iter_rows(named=True)}
-    for r in rb.headline.iter_rows(named=True):
-        x = ha.get(r["metric"])
-        if x is None:
-            continue
-        if r["kind"] == "rate":
-            z, p = two_proportion_test(x["x"], x["n"], r["x"], r["n"],
-                                       deff1=_deff(x), deff2=_deff(r))
-        elif r["kind"] == "mean":
-            z, p = welch_test(x["value"], x["sd"], x["n"], r["value"], r["sd"], r["n"])
-        else:
-            z, p = math.nan, math.nan
-        rows.append(_row(r["metric"], "headline", x["value"], x["n"], r["value"], r["n"], z, p))
-    for key, label in (("cards_tribe", "name"), ("cards_symbol", "symbol")):
-        ta, tb = ra.table(key).df, rb.table(key).df
-        by_a = {r[label]: r for r in ta.iter_rows(named=True)}
-        for r in tb.iter_rows(named=True):
-            x = by_a.get(r[label])
-            if x is None:
-                continue
-            for metric, succ, n, rate in CARD_RATES:
-                z, p = two_proportion_test(x[succ], x[n], r[succ], r[n])
-                rows.append(_row(f"{r[label]}: {metric}", key, _f(x[rate]), x[n], _f(r[rate]),
-                                 r[n], z, p))
-    schema = {"group": pl.String, "metric": pl.String, "a": pl.Float64, "n_a": pl.Float64,
-              "b": pl.Float64, "n_b": pl.Float64, "change": pl.Float64, "z": pl.Float64,
-              "p_value": pl.Float64}
-    return pl.DataFrame(rows, schema=schema)
-
-
-def _deff(row: dict) -> float:
-    """A headline row's design effect (reports written before it was recorded: 1)."""
-    d = row.get("deff")
-    return 1.0 if d is None or math.isnan(d) else float(d)
-
-
-def _f(v: object) -> float:
-    return math.nan if v is None else float(v)  # type: ignore[arg-type]
 
 
 def adjust(df: pl.DataFrame, correction: str = "holm", alpha: float = ALPHA) -> pl.DataFrame:
@@ -153,16 +97,23 @@ def compare_runs(run_a: str | Path, run_b: str | Path, out_dir: str | Path | Non
 def comparison_report(a: RunInfo, b: RunInfo, ra: Report, rb: Report, min_n: int,
                       correction: str) -> Report:
     """The comparison as a Report: significant changes first, then every metric."""
-    df = adjust(compare_tables(ra, rb), correction)
+    df = with_mde(adjust(compare_tables(ra, rb), correction))
     df = df.with_columns(pl.min_horizontal("n_a", "n_b").alias("n_min"))
     df = mark_low_n(df, "n_min", min_n)
     moved = df.filter(pl.col("significant")).sort("p_value")
     name = "Holm" if correction == "holm" else "Benjamini-Hochberg"
-    tests = int(df["p_value"].is_not_nan().sum())
+    tests = family_size(df)
+    level = mde_level(tests)
     text = [f"B - A for every headline and per-card metric. Rates: pooled two-proportion "
-            f"z-test; mean rounds: normal test of means. {tests} tests; adjusted p-values "
+            f"z-test with each run's design effect (the pair is the unit); mean rounds: "
+            f"normal test of the clustered means. {tests} tests; adjusted p-values "
             f"by Holm (family-wise) and Benjamini-Hochberg (false discovery rate); "
             f"'significant' uses {name} at {ALPHA}.",
+            f"mde: the smallest change these two runs detect with {POWER:.0%} power at "
+            f"alpha / m = {ALPHA} / {tests} = {level:.2g} (Bonferroni, the level of Holm's "
+            "first step; a conservative bound for Benjamini-Hochberg too). A metric whose "
+            "|change| is below its mde may have moved by that much unseen: more games "
+            "shrink it as 1 / sqrt(games) (docs/report.md, 'Choosing the number of games').",
             f"{moved.height} metric(s) moved significantly."]
     def games(r: Report) -> int:
         return int(r.headline.filter(pl.col("metric") == "first player rate")["n"][0])
@@ -172,8 +123,9 @@ def comparison_report(a: RunInfo, b: RunInfo, ra: Report, rb: Report, min_n: int
              ("deck", f"{a.deck} vs {b.deck}"), ("rules", f"{a.rules} vs {b.rules}"),
              ("strategies", f"{', '.join(n for n, _ in a.strategy_fingerprint())} vs "
                             f"{', '.join(n for n, _ in b.strategy_fingerprint())}"),
+             ("pairing", f"{a.pairing} vs {b.pairing}"),
              ("correction", name)]
-    hidden = ("n_min",)
+    hidden = ("n_min", "variance")
     sections = [
         Section("moved", "Significant changes", text=text, tables=[
             Table("compare_significant", "Metrics that moved (adjusted p < 0.05)", moved,

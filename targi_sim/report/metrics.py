@@ -12,7 +12,13 @@ from collections.abc import Sequence
 import numpy as np
 import polars as pl
 
-from ..stats import wilson_interval
+from ..stats import (
+    DEFF_FLOOR,
+    ClusterSums,
+    cluster_index,
+    clustered_rate,
+    rates_from_sums,
+)
 
 GRADES = ("F", "D-", "D", "D+", "C-", "C", "C+", "B-", "B", "B+", "A-", "A", "A+")
 
@@ -24,51 +30,75 @@ def normal_two_sided_p(z: float) -> float:
     return math.erfc(abs(z) / math.sqrt(2.0))
 
 
-def with_rate(df: pl.DataFrame, name: str, successes: str, n: str) -> pl.DataFrame:
-    """Add `name` = successes / n and its 95% Wilson interval `name_lo`, `name_hi`.
+SUMS = "__"  # column infix of the per-cluster sums (analyses/*.sql, targi_sim.stats)
 
-    NaN where n == 0 (the interval is then 0..1: nothing is known).
+
+def with_rate(df: pl.DataFrame, name: str, successes: str, n: str, *,
+              xx: str | None = None, xn: str | None = None) -> pl.DataFrame:
+    """Add `name` = successes / n with its pair-clustered uncertainty (targi_sim.stats).
+
+    The frame carries, beside the totals `successes` and `n`, the per-cluster sums
+    `<n>__k` (clusters with n_i > 0), `<n>__nn`, `<successes>__xx` and
+    `<successes>__xn` (override the last two with `xx` / `xn`). Adds `name_lo`,
+    `name_hi` (95% Wilson on n / design effect), `name_se` (cluster-robust) and
+    `name_deff`. NaN where n == 0 (the interval is then 0..1).
     """
-    s = df[successes].cast(pl.Float64).to_list()
-    ns = df[n].cast(pl.Float64).to_list()
-    rate, lo, hi = [], [], []
-    for x, m in zip(s, ns, strict=True):
-        m_int = int(round(m or 0))
-        x = min(max(float(x or 0.0), 0.0), float(m_int))
-        a, b = wilson_interval(x, m_int)
-        rate.append(x / m_int if m_int else math.nan)
-        lo.append(a)
-        hi.append(b)
+    def col(c: str) -> np.ndarray:
+        if c not in df.columns:
+            raise KeyError(f"{c!r}: the table has no per-cluster sums for {name}")
+        return df[c].cast(pl.Float64).fill_null(0.0).to_numpy()
+
+    r = rates_from_sums(col(f"{n}{SUMS}k"), col(successes), col(n),
+                        col(xx or f"{successes}{SUMS}xx"), col(xn or f"{successes}{SUMS}xn"),
+                        col(f"{n}{SUMS}nn"))
     return df.with_columns(
-        pl.Series(name, rate, dtype=pl.Float64),
-        pl.Series(f"{name}_lo", lo, dtype=pl.Float64),
-        pl.Series(f"{name}_hi", hi, dtype=pl.Float64),
+        pl.Series(name, r["rate"], dtype=pl.Float64).fill_nan(None).fill_null(math.nan),
+        pl.Series(f"{name}_lo", r["lo"], dtype=pl.Float64),
+        pl.Series(f"{name}_hi", r["hi"], dtype=pl.Float64),
+        pl.Series(f"{name}_se", r["se"], dtype=pl.Float64),
+        pl.Series(f"{name}_deff", r["deff"], dtype=pl.Float64),
     )
+
+
+def drop_sums(df: pl.DataFrame) -> pl.DataFrame:
+    """The table without its per-cluster sum columns (they only feed the intervals)."""
+    return df.drop([c for c in df.columns if SUMS in c])
+
+
+def sums_columns(successes: str, n: str, x: np.ndarray, m: np.ndarray) -> dict[str, float]:
+    """The totals and per-cluster sums of one rate, named as `with_rate` reads them,
+    from per-cluster successes `x` and trials `m` (clusters without trials ignored)."""
+    c = ClusterSums.of(x, m)
+    return {successes: c.x, n: c.n, f"{n}{SUMS}k": c.clusters, f"{n}{SUMS}nn": c.nn,
+            f"{successes}{SUMS}xx": c.xx, f"{successes}{SUMS}xn": c.xn}
 
 
 def half_test_clustered(points: np.ndarray, games: np.ndarray) -> dict[str, float]:
     """Test a rate against 50% treating each cluster (seat-swapped pair) as one unit.
 
-    points[i], games[i]: a cluster's points (draws as half) and games. The rate is
-    sum(points) / sum(games); its variance is the cluster-robust (ratio) estimator
-    k/(k-1) * sum((points_i - p * games_i)^2) / sum(games)^2. Returns rate, se, z, p and
-    the design effect (that variance over the binomial p(1-p)/n).
+    points[i], games[i]: a cluster's points (draws as half) and games. The rate and its
+    cluster-robust standard error come from targi_sim.stats.clustered_rate. Returns
+    rate, se, z, p, the design effect (that variance over the binomial p(1-p)/n), the
+    clusters and the 95% interval (lo, hi).
     """
-    points = np.asarray(points, dtype=float)
-    games = np.asarray(games, dtype=float)
-    k = len(points)
-    n = games.sum()
-    if k < 2 or n <= 0:
+    r = clustered_rate(points, games)
+    if r.clusters < 2 or r.n <= 0:
         return {"rate": math.nan, "se": math.nan, "z": math.nan, "p": math.nan,
-                "design_effect": math.nan, "clusters": float(k)}
-    p = points.sum() / n
-    var = k / (k - 1) * float(((points - p * games) ** 2).sum()) / n**2
-    se = math.sqrt(var)
-    binom = 0.25 / n  # variance under the null p = 0.5
+                "design_effect": math.nan, "clusters": float(r.clusters), "lo": r.lo,
+                "hi": r.hi}
+    p, se = r.rate, r.se
     z = (p - 0.5) / se if se > 0 else (0.0 if p == 0.5 else math.copysign(math.inf, p - 0.5))
-    deff = var / (p * (1 - p) / n) if 0 < p < 1 else math.nan
     return {"rate": p, "se": se, "z": z, "p": normal_two_sided_p(z),
-            "design_effect": deff, "binomial_se": math.sqrt(binom), "clusters": float(k)}
+            "design_effect": r.deff, "binomial_se": math.sqrt(0.25 / r.n),
+            "clusters": float(r.clusters), "lo": r.lo, "hi": r.hi}
+
+
+def effective_deff(deff: float | None) -> float:
+    """The design effect a test uses: as the intervals do, floored at DEFF_FLOOR and 1
+    when it could not be estimated (None or NaN)."""
+    if deff is None or not math.isfinite(deff):
+        return 1.0
+    return max(float(deff), DEFF_FLOOR)
 
 
 def two_proportion_test(x1: float, n1: float, x2: float, n2: float, *,
@@ -76,28 +106,36 @@ def two_proportion_test(x1: float, n1: float, x2: float, n2: float, *,
     """(z, two-sided p) of the pooled two-proportion z-test of x1/n1 against x2/n2.
 
     `deff1`, `deff2`: design effects of the two samples (correlated games, e.g. the
-    first player's results within seat-swapped pairs); each sample's variance is
-    multiplied by its own, i.e. n is replaced by the effective n / deff.
+    two games of a seat-swapped pair); each sample's variance is multiplied by its
+    own, i.e. n is replaced by the effective n / deff. NaN when there is nothing to
+    test (no data, or both rates exactly 0 or exactly 1).
     """
-    if n1 <= 0 or n2 <= 0:
+    var = two_proportion_variance(x1, n1, x2, n2, deff1=deff1, deff2=deff2)
+    if not var > 0:  # no data, or a rate of exactly 0 or 1 in both: nothing to test
         return math.nan, math.nan
-    p = (x1 + x2) / (n1 + n2)
-    var = p * (1 - p) * (deff1 / n1 + deff2 / n2)
-    if var <= 0:
-        return 0.0, 1.0
     z = (x2 / n2 - x1 / n1) / math.sqrt(var)
     return z, normal_two_sided_p(z)
 
 
-def welch_test(m1: float, sd1: float, n1: float, m2: float, sd2: float,
-               n2: float) -> tuple[float, float]:
-    """(z, two-sided p) for a difference of means (large samples: normal approximation)."""
-    if n1 < 2 or n2 < 2 or any(map(math.isnan, (m1, sd1, m2, sd2))):
+def two_proportion_variance(x1: float, n1: float, x2: float, n2: float, *,
+                            deff1: float = 1.0, deff2: float = 1.0) -> float:
+    """The variance of x2/n2 - x1/n1 under "no change" that `two_proportion_test` uses
+    (pooled rate, each sample's design effect); NaN without data."""
+    if not (n1 > 0 and n2 > 0):
+        return math.nan
+    p = (x1 + x2) / (n1 + n2)
+    return p * (1 - p) * (deff1 / n1 + deff2 / n2)
+
+
+def difference_test(v1: float, se1: float, v2: float, se2: float) -> tuple[float, float]:
+    """(z, two-sided p) for v2 - v1 of two independent estimates with standard errors
+    se1, se2 (e.g. clustered means; normal approximation)."""
+    if any(math.isnan(x) for x in (v1, se1, v2, se2)):
         return math.nan, math.nan
-    var = sd1**2 / n1 + sd2**2 / n2
-    if var <= 0:
-        return (0.0, 1.0) if m1 == m2 else (math.copysign(math.inf, m2 - m1), 0.0)
-    z = (m2 - m1) / math.sqrt(var)
+    var = se1**2 + se2**2
+    if var <= 0:  # no spread in either run (e.g. every game lasts 12 rounds): no test
+        return math.nan, math.nan
+    z = (v2 - v1) / math.sqrt(var)
     return z, normal_two_sided_p(z)
 
 
@@ -210,48 +248,164 @@ def lead_metrics(code: np.ndarray, n_rounds: np.ndarray, winner: np.ndarray) -> 
     }
 
 
-def card_mask_counts(masks: pl.DataFrame, card_ids: Sequence[int]) -> pl.DataFrame:
-    """Per-card counts from per game x player card masks (analyses/cards_tribe_masks.sql).
+def _bit(mask: np.ndarray, k: int) -> np.ndarray:
+    """Bit k of every mask as 0 or 1 (uint64: used as numbers, no conversion pass)."""
+    return (mask >> np.uint64(k)) & np.uint64(1)
+
+
+class _Clusters:
+    """Per-cluster sums over the rows (game x player) of a masks query.
+
+    Rows are put in cluster order once; when every cluster has the same number of
+    rows (a run: 4 per seat-swapped pair, 2 per single game) a per-cluster sum is a
+    row sum of a reshaped array, else a bincount.
+    """
+
+    def __init__(self, masks: pl.DataFrame) -> None:
+        index, self.size = cluster_index(masks["pair_id"].to_numpy())
+        self.order = np.argsort(index, kind="stable")
+        self.index = index[self.order]
+        rows = np.bincount(self.index, minlength=self.size)
+        self.width = int(rows[0]) if self.size and rows.min() == rows.max() else 0
+        self.points = self.column(masks, "points", pl.Float64)
+
+    def column(self, masks: pl.DataFrame, name: str, dtype=pl.UInt64) -> np.ndarray:
+        """A column of the masks in cluster order."""
+        return masks[name].cast(dtype).to_numpy()[self.order]
+
+    def sum(self, values: np.ndarray) -> np.ndarray:
+        if self.width:  # strided adds: numpy reduces a short inner axis slowly
+            out = values[0::self.width].astype(float)
+            for j in range(1, self.width):
+                out += values[j::self.width]
+            return out
+        return np.bincount(self.index, weights=values.astype(float), minlength=self.size)
+
+    def count(self, rows: np.ndarray, weight: float = 1.0) -> np.ndarray:
+        return weight * self.sum(rows)
+
+    def points_of(self, rows: np.ndarray) -> np.ndarray:
+        """Per-cluster points of the rows whose 0/1 flag `rows` is 1."""
+        return self.sum(rows * self.points)
+
+
+# per-card rates of card_mask_counts: (successes, trials) column names
+CARD_SUMS = (("taken_games", "offered_games"), ("played_points", "played_n"),
+             ("not_taken_points", "not_taken_n"))
+
+
+def card_mask_counts(masks: pl.DataFrame, card_ids: Sequence[int],
+                     groups: dict[str, Sequence[int]] | None = None
+                     ) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Per-card counts from per game x player card masks (analyses/cards_tribe_masks.sql),
+    with the per-pair sums of each rate (targi_sim.stats; see `with_rate`).
 
     offered_games: games in which the card was offered; taken_games: of those, games in
     which a player took it from the centre; played_n / played_points: players who played
     it and their points; not_taken_n / not_taken_points: players in games where it was
     offered who did not acquire it, and their points. Bit k of a mask is card id k.
+    Returns (one row per card, one row per group of `groups`: the same counts pooled
+    over the group's cards, their per-pair sums added before squaring).
     """
-    pts = masks["points"].cast(pl.Float64).to_numpy()
-    win, draw = pts == 1.0, pts == 0.5
-    cols = {c: masks[c].cast(pl.UInt64).to_numpy() for c in
-            ("offered", "acquired", "played", "centre")}
-    one = np.uint64(1)
-    nz = np.count_nonzero
-
-    def points(x: np.ndarray) -> float:  # points are 1, 0.5 or 0
-        return float(nz(x & win)) + 0.5 * float(nz(x & draw))
-
-    rows = []
+    cl = _Clusters(masks)
+    cols = {c: cl.column(masks, c) for c in ("offered", "acquired", "played", "centre")}
+    groups = groups or {}
+    pooled = {g: {name: np.zeros(cl.size) for pair in CARD_SUMS for name in pair}
+              for g in groups}
+    member = {k: g for g, ids in groups.items() for k in ids}
+    rows, group_rows = [], []
     for k in card_ids:
-        bit = np.uint64(k)
-        o, a, p, c = (((cols[n] >> bit) & one).astype(bool)
-                      for n in ("offered", "acquired", "played", "centre"))
-        nt = o & ~a
-        rows.append((int(k), nz(o) // 2, nz(o & c), nz(p), points(p), nz(nt), points(nt)))
-    return pl.DataFrame(rows, orient="row", schema={
-        "card_id": pl.Int32, "offered_games": pl.Int64, "taken_games": pl.Int64,
-        "played_n": pl.Int64, "played_points": pl.Float64, "not_taken_n": pl.Int64,
-        "not_taken_points": pl.Float64})
+        o, a, p, c = (_bit(cols[n], int(k)) for n in ("offered", "acquired", "played", "centre"))
+        nt = o & (a ^ np.uint64(1))  # offered, not acquired
+        per = {"offered_games": cl.count(o, 0.5), "taken_games": cl.count(o & c),
+               "played_n": cl.count(p), "played_points": cl.points_of(p),
+               "not_taken_n": cl.count(nt), "not_taken_points": cl.points_of(nt)}
+        row: dict[str, float] = {"card_id": int(k)}
+        for x, n in CARD_SUMS:
+            row |= sums_columns(x, n, per[x], per[n])
+        rows.append(row)
+        if int(k) in member:
+            for name, v in per.items():
+                pooled[member[int(k)]][name] += v
+    for g, per in pooled.items():
+        row = {"group": g}
+        for x, n in CARD_SUMS:
+            row |= sums_columns(x, n, per[x], per[n])
+        group_rows.append(row)
+    cards = pl.DataFrame(rows).with_columns(pl.col("card_id").cast(pl.Int32))
+    counts = ("offered_games", "taken_games", "played_n", "not_taken_n")
+    cards = cards.with_columns(pl.col(c).round().cast(pl.Int64) for c in counts)
+    grouped = (pl.DataFrame(group_rows).with_columns(pl.col(c).round().cast(pl.Int64)
+                                                     for c in counts)
+               if group_rows else pl.DataFrame())
+    return cards, grouped
 
 
 def mask_counts(masks: pl.DataFrame, column: str, ids: Sequence[int], *, id_name: str,
                 n_name: str, points_name: str) -> pl.DataFrame:
     """Per id k: rows (players in games) whose `column` mask has bit k set, and their
-    points. Used for border positions used and goods cards taken."""
-    pts = masks["points"].cast(pl.Float64).to_numpy()
-    win, draw = pts == 1.0, pts == 0.5
-    m = masks[column].cast(pl.UInt64).to_numpy()
+    points, with per-pair sums. Used for border positions used and goods cards taken."""
+    cl = _Clusters(masks)
+    m = cl.column(masks, column)
     rows = []
     for k in ids:
-        x = ((m >> np.uint64(k)) & np.uint64(1)).astype(bool)
-        rows.append((int(k), int(np.count_nonzero(x)),
-                     float(np.count_nonzero(x & win)) + 0.5 * float(np.count_nonzero(x & draw))))
-    return pl.DataFrame(rows, orient="row", schema={
-        id_name: pl.Int32, n_name: pl.Int64, points_name: pl.Float64})
+        x = _bit(m, int(k))
+        rows.append({id_name: int(k), **sums_columns(points_name, n_name, cl.points_of(x),
+                                                     cl.count(x))})
+    return pl.DataFrame(rows).with_columns(pl.col(id_name).cast(pl.Int32),
+                                           pl.col(n_name).round().cast(pl.Int64))
+
+
+def border_counts(masks: pl.DataFrame, positions: Sequence[int]) -> pl.DataFrame:
+    """Per border position (analyses/cards_border_masks.sql): Targi placements and the
+    game-rounds it was open (robber elsewhere), the players who used it at least once
+    and their points, each with its per-pair sums (see `with_rate`)."""
+    cl = _Clusters(masks)
+    used, placed, robbed = (cl.column(masks, c) for c in ("used", "placed", "robbed"))
+    rounds = cl.column(masks, "rounds", pl.Float64)
+    rows = []
+    for k in positions:
+        shift = np.uint64(4 * (int(k) - 1))
+        x = ((placed >> shift) & np.uint64(15)).astype(float)
+        n = rounds - ((robbed >> shift) & np.uint64(15)).astype(float)
+        u = _bit(used, int(k))
+        per_x, per_n = cl.sum(x), cl.sum(n)
+        rows.append({"position": int(k),
+                     **sums_columns("placements", "open_rounds", per_x, per_n),
+                     **sums_columns("used_points", "used_n", cl.points_of(u), cl.count(u))})
+    counts = ("placements", "open_rounds", "used_n")
+    return pl.DataFrame(rows).with_columns(pl.col("position").cast(pl.Int32),
+                                           *(pl.col(c).round().cast(pl.Int64) for c in counts))
+
+
+def raid_sums(rows: pl.DataFrame) -> pl.DataFrame:
+    """Per raid and payment kind, the per-pair sums (see `with_rate`) of the payers' rate
+    (points / n) and of the kind's share of the players facing the raid (n / raid_n, over
+    every pair that faced it; the cross term is `n__xr`). `rows`: analyses/raids_pairs.sql.
+    """
+    index, size = cluster_index(rows["pair_id"].to_numpy())
+    raid = rows["raid"].to_numpy()
+    names = rows["paid"].unique().sort().to_list()
+    # integer codes: no Python string per row
+    code = rows["paid"].cast(pl.Enum(names)).to_physical().to_numpy()
+    points = rows["points"].cast(pl.Float64).to_numpy()
+    out = []
+    for r in np.unique(raid):
+        at = raid == r
+        idx, cod, pts = index[at], code[at], points[at]
+        facing = np.bincount(idx, minlength=size).astype(float)
+        face = ClusterSums.of(facing, facing)
+        for k in np.unique(cod):
+            mine = cod == k
+            n = np.bincount(idx[mine], minlength=size).astype(float)
+            x = np.bincount(idx[mine], weights=pts[mine], minlength=size)
+            c = ClusterSums.of(x, n)
+            out.append({"raid": int(r), "paid": names[int(k)], "n__k": c.clusters,
+                        "n__nn": c.nn, "points__xx": c.xx, "points__xn": c.xn,
+                        "n__xx": c.nn, "n__xr": float(np.einsum("i,i->", n, facing)),
+                        "raid_n": face.n, "raid_n__k": face.clusters, "raid_n__nn": face.nn})
+    return pl.DataFrame(out, schema={
+        "raid": pl.Int64, "paid": pl.String, "n__k": pl.Float64, "n__nn": pl.Float64,
+        "points__xx": pl.Float64, "points__xn": pl.Float64, "n__xx": pl.Float64,
+        "n__xr": pl.Float64, "raid_n": pl.Float64, "raid_n__k": pl.Float64,
+        "raid_n__nn": pl.Float64})

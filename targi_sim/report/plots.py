@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import io
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 import matplotlib
 
@@ -11,8 +12,25 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import polars as pl  # noqa: E402
 
+_DRAW = [True]
+
+
+@contextmanager
+def skipped() -> Iterator[None]:
+    """Within the block every plot is an empty PNG: for callers that analyse many runs
+    for their numbers only (benchmarks/calibration.py); drawing is most of a small
+    report's time."""
+    _DRAW.append(False)
+    try:
+        yield
+    finally:
+        _DRAW.pop()
+
 
 def _png(fig) -> bytes:
+    if not _DRAW[-1]:
+        plt.close(fig)
+        return b""
     buf = io.BytesIO()
     fig.tight_layout()
     fig.savefig(buf, format="png", dpi=90)
@@ -42,7 +60,7 @@ def score_gap(df: pl.DataFrame) -> bytes:
     fig, ax = plt.subplots(figsize=(6, 3))
     x = df["round"].to_list()
     ax.plot(x, df["gap_mean"].to_list(), marker="o")
-    ax.fill_between(x, df["gap_lo"].to_list(), df["gap_hi"].to_list(), alpha=0.25)
+    ax.fill_between(x, df["gap_mean_lo"].to_list(), df["gap_mean_hi"].to_list(), alpha=0.25)
     ax.axhline(0.0, color="grey", lw=0.8)
     ax.set_xlabel("after round")
     ax.set_ylabel("first - second (score)")

@@ -68,6 +68,7 @@ class Analyses:
         self.con.execute(f"SET threads = {int(threads or os.cpu_count() or 1)}")
         self.con.execute(f"SET memory_limit = '{memory_limit}'")
         self.con.execute("SET preserve_insertion_order = false")
+        self.con.execute("SET enable_progress_bar = false")
         for table in TABLES:
             if not run.files.get(table):
                 raise ReportError(f"run {str(run.path)!r} lists no {table} files")

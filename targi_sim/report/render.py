@@ -13,7 +13,19 @@ _PCT_HINTS = ("rate", "_wr", "share", "wr_")
 
 
 def _is_pct(col: str) -> bool:
+    if col.endswith("_deff") or col == "design_effect":
+        return False
     return any(h in col for h in _PCT_HINTS)
+
+
+def _is_deff(col: str) -> bool:
+    return col.endswith("_deff") or col == "design_effect"
+
+
+def _all_one(s: pl.Series, tolerance: float = 0.05) -> bool:
+    """A design-effect column with nothing to say: every known value within 1 +- 5%."""
+    values = s.cast(pl.Float64).drop_nulls().drop_nans()
+    return values.len() == 0 or bool(((values - 1.0).abs() <= tolerance).all())
 
 
 def fmt(value: object, pct: bool = False) -> str:
@@ -40,13 +52,19 @@ def fmt(value: object, pct: bool = False) -> str:
 
 
 def columns(table: Table) -> list[str]:
-    """Columns shown: not hidden, not an interval bound, not the low_n flag."""
+    """Columns shown: not hidden, not an interval bound or standard error, not the low_n
+    flag, and a
+    design-effect column only where some value is not 1 (CSV/Parquet keep them all)."""
     cols = table.df.columns
     out = []
     for c in cols:
         if c in table.hidden or c == "low_n":
             continue
+        if _is_deff(c) and _all_one(table.df[c]):
+            continue
         if (c.endswith("_lo") and c[:-3] in cols) or (c.endswith("_hi") and c[:-3] in cols):
+            continue
+        if c.endswith("_se") and c[:-3] in cols:  # the interval shows it
             continue
         out.append(c)
     return out

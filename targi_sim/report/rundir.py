@@ -46,6 +46,15 @@ class RunInfo:
         return str(value) if value is not None else "?"
 
     @property
+    def pairing(self) -> str:
+        """How the run's games share deals, in words (targi_sim.pairing)."""
+        from ..pairing import DESCRIPTIONS, config_pairing
+
+        config = self.manifest.get("config")
+        layout = config_pairing(config if isinstance(config, dict) else {})
+        return DESCRIPTIONS.get(layout, layout)
+
+    @property
     def deck(self) -> str:
         return self._named("deck")
 

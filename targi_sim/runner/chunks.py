@@ -1,7 +1,7 @@
 """Play one chunk of a run and write its tables: the unit of parallel work.
 
 A chunk's files are a pure function of (run configuration, chunk number): the
-games are `game_plan(n, seed, start=chunk * chunk_size)` and nothing else feeds
+games are `pairing.plan(n, seed, pairing, start=chunk * chunk_size)` and nothing else feeds
 in, so any worker, on any machine, in any order, writes the same bytes.
 
 Memory stays bounded by the log buffer, not the chunk: the engine fills logs
@@ -24,13 +24,14 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ..api import game_plan, play_plan
+from ..api import play_plan
 from ..atomic import temp_path
 from ..constants import DECISION_NAMES
 from ..engine import layout as lay
 from ..engine.buffers import make_logs, reset, table
 from ..engine.records import G_BAD, G_GAME, G_SIZE, H_OVERFLOW
 from ..errors import StrategyError
+from ..pairing import plan
 from .config import RunSpec
 from .markers import file_sha256
 from .rundir import RunDir
@@ -43,7 +44,7 @@ COMPRESSION = "zstd"
 def play_batches(spec: RunSpec, chunk: int) -> Iterator[dict[str, pa.Table]]:
     """The chunk's tables, a slice of games at a time, in game-id order."""
     start, n = spec.chunk_games(chunk)
-    seeds, first, ids = game_plan(n, spec.seed, spec.paired, start=start)
+    seeds, first, ids = plan(n, spec.seed, spec.pairing, start=start)
     m = spec.match
     G = np.zeros((n, G_SIZE), dtype=np.int64)
     L = make_logs(min(n, LOG_GAMES))
@@ -54,7 +55,7 @@ def play_batches(spec: RunSpec, chunk: int) -> Iterator[dict[str, pa.Table]]:
         if L[H_OVERFLOW]:
             raise RuntimeError("engine log overflow: a game produced more rows than allowed")
         check_answers(G[done:nxt], m.strategies)
-        tables = {"games": games_table(G[done:nxt], seeds[done:nxt], spec.paired,
+        tables = {"games": games_table(G[done:nxt], seeds[done:nxt], spec.pairing,
                                        m.strategies)}
         for name, t, columns in LOGS:
             tables[name] = log_table(name, table(L, t), columns, spec.tribe_symbol)

@@ -1,9 +1,9 @@
 """What determines a run's games, and its identity (hash) for resuming.
 
 Only things that change the games or the files are in the configuration: game
-count, seed, pairing, chunk size, the content of the strategies, deck and rules,
-and the engine build. `--jobs`, the backend and the machine are not, because
-results do not depend on them.
+count, seed, pairing (seat-swapped pairs or one game per deal), chunk size, the
+content of the strategies, deck and rules, and the engine build. `--jobs`, the
+backend and the machine are not, because results do not depend on them.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import numpy as np
 from ..api import Match, prepare_match
 from ..engine import source_digest
 from ..engine.montecarlo import uses_montecarlo
+from ..pairing import ONE_PER_DEAL, SEAT_SWAPPED, resolve_pairing
 from ..strategy import Strategy, resolve_strategy
 
 DEFAULT_CHUNK = 20_000
@@ -35,8 +36,9 @@ class RunConfig:
     p1: str = "balanced"
     deck: str = "base"
     rules: str = "default"
-    paired: bool = True
+    paired: bool = True  # False (--unpaired): the same as pairing="one_per_deal"
     chunk_size: int | None = None  # None: DEFAULT_CHUNK, or MONTECARLO_CHUNK for search seats
+    pairing: str = "auto"  # auto | seat_swapped | one_per_deal (targi_sim.pairing)
 
 
 @dataclass(frozen=True, eq=False)
@@ -46,7 +48,7 @@ class RunSpec:
     out: Path
     games: int
     seed: int
-    paired: bool
+    pairing: str
     chunk_size: int
     match: Match
     config_hash: str
@@ -72,11 +74,12 @@ class ResolvedRun:
     chunk_size: int
     identity: dict[str, Any]
     config_hash: str
+    pairing: str = SEAT_SWAPPED
 
     def spec(self, out: Path) -> RunSpec:
         return RunSpec(
             out=out.resolve(), games=self.config.games, seed=self.config.seed,
-            paired=self.config.paired, chunk_size=self.chunk_size, match=self.match,
+            pairing=self.pairing, chunk_size=self.chunk_size, match=self.match,
             config_hash=self.config_hash, tribe_symbol=self.match.deck.tribe_symbol.copy(),
         )
 
@@ -89,13 +92,14 @@ def resolve_run(config: RunConfig) -> ResolvedRun:
     if config.chunk_size is not None and config.chunk_size < 1:
         raise ValueError(f"chunk size must be at least 1, got {config.chunk_size}")
     strategies = (resolve_strategy(config.p0), resolve_strategy(config.p1))
+    pairing = run_pairing(config, strategies)
     match = prepare_match(strategies, config.deck, config.rules)
     chunk = config.chunk_size or (MONTECARLO_CHUNK if uses_montecarlo(match.SP)
                                   else DEFAULT_CHUNK)
     identity = {
         "games": config.games,
         "seed": config.seed,
-        "paired": config.paired,
+        "pairing": pairing,
         "chunk_size": chunk,
         "strategies": [{"seat": seat, "name": s.name, "sha256": s.sha256}
                        for seat, s in enumerate(strategies)],
@@ -103,12 +107,24 @@ def resolve_run(config: RunConfig) -> ResolvedRun:
         "rules": {"name": match.rules.name, "sha256": match.rules.sha256},
         "engine": source_digest(),
     }
-    return ResolvedRun(config, strategies, match, chunk, identity, config_digest(identity))
+    return ResolvedRun(config, strategies, match, chunk, identity, config_digest(identity),
+                       pairing)
 
 
 def config_digest(identity: dict[str, Any]) -> str:
     """The run's identity hash (manifest `config_hash`): resuming requires the same."""
     return hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()
+
+
+def run_pairing(config: RunConfig, strategies: tuple[Strategy, Strategy]) -> str:
+    """The pairing of a run: --unpaired means one game per deal; `auto` decides from
+    the strategies (targi_sim.pairing.auto_pairing)."""
+    if not config.paired:
+        if config.pairing not in ("auto", ONE_PER_DEAL):
+            raise ValueError(f"--unpaired plays one game per deal; it contradicts pairing "
+                             f"{config.pairing!r}")
+        return ONE_PER_DEAL
+    return resolve_pairing(config.pairing, strategies)
 
 
 def describe_inputs(run: ResolvedRun) -> dict[str, Any]:

@@ -18,6 +18,7 @@ from typing import Any
 
 from ..constants import STRATEGY_KIND_NAMES
 from ..errors import DataError, FieldReader, InputError
+from ..pairing import PAIRINGS
 from .config import config_digest
 from .tables import TABLES
 
@@ -89,12 +90,16 @@ def check_manifest(data: Any, path: Path) -> dict[str, Any]:
 
 def _check_config(top: _Reader) -> _Reader:
     config = top.get_table("config")
-    config.check_keys(("games", "seed", "paired", "chunk_size", "strategies", "deck", "rules",
-                       "engine"), required=("games", "seed", "paired", "chunk_size",
-                                            "strategies", "deck", "rules", "engine"))
+    config.check_keys(("games", "seed", "pairing", "paired", "chunk_size", "strategies",
+                       "deck", "rules", "engine"),
+                      required=("games", "seed", "chunk_size", "strategies", "deck", "rules",
+                                "engine"))
     config.get_int("games", lo=1, hi=MAX_GAMES)
     config.get_int("seed", hi=MAX_SEED)
-    config.get_bool("paired")
+    if "pairing" in config.data:  # targi_sim.pairing; older runs record `paired`
+        config.get_choice("pairing", PAIRINGS)
+    else:
+        config.get_bool("paired")
     config.get_int("chunk_size", lo=1, hi=MAX_CHUNK)
     config.get_str("engine")
     if len(config.get_list("strategies")) != 2:

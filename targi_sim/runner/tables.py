@@ -15,6 +15,7 @@ import pyarrow as pa
 
 from ..constants import END_REASON_NAMES, SYMBOL_NAMES, TIEBREAK_NAMES
 from ..engine import records as rec
+from ..pairing import pair_ids
 from ..record import GAME_COLUMNS
 
 I8, I16, I64 = pa.int8(), pa.int16(), pa.int64()
@@ -94,7 +95,7 @@ def _column(values: np.ndarray, field: pa.Field, check: bool = False) -> pa.Arra
     return pa.array(narrow, type=field.type)
 
 
-def games_table(G: np.ndarray, seeds: np.ndarray, paired: bool,
+def games_table(G: np.ndarray, seeds: np.ndarray, pairing: str,
                 strategies: tuple[str, str]) -> pa.Table:
     """The `games` table of a chunk from the engine's result rows."""
     schema = SCHEMAS["games"]
@@ -102,7 +103,7 @@ def games_table(G: np.ndarray, seeds: np.ndarray, paired: bool,
     n = len(ids)
     cols: dict[str, pa.Array] = {
         "game_id": pa.array(ids, I64),
-        "pair_id": pa.array(ids // 2 if paired else ids, I64),
+        "pair_id": pa.array(pair_ids(ids, pairing), I64),
         "seed": pa.array(seeds, I64),
         "p0_strategy": _names(np.zeros(n, np.int8), [strategies[0]]),
         "p1_strategy": _names(np.zeros(n, np.int8), [strategies[1]]),
