@@ -160,7 +160,7 @@ def test_a_deterministic_mirror_checks_one_game_per_deal():
     versus = prepare(shipped("balanced beats greedy"))
     assert (mirror.pairing, versus.pairing) == ("one_per_deal", "seat_swapped")
     m = mirror.match
-    counts = batch_counts(m.D, m.R, m.SP, "first_player_rate", 7, 0, 200, mirror.pairing)
+    counts = batch_counts(m, "first_player_rate", 7, 0, 200, mirror.pairing)
     assert len(counts) == 3 and counts.sum() == 200
     result = run(replace(shipped("first-player edge, mirror balanced"), max_games=2000))
     assert len(result.counts) == 3 and result.counts.sum() == result.games
