@@ -27,7 +27,14 @@ from rich.progress import (
 from rich.text import Text
 
 import targi_sim
-from targi_sim import DataError, UsageError, available_strategies, list_decks, list_rules
+from targi_sim import (
+    DataError,
+    StrategyError,
+    UsageError,
+    available_strategies,
+    list_decks,
+    list_rules,
+)
 
 from . import signals
 from .parse import ParseError, parse_games, parse_seed
@@ -411,6 +418,9 @@ def main() -> None:
     except KeyboardInterrupt as exc:  # e.g. a stop before a command took over
         typer.echo("\nInterrupted.", err=True)
         raise SystemExit(signals.exit_code(exc)) from None
+    except StrategyError as exc:  # a strategy misbehaved in play: one line, exit code 1
+        typer.echo(f"Error: {exc}", err=True)
+        raise SystemExit(1) from None
     except SystemExit as exc:  # typer turns a stray KeyboardInterrupt into exit code 130
         if exc.code == EXIT_INTERRUPTED and signals.received:
             raise SystemExit(128 + signals.received) from None

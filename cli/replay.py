@@ -81,6 +81,11 @@ def register(app: typer.Typer) -> None:
             console.print(f"Note: only the first {MAX_TRACE_ROWS:,} decisions of this game are "
                           "shown (its deck lets a game make more).", highlight=False,
                           markup=False)
+        for p, count in enumerate(record.illegal_answers):
+            if count:
+                console.print(f"Note: seat {p} ({record.strategies[p]}) answered {count} "
+                              "decision(s) with an option it was not offered; the engine "
+                              "played the first option instead.", highlight=False, markup=False)
         if diffs is not None:
             if diffs:
                 console.print("[red]The replay differs from the logged game:[/red] "

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
+from .answers import check_answers
 from .deck import Deck, load_deck
 from .engine import layout as lay
 from .engine.batch import play_batch
@@ -16,7 +17,7 @@ from .engine.montecarlo import play_batch_mc, uses_montecarlo
 from .engine.plugin import PluginError, compile_policy
 from .engine.policies import Policy
 from .engine.records import G_SIZE
-from .errors import DataError
+from .errors import FileProblem
 from .gamestate import GameState
 from .record import GameRecord, game_record, games_frame, log_frames
 from .rules import Rules, load_rules
@@ -30,9 +31,11 @@ Policies = tuple  # (policy seat 0, policy seat 1[, build marker]): see engine/a
 
 
 def play_plan(match: Match, seeds: np.ndarray, first: np.ndarray, ids: np.ndarray,
-              G: np.ndarray, L: np.ndarray, start: int, S: np.ndarray) -> int:
+              G: np.ndarray, L: np.ndarray, start: int, S: np.ndarray,
+              check: bool = True) -> int:
     """Play games start.. of a plan into G and the logs L; returns the next game index
-    (it stops early, between games, when the logs are full).
+    (it stops early, between games, when the logs are full). With `check`, a seat that
+    answered with an option it was not offered raises StrategyError (targi_sim.answers).
 
     The compiled batch driver plays them (Monte Carlo seats need their own, see
     engine/montecarlo.py); a seat decided in Python goes through targi_sim.session.
@@ -40,11 +43,16 @@ def play_plan(match: Match, seeds: np.ndarray, first: np.ndarray, ids: np.ndarra
     if match.has_python:
         from .session import play_python_plan
 
-        return play_python_plan(match, seeds, first, ids, G, L, start)
-    D, R, SP, P, PB = match.D, match.R, match.SP.copy(), match.P, match.PB
-    if uses_montecarlo(SP):
-        return play_batch_mc(D, R, SP, P, PB, seeds, first, ids, G, L, start, S)
-    return play_batch(D, R, SP, P, seeds, first, ids, G, L, start, S)
+        nxt = play_python_plan(match, seeds, first, ids, G, L, start)
+    else:
+        D, R, SP, P, PB = match.D, match.R, match.SP.copy(), match.P, match.PB
+        if uses_montecarlo(SP):
+            nxt = play_batch_mc(D, R, SP, P, PB, seeds, first, ids, G, L, start, S)
+        else:
+            nxt = play_batch(D, R, SP, P, seeds, first, ids, G, L, start, S)
+    if check:
+        check_answers(match, G[start:nxt], seeds[start:nxt])
+    return nxt
 
 
 def compile_policies(*policies: Policy) -> None:
@@ -79,7 +87,8 @@ def play_game(
     first_player: int = 0,
     game_id: int = 0,
 ) -> GameRecord:
-    """Play one game and return its full record, including the decision trace.
+    """Play one game and return its full record, including the decision trace (a seat's
+    answers with options it was not offered are counted in `illegal_answers`, not raised).
 
     A game is a pure function of (seed, strategies, deck, rules, first_player).
     """
@@ -97,7 +106,7 @@ def play_game(
     G = np.zeros((1, G_SIZE), dtype=np.int64)
     seeds = np.array([seed], dtype=np.int64)
     play_plan(m, seeds, np.array([first_player], dtype=np.int64),
-              np.array([game_id], dtype=np.int64), G, L, 0, state.S)
+              np.array([game_id], dtype=np.int64), G, L, 0, state.S, check=False)
     return game_record(seed, m.strategies, G[0], L, state)
 
 
@@ -169,6 +178,7 @@ class Match:
     P: Policies
     PB: Policies
     python: tuple[PythonSeat | None, PythonSeat | None] = (None, None)
+    specs: tuple[str, str] = ("", "")  # each seat's name, or path if it does not ship
 
     @property
     def has_python(self) -> bool:
@@ -197,10 +207,11 @@ def prepare_match(
     try:
         compile_policies(*(x for x in (*P, *PB) if isinstance(x, Policy)))
     except PluginError as exc:
-        raise DataError(str(exc)) from None
+        raise FileProblem(str(exc)) from None
     SP = np.vstack([s.row() for s in pair])
     return Match(d, r, lay.pack_deck(d), r.vector.astype(np.int64), SP,
-                 (pair[0].name, pair[1].name), P, PB, (pair[0].python, pair[1].python))
+                 (pair[0].name, pair[1].name), P, PB, (pair[0].python, pair[1].python),
+                 (pair[0].spec, pair[1].spec))
 
 
 def play_games(

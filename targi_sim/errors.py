@@ -70,6 +70,21 @@ class DataError(ValueError):
         return self._message()
 
 
+class FileProblem(DataError):
+    """A DataError already phrased as one line naming its file (a strategy file that
+    does not import, has no `choose`, or does not compile)."""
+
+    def __init__(self, message: str) -> None:
+        self.text = message
+        super().__init__(None, None, None)
+
+    def __reduce__(self):
+        return (type(self), (self.text,))
+
+    def _message(self) -> str:
+        return self.text
+
+
 class UsageError(ValueError):
     """An unknown deck / rules / strategy name; the message lists the valid ones."""
 

@@ -71,6 +71,8 @@ class GameRecord:
     breakdown: tuple[dict[str, int], dict[str, int]]
     tables: dict[str, pl.DataFrame] = field(repr=False)
     final_state: GameState = field(repr=False)
+    # per seat: decisions answered with an option not offered (the engine played option 0)
+    illegal_answers: tuple[int, int] = (0, 0)
 
     @property
     def trace(self) -> pl.DataFrame:
@@ -110,4 +112,5 @@ def game_record(seed, names, G_row, L, state: GameState) -> GameRecord:
         breakdown=breakdown,  # type: ignore[arg-type]
         tables=log_frames(L),
         final_state=state,
+        illegal_answers=(int(G_row[rec.G_BAD]), int(G_row[rec.G_BAD + 2])),
     )

@@ -23,7 +23,7 @@ from .constants import HC_KEY, N_STRAT_PARAMS, SK_GREEDY, SK_RANDOM, SK_SCRIPTED
 from .deck import resolve
 from .engine.policies import Policy, Seats, builtin
 from .engine.policies.scripted import SCRIPT_START
-from .errors import DataError, FieldReader, UsageError, read_toml
+from .errors import DataError, FieldReader, FileProblem, UsageError, read_toml
 from .paths import data_dir
 
 KINDS = {"random": C.SK_RANDOM, "greedy": C.SK_GREEDY, "heuristic": C.SK_HEURISTIC,
@@ -121,6 +121,13 @@ class Strategy:
         if self.python is not None:
             return getattr(self.python.strategy, "deterministic", False) is True
         return False
+
+    @property
+    def spec(self) -> str:
+        """What to type to get this strategy again: its name if it ships, else its path."""
+        if self.path is None or self.path.resolve().parent == (data_dir() / "strategies").resolve():
+            return self.name
+        return str(self.path)
 
     def row(self) -> np.ndarray:
         """The engine's parameter row; the heuristic's cache columns start empty (NaN)."""
@@ -258,13 +265,13 @@ def load_py_strategy(path: Path) -> Strategy:
     try:
         p, source, module = load_module(path)
     except PluginError as exc:
-        raise DataError(str(exc)) from None
+        raise FileProblem(str(exc)) from None
     cls = _python_strategy_class(module, p)
     if cls is not None:
         try:
             return python_seat(cls(), p, source)
         except Exception as exc:  # the user's constructor failed
-            raise DataError(f"{path}: creating {cls.__name__}() failed: "
+            raise FileProblem(f"{path}: creating {cls.__name__}() failed: "
                             f"{type(exc).__name__}: {exc}") from None
     return load_plugin_strategy(p)
 
@@ -280,7 +287,7 @@ def load_plugin_strategy(path: Path) -> Strategy:
     try:
         plugin = load_plugin(path)
     except PluginError as exc:
-        raise DataError(str(exc)) from None
+        raise FileProblem(str(exc)) from None
     params = np.zeros(N_STRAT_PARAMS)
     params[0] = C.SK_PLUGIN
     r = FieldReader(plugin.path, "strategy plugin", {"weights": plugin.weights})

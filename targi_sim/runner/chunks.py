@@ -26,11 +26,9 @@ import pyarrow.parquet as pq
 
 from ..api import play_plan
 from ..atomic import temp_path
-from ..constants import DECISION_NAMES
 from ..engine import layout as lay
 from ..engine.buffers import make_logs, reset, table
-from ..engine.records import G_BAD, G_GAME, G_SIZE, H_OVERFLOW
-from ..errors import StrategyError
+from ..engine.records import G_SIZE, H_OVERFLOW
 from ..pairing import plan
 from .config import RunSpec
 from .markers import file_sha256
@@ -54,7 +52,6 @@ def play_batches(spec: RunSpec, chunk: int) -> Iterator[dict[str, pa.Table]]:
         nxt = play_plan(m, seeds, first, ids, G, L, done, S)
         if L[H_OVERFLOW]:
             raise RuntimeError("engine log overflow: a game produced more rows than allowed")
-        check_answers(G[done:nxt], m.strategies)
         tables = {"games": games_table(G[done:nxt], seeds[done:nxt], spec.pairing,
                                        m.strategies)}
         for name, t, columns in LOGS:
@@ -62,21 +59,6 @@ def play_batches(spec: RunSpec, chunk: int) -> Iterator[dict[str, pa.Table]]:
         yield tables
         reset(L)
         done = nxt
-
-
-def check_answers(G: np.ndarray, strategies: tuple[str, str]) -> None:
-    """StrategyError if a seat answered some decision with an option it was not offered."""
-    for p in range(2):
-        bad = np.flatnonzero(G[:, G_BAD + 2 * p] > 0)
-        if bad.size:
-            g = G[bad[0]]
-            total = int(G[:, G_BAD + 2 * p].sum())
-            what = DECISION_NAMES[int(g[G_BAD + 2 * p + 1])]
-            game = int(g[G_GAME])
-            raise StrategyError(
-                f"strategy {strategies[p]!r} (seat {p}) answered {total} decision(s) with an "
-                f"option it was not offered (first: a {what!r} decision in game {game}; "
-                f"replay it with `targi-sim replay RUN --game {game}`)")
 
 
 def open_writer(path: Path, schema: pa.Schema) -> pq.ParquetWriter:
