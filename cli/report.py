@@ -51,6 +51,17 @@ def _parse_min_n(text: str) -> int:
     return parse_whole_number(text, "--min-n", 0, 10**12)
 
 
+def shown(path) -> str:
+    """A path as the user would type it: relative to the current folder when inside it."""
+    from pathlib import Path
+
+    p = Path(path)
+    try:
+        return str(p.resolve().relative_to(Path.cwd().resolve()))
+    except (ValueError, OSError):
+        return str(p)
+
+
 def _run(label: str, quiet: bool, work):
     """Run work(progress) under a status line on stderr; errors -> one `Error:` line."""
     from rich.console import Console
@@ -101,7 +112,7 @@ def register(app: typer.Typer) -> None:
             raise _fail(str(exc)) from None
         out_dir, seconds = _run("Report", quiet,
                                 lambda step: build_report(run, out, n, progress=step))
-        typer.echo(f"report written in {seconds:.1f} s: {out_dir}/report.html "
+        typer.echo(f"report written in {seconds:.1f} s: {shown(out_dir)}/report.html "
                    "(also report.md, plots/, tables/*.csv|.parquet)")
 
     @app.command(epilog=COMPARE_EPILOG)
@@ -141,4 +152,4 @@ def register(app: typer.Typer) -> None:
         for r in moved.head(15).iter_rows(named=True):
             typer.echo(f"  {r['metric']}: {r['a']:.4g} -> {r['b']:.4g} "
                        f"(p adj {r['p_holm'] if correction == 'holm' else r['p_bh']:.2g})")
-        typer.echo(f"comparison written in {seconds:.1f} s: {out_dir}/report.html")
+        typer.echo(f"comparison written in {seconds:.1f} s: {shown(out_dir)}/report.html")

@@ -102,7 +102,7 @@ def test_cli_errors(tmp_path):
                        "--correction")
 
 
-def test_cli_report_and_compare(tmp_path):
+def test_cli_report_and_compare(tmp_path, monkeypatch):
     ok = build_fixture(tmp_path / "ok")
     r = runner.invoke(app, ["report", str(ok), "--out", str(tmp_path / "rep"), "-q",
                             "--min-n", "1"])
@@ -112,6 +112,11 @@ def test_cli_report_and_compare(tmp_path):
     assert r.exit_code == 0, r.output
     assert "0 metric(s) moved significantly" in r.output
     assert (tmp_path / "compare-ok-vs-ok" / "report.md").is_file()
+    # both name their output as the user would type it, relative to where they ran
+    monkeypatch.chdir(tmp_path)
+    r = runner.invoke(app, ["compare", "ok", "ok", "-q"])
+    assert r.exit_code == 0, r.output
+    assert r.output.rstrip().endswith(": compare-ok-vs-ok/report.html"), r.output
     assert "Examples" in runner.invoke(app, ["report", "--help"]).output
     help_text = " ".join(runner.invoke(app, ["compare", "--help"]).output.split())
     assert "Examples" in help_text
