@@ -48,6 +48,7 @@ _EXPORTS = {
                     ".decisions"),
     "View": ".view",
     **dict.fromkeys(("check_no_peeking", "FairPlayReport"), ".fairplay"),
+    **dict.fromkeys(("signature", "Signature"), ".signatures"),
 }
 
 __all__ = sorted(_EXPORTS)
