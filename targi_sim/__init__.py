@@ -49,6 +49,7 @@ _EXPORTS = {
     "View": ".view",
     **dict.fromkeys(("check_no_peeking", "FairPlayReport"), ".fairplay"),
     **dict.fromkeys(("signature", "Signature"), ".signatures"),
+    **dict.fromkeys(("run_ladder", "plan_ladder"), ".ladder"),
 }
 
 __all__ = sorted(_EXPORTS)

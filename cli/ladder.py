@@ -1,0 +1,104 @@
+"""`targi-sim ladder`: a thin layer over targi_sim.ladder."""
+
+from __future__ import annotations
+
+import time
+
+import typer
+
+LADDER_EPILOG = """\
+Examples:
+
+  targi-sim ladder                                   # the default rungs, 20,000 games a run
+
+  targi-sim ladder --rungs random,greedy,balanced --games 5000
+
+  targi-sim ladder --deck ./my-deck.toml --out runs/ladder-my-deck
+
+Plays each rung against itself (a mirror run) and against the rung below (a cross run,
+the stronger rung in seat 0), plus the top against the bottom, all on the same deals
+(the same --seed), each into an ordinary run directory under OUT/runs/ (rerun the same
+command to resume; `targi-sim report` works on each). Runs with a Monte Carlo seat play
+--search-games games (it plays 10-20 games/s a core). Then writes OUT/report/report.html
+(and .md, tables): skill depth (each rung's win rate against the rung below, with 95%
+intervals), the luck index (the bottom rung's share of points against the top), the
+game shape in each mirror, and the stability of conclusions (first player, raid impact,
+every symbol's and card's grade per rung) with a flag on each one that changes sign, or
+grade by two letters or more, between the two strongest rungs.
+"""
+
+
+def register(app: typer.Typer) -> None:
+    @app.command(epilog=LADDER_EPILOG)
+    def ladder(
+        rungs: str = typer.Option(
+            "random,greedy,balanced,tuned,montecarlo-tuned", "--rungs", metavar="A,B,...",
+            help="Strategies from weakest to strongest (names or files), at least two."),
+        games: str = typer.Option("20000", "--games", "-n", metavar="N",
+                                  help="Games per run; 1e4 and 10_000 work."),
+        search_games: str = typer.Option(
+            "400", "--search-games", metavar="N",
+            help="Games of a run with a Monte Carlo seat (at most --games)."),
+        seed: str = typer.Option("0", "--seed", metavar="SEED", help="Seed of every run."),
+        jobs: str = typer.Option("0", "--jobs", "-j", metavar="J",
+                                 help="Worker processes (0: every CPU)."),
+        out: str | None = typer.Option(None, "--out", metavar="DIR",
+                                       help="Output folder (default runs/ladder-seed<S>)."),
+        deck: str = typer.Option("base", "--deck", metavar="NAME|FILE", help="Deck."),
+        rules: str = typer.Option("default", "--rules", metavar="NAME|FILE", help="Rules."),
+        quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
+    ) -> None:
+        """Skill ladder: do balance conclusions hold at every level of play?"""
+        import os
+
+        from rich.console import Console
+
+        from targi_sim import DataError, InputError, UsageError
+        from targi_sim.ladder import plan_ladder, run_ladder
+
+        from .app import _fail, _progress
+        from .parse import ParseError, parse_games, parse_seed, parse_whole_number
+        from .report import shown
+        from .signals import exit_code
+
+        try:
+            names = [r.strip() for r in rungs.split(",") if r.strip()]
+            n_games = parse_games(games)
+            n_search = parse_whole_number(search_games, "--search-games", 2, 10**7)
+            run_seed = parse_seed(seed)
+            n_jobs = parse_whole_number(jobs, "--jobs", 0, 4096) or (os.cpu_count() or 1)
+            plan = plan_ladder(names, n_games, n_search)
+        except ParseError as exc:
+            raise _fail(str(exc)) from None
+        except (UsageError, DataError, InputError, ValueError) as exc:
+            raise _fail(str(exc)) from None
+        out_dir = out or f"runs/ladder-seed{run_seed}"
+        err = Console(stderr=True)
+        t0 = time.perf_counter()
+        try:
+            with _progress(err, quiet) as bar:
+                tasks = {r.key: bar.add_task(r.key, total=r.games) for r in plan}
+
+                def step(key: str, done: int, total: int) -> None:
+                    bar.update(tasks[key], completed=done)
+
+                result = run_ladder(names, out_dir, games=n_games, search_games=n_search,
+                                    seed=run_seed, deck=deck, rules=rules, jobs=n_jobs,
+                                    progress=step)
+        except (InputError, UsageError, DataError) as exc:
+            raise _fail(str(exc)) from None
+        except KeyboardInterrupt as exc:
+            typer.echo(f"\nInterrupted; completed chunks are kept in {out_dir}/runs; rerun "
+                       "the same command to resume.", err=True)
+            raise typer.Exit(exit_code(exc)) from None
+        depth = result.tables["skill_depth"].filter("adjacent")
+        for r in depth.iter_rows(named=True):
+            typer.echo(f"{r['rung']} vs {r['against']}: {r['win_rate']:.1%} "
+                       f"({r['win_rate_lo']:.1%}..{r['win_rate_hi']:.1%}, {r['games']:,} games)")
+        for r in result.tables["luck_index"].iter_rows(named=True):
+            typer.echo(f"luck index ({r['bottom']} against {r['top']}): {r['luck_index']:.3f}")
+        typer.echo(f"{len(result.flags)} conclusion(s) change between the two strongest rungs")
+        for f in result.flags[:10]:
+            typer.echo(f"  {f}")
+        typer.echo(f"ladder written in {time.perf_counter() - t0:.1f} s: "
+                   f"{shown(result.out / 'report')}/report.html")

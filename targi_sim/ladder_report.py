@@ -1,0 +1,66 @@
+"""The ladder's report: the report model (targi_sim.report.model), so it renders to the
+same HTML, Markdown, CSV and Parquet as `targi-sim report`."""
+
+from __future__ import annotations
+
+import polars as pl
+
+from .report import plots
+from .report.model import Plot, Report, Section, Table
+
+
+def _pct(x: float) -> str:
+    return f"{x:.1%}"
+
+
+def ladder_report(result, names: list[str], seed: int, deck: str, rules: str,
+                  min_n: int) -> Report:
+    t = result.tables
+    depth, luck, shape = t["skill_depth"], t["luck_index"], t["game_shape"]
+    stability = t["stability"]
+    adjacent = depth.filter(pl.col("adjacent"))
+    text = [f"{r['rung']} wins {_pct(r['win_rate'])} ({_pct(r['win_rate_lo'])}–"
+            f"{_pct(r['win_rate_hi'])}) of the points against {r['against']} "
+            f"({r['games']:,} games)." for r in adjacent.iter_rows(named=True)]
+    weak = adjacent.filter(pl.col("win_rate_lo") <= 0.5)
+    if weak.height:
+        text.append("Not clearly stronger than the rung below: "
+                    + ", ".join(weak["rung"].to_list()) + ". The ladder is not ordered there.")
+    depth_plot = plots.card_bars(
+        [f"{r} vs {a}" for r, a in zip(depth["rung"], depth["against"], strict=True)],
+        depth["win_rate"].to_list(), depth["win_rate_lo"].to_list(),
+        depth["win_rate_hi"].to_list(), [False] * depth.height,
+        "win rate of the stronger rung (draws half)", ref=0.5)
+    luck_text = [f"Luck index {r['luck_index']:.3f} ({r['luck_index_lo']:.3f}–"
+                 f"{r['luck_index_hi']:.3f}): the share of points {r['bottom']} takes from "
+                 f"{r['top']} on the same deals (0: skill decides every game; 0.5: the "
+                 "players do not matter)." for r in luck.iter_rows(named=True)]
+    luck_text.append("Not measured: the spread of one deal's outcomes over repeated policy "
+                     "noise (the shipped rungs are deterministic or draw their own noise).")
+    flags = result.flags
+    strongest = f"{names[-2]} and {names[-1]}"
+    flag_text = ([f"{len(flags)} conclusion(s) change between the two strongest rungs "
+                  f"({strongest}):"] + [f"- {f}" for f in flags] if flags else
+                 [f"No conclusion changes sign or grade letter between {strongest}."])
+    sections = [
+        Section("skill_depth", "1. Skill depth", text=text,
+                tables=[Table("skill_depth", "Each rung against the rung below (and the top "
+                              "against the bottom)", depth)],
+                plots=[Plot("skill_depth", "Win rate of the stronger rung", depth_plot)]),
+        Section("luck", "2. Luck index", text=luck_text,
+                tables=[Table("luck_index", "Bottom rung against top rung", luck)]),
+        Section("game_shape", "3. Game shape by skill",
+                text=["Each rung's mirror: means per game; cards, VP and raid losses per "
+                      "player and game."],
+                tables=[Table("game_shape", "Game shape in each mirror", shape)]),
+        Section("stability", "4. Stability of conclusions", text=flag_text,
+                tables=[Table("stability", "First player and raid impact in each mirror",
+                              stability),
+                        Table("symbol_grades", "Symbol grades in each mirror",
+                              t["symbol_grades"]),
+                        Table("card_grades", "Tribe card grades in each mirror",
+                              t["card_grades"])]),
+    ]
+    facts = [("rungs", ", ".join(names)), ("deck", deck), ("rules", rules),
+             ("seed", str(seed)), ("runs", ", ".join(r.key for r in result.runs))]
+    return Report(title="targi-sim skill ladder", facts=facts, sections=sections, min_n=min_n)

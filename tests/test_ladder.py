@@ -1,0 +1,144 @@
+"""The skill ladder (issue 15 part 2): known answers for every measure, and a real ladder
+through the CLI that reuses the runner (run directories, resume, same deals)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import polars as pl
+import pytest
+
+from targi_sim.errors import InputError, UsageError
+from targi_sim.ladder import (
+    LadderRun,
+    first_player_flip,
+    game_shape,
+    grade_flips,
+    luck_index,
+    plan_ladder,
+    skill_depth,
+)
+
+
+def test_the_plan_plays_each_mirror_each_step_and_top_against_bottom():
+    plan = plan_ladder(["random", "greedy", "balanced"], games=1000)
+    assert [r.key for r in plan] == [
+        "mirror-0-random", "mirror-1-greedy", "mirror-2-balanced",
+        "cross-0-1-greedy-vs-random", "cross-1-2-balanced-vs-greedy",
+        "cross-0-2-balanced-vs-random"]
+    assert all(r.games == 1000 for r in plan)
+    assert [(r.p0, r.p1) for r in plan if r.kind == "cross"][0] == ("greedy", "random")
+    capped = plan_ladder(["balanced", "montecarlo"], games=1000, search_games=40)
+    assert [r.games for r in capped] == [1000, 40, 40]
+
+
+@pytest.mark.parametrize("rungs,error", [(["random"], InputError),
+                                         (["random", "random"], InputError),
+                                         (["random", "nope"], UsageError)])
+def test_a_bad_rung_list_is_refused(rungs, error):
+    with pytest.raises(error):
+        plan_ladder(rungs)
+
+
+def _seat_table(rate, lo, hi, n=100):
+    return pl.DataFrame({"strategy": ["x", "y"], "seat": [0, 1], "n": [n, n],
+                         "win_rate": [rate, 1 - rate], "win_rate_lo": [lo, 1 - hi],
+                         "win_rate_hi": [hi, 1 - lo], "win_rate_deff": [1.0, 1.0]})
+
+
+def test_skill_depth_and_luck_index_read_the_upper_seat():
+    plan = [LadderRun("c01", "cross", "b", "a", 1, 0, 100),
+            LadderRun("c12", "cross", "c", "b", 2, 1, 100),
+            LadderRun("c02", "cross", "c", "a", 2, 0, 100)]
+    tables = {"c01": _seat_table(0.7, 0.6, 0.8), "c12": _seat_table(0.55, 0.45, 0.65),
+              "c02": _seat_table(0.9, 0.85, 0.95)}
+    depth = skill_depth(plan, ["a", "b", "c"], tables)
+    assert depth["win_rate"].to_list() == [0.7, 0.55, 0.9]
+    assert depth["adjacent"].to_list() == [True, True, False]
+    luck = luck_index(depth).row(0, named=True)
+    assert luck["bottom"] == "a" and luck["top"] == "c"
+    assert luck["luck_index"] == pytest.approx(0.1)
+    assert (luck["luck_index_lo"], luck["luck_index_hi"]) == pytest.approx((0.05, 0.15))
+
+
+def test_game_shape_of_hand_built_games():
+    games = pl.DataFrame({
+        "game_id": [0, 1], "rounds": [12, 10], "end_reason": ["final_raid", "display_full"],
+        "tiebreak": ["none", "gold"], "winner": [0, -1],
+        "tokens_p0": [10, 6], "tokens_p1": [8, 4], "card_vp_p0": [4, 0], "card_vp_p1": [2, 2],
+        "row_bonus_p0": [4, 0], "row_bonus_p1": [0, 0]})
+    rounds = pl.DataFrame({"game_id": [0, 0, 0, 0, 1, 1], "round": [11, 11, 12, 12, 10, 10],
+                           "player": [0, 1, 0, 1, 0, 1],
+                           "display_count": [9, 9, 3, 5, 12, 0]})
+    raids = pl.DataFrame({"game_id": [0, 1, 1], "player": [0, 0, 1], "amount": [2, 1, 1]})
+    s = game_shape(games, rounds, raids)
+    assert s["games"] == 2 and s["rounds"] == 11
+    assert s["display_full_share"] == 0.5 and s["tiebreak_share"] == 0.5
+    assert s["draw_share"] == 0.5
+    assert s["cards_per_player"] == (3 + 5 + 12 + 0) / 4
+    assert s["token_vp"] == 28 / 4 and s["card_vp"] == 8 / 4 and s["row_bonus"] == 1
+    assert s["raid_losses"] == 1
+
+
+def test_grade_flips_need_two_letters_and_enough_games():
+    a = pl.DataFrame({"name": ["x", "y", "z", "w"], "grade": ["A", "B+", "A-", "C"],
+                      "low_n": [False, False, True, False]})
+    b = pl.DataFrame({"name": ["x", "y", "z", "w"], "grade": ["C+", "C", "F", None],
+                      "low_n": [False, False, False, False]})
+    assert grade_flips(a, b, "name", "lo", "hi") == ["x is A at lo but C+ at hi"]
+
+
+def test_a_first_player_flip_needs_both_intervals_off_even():
+    up = {"first_rate": 0.53, "first_rate_lo": 0.52, "first_rate_hi": 0.54}
+    down = {"first_rate": 0.46, "first_rate_lo": 0.45, "first_rate_hi": 0.47}
+    unsure = {"first_rate": 0.49, "first_rate_lo": 0.47, "first_rate_hi": 0.51}
+    assert first_player_flip(up, down, "greedy", "balanced")
+    assert not first_player_flip(up, unsure, "greedy", "balanced")
+    assert not first_player_flip(up, up, "greedy", "balanced")
+
+
+def _cli(*args, cwd):
+    return subprocess.run([sys.executable, "-m", "targi_sim.cli.app", "ladder", *args],
+                          capture_output=True, text=True, cwd=cwd, timeout=300)
+
+
+def test_a_real_ladder_writes_runs_and_a_report_and_resumes(tmp_path):
+    args = ("--rungs", "random,greedy,balanced", "--games", "400", "--jobs", "1",
+            "--out", "lad", "--quiet")
+    out = _cli(*args, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "greedy vs random:" in out.stdout and "balanced vs greedy:" in out.stdout
+    assert "luck index (random against balanced)" in out.stdout
+    assert out.stdout.rstrip().endswith("lad/report/report.html")
+    lad = tmp_path / "lad"
+    for name in ("report.html", "report.md", "tables/skill_depth.parquet",
+                 "tables/game_shape.csv", "tables/card_grades.parquet", "plots/skill_depth.png"):
+        assert (lad / "report" / name).is_file(), name
+    runs = sorted(p.name for p in (lad / "runs").iterdir())
+    assert len(runs) == 6
+    # ordinary run directories: complete, and every run was played on the same deals
+    seeds = {}
+    for name in runs:
+        manifest = json.loads((lad / "runs" / name / "manifest.json").read_text())
+        assert manifest["status"] == "complete"
+        seeds[name] = set(pl.read_parquet(lad / "runs" / name / "games" / "*.parquet")["seed"])
+    assert seeds["cross-1-2-balanced-vs-greedy"] <= seeds["mirror-1-greedy"]
+    assert seeds["mirror-0-random"] <= seeds["mirror-2-balanced"]
+    shape = pl.read_parquet(lad / "report" / "tables" / "game_shape.parquet")
+    assert shape["rung"].to_list() == ["random", "greedy", "balanced"]
+    again = _cli(*args, cwd=tmp_path)  # everything complete: the same report
+    assert again.returncode == 0 and again.stdout.splitlines()[:4] == out.stdout.splitlines()[:4]
+
+
+@pytest.mark.parametrize("args,needle", [
+    (("--rungs", "random"), "at least two"),
+    (("--rungs", "random,nope"), "nope"),
+    (("--games", "0"), "--games"),
+])
+def test_bad_ladder_input_is_one_error_line(tmp_path, args, needle):
+    out = _cli(*args, "--quiet", cwd=tmp_path)
+    assert out.returncode == 2, out.stderr[-2000:]
+    assert "Traceback" not in out.stderr and needle in out.stderr
+    assert len([ln for ln in out.stderr.splitlines() if ln.startswith("Error:")]) == 1
