@@ -2,8 +2,8 @@
 
 Why: a strategy called `row-builder` that builds fewer rows than `balanced` misleads
 every conclusion drawn from it. Each named strategy has one figure that its name
-promises to move (row bonuses for row-builder, gold held for gold-hoarder, raid losses
-for raid-averse, cards taken from the opponent's reach for blocker). `signature` plays
+promises to move (row bonuses for row-builder, gold held for gold-hoarder, VP lost to
+raids for raid-averse, cards taken from the opponent's reach for blocker). `signature` plays
 the strategy against `balanced` in seat-swapped pairs and measures the figure for both
 seats of the same games; the difference per deal (the pair, the independent unit) gives
 the estimate, its interval (scipy's t interval over pairs) and a p-value.
@@ -11,7 +11,9 @@ the estimate, its interval (scipy's t interval over pairs) and a p-value.
 Figures, per player and game:
 * `row_bonus`: VP from row bonuses at the end.
 * `gold_held`: gold held at the end of a round, averaged over the game's rounds.
-* `raid_losses`: goods, gold and VP paid to raids (each counted as one).
+* `raid_losses`: goods, gold and VP paid to raids (each counted as one; nearly fixed by
+  the raid cards, since every raid takes something).
+* `raid_vp_lost`: VP paid to raids (what keeping goods for the raids saves).
 * `cards_denied`: tribe cards taken from the centre that the opponent could have paid
   for with what they held at the start of that round (their end-of-round holdings of
   the round before; round 1 uses the starting tokens of the rules), its printed cost.
@@ -30,12 +32,12 @@ from .deck import Deck, load_deck
 from .rules import load_rules
 
 RESOURCES = ("salt", "pepper", "dates", "gold")  # the columns of a tribe card's cost
-FIGURES = ("row_bonus", "gold_held", "raid_losses", "cards_denied")
+FIGURES = ("row_bonus", "gold_held", "raid_losses", "raid_vp_lost", "cards_denied")
 # The figure each named strategy's name promises, and the direction it should move.
 PROMISES: dict[str, tuple[str, int]] = {
     "row-builder": ("row_bonus", +1),
     "gold-hoarder": ("gold_held", +1),
-    "raid-averse": ("raid_losses", -1),
+    "raid-averse": ("raid_vp_lost", -1),
     "blocker": ("cards_denied", +1),
 }
 
@@ -70,7 +72,9 @@ def _per_player(games: pl.DataFrame, tables: dict[str, pl.DataFrame], deck: Deck
     rounds = tables["rounds"]
     gold = rounds.group_by("game_id", "player").agg(pl.col("gold").mean().alias("gold_held"))
     raids = tables["raids"].group_by("game_id", "player").agg(
-        pl.col("amount").sum().cast(pl.Float64).alias("raid_losses"))
+        pl.col("amount").sum().cast(pl.Float64).alias("raid_losses"),
+        pl.col("amount").filter(pl.col("paid") == "vp").sum().cast(pl.Float64)
+        .alias("raid_vp_lost"))
     # what each player held at the start of each round
     held = rounds.select("game_id", "player", (pl.col("round") + 1).alias("round"),
                          "salt", "pepper", "dates", "gold")
