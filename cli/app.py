@@ -131,13 +131,14 @@ def _progress(console: Console, quiet: bool) -> Progress:
 
 def _register_commands() -> None:
     """Commands that live in their own modules (each adds itself to the app)."""
-    from . import check, play, replay, report, run
+    from . import check, play, replay, report, run, tune
 
     run.register(app)
     replay.register(app)
     report.register(app)
     check.register(app)
     play.register(app)
+    tune.register(app)
 
 
 _register_commands()
