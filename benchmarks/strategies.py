@@ -3,7 +3,8 @@
     python benchmarks/strategies.py                     # 50,000 games x 5 runs per pairing
     python benchmarks/strategies.py --games 20000 --repeats 3 --mc-games 40
 
-balanced vs balanced, greedy vs greedy and random vs random (for reference) on
+balanced vs balanced, tuned vs tuned, greedy vs greedy and random vs random (for
+reference) on
 the base deck and default rules, logs off, through targi_sim.api.run_batch.
 Each pairing runs in its own subprocess pinned to one CPU, warms up, then times
 `--repeats` runs of `--games` games and reports the median games/s and that
@@ -40,6 +41,7 @@ from common import print_table, spawn
 ROOT = Path(__file__).resolve().parent.parent
 PAIRINGS = {
     "balanced": ("balanced", "balanced"),
+    "tuned": ("tuned", "tuned"),  # targi-sim tune's result (data/strategies/tuned.toml)
     "greedy": ("greedy", "greedy"),
     "random": ("random", "random"),
     "montecarlo": ("montecarlo", "balanced"),
@@ -186,7 +188,7 @@ def main() -> None:
                                "--py-games", str(args.py_games)])
 
     rows = []
-    for pairing in ("balanced", "greedy", "random"):
+    for pairing in ("balanced", "tuned", "greedy", "random"):
         rates = [args.games / t for t in res[pairing]["times"]]
         a, b = PAIRINGS[pairing]
         rows.append((f"games/s, {a} vs {b} (median)", f"{statistics.median(rates):,.0f}",

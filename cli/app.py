@@ -1,6 +1,7 @@
 """The `targi-sim` command line: a thin layer over the targi_sim Python API.
 
-Commands: run (play many games into a run directory, print a summary), tournament (every pair of
+Commands: run (play many games into a run directory, print a summary), tune (CMA-ES on a
+heuristic strategy's weights), tournament (every pair of
 strategies; win-rate matrix and Elo), strategies [show], decks, rules, version.
 User mistakes (bad numbers, unknown names, malformed data files) print one
 `Error: ...` line on stderr and exit with code 2; Ctrl-C exits with 130, SIGTERM
@@ -131,7 +132,7 @@ def _progress(console: Console, quiet: bool) -> Progress:
 
 def _register_commands() -> None:
     """Commands that live in their own modules (each adds itself to the app)."""
-    from . import check, ladder, play, replay, report, run
+    from . import check, ladder, play, replay, report, run, tune
 
     run.register(app)
     replay.register(app)
@@ -139,6 +140,7 @@ def _register_commands() -> None:
     check.register(app)
     play.register(app)
     ladder.register(app)
+    tune.register(app)
 
 
 _register_commands()

@@ -47,6 +47,7 @@ _EXPORTS = {
                      "KeepMarkers", "MoveMarker", "PayRaid", "GiveGood", "DrawTribe", "Swap"),
                     ".decisions"),
     "View": ".view",
+    "tune": ".tune",
     **dict.fromkeys(("check_no_peeking", "FairPlayReport"), ".fairplay"),
     **dict.fromkeys(("signature", "Signature"), ".signatures"),
     **dict.fromkeys(("run_ladder", "plan_ladder"), ".ladder"),

@@ -53,8 +53,9 @@ def wilson_bounds(successes, n, z: float = Z95):
         centre = (p + z2 / (2.0 * m)) / denom
         half = z * np.sqrt(np.clip(p * (1.0 - p), 0.0, None) / m + z2 / (4.0 * m * m)) / denom
     empty = ~(m > 0)
-    lo = np.where(empty, 0.0, np.clip(centre - half, 0.0, 1.0))
-    hi = np.where(empty, 1.0, np.clip(centre + half, 0.0, 1.0))
+    lo = np.where(empty | (x <= 0), 0.0, np.clip(centre - half, 0.0, 1.0))
+    # exactly 1 at p = 1 (rounding gave 0.9999999999999998, below the rate itself)
+    hi = np.where(empty | (x >= m), 1.0, np.clip(centre + half, 0.0, 1.0))
     return lo, hi
 
 

@@ -50,6 +50,17 @@ WEIGHTS: dict[str, tuple[int, float, float, str]] = {
     "noise": (C.HW_NOISE, 0.0, 0.0, "random jitter added to option values"),
 }
 SYMBOL_KEYS = tuple(C.SYMBOL_NAMES)
+# Where `targi-sim tune` searches each weight (targi_sim.tune): key -> (low, high), or
+# None for a weight tune keeps fixed (noise: a tuned strategy stays deterministic).
+# Every range lies inside the weight's allowed values and holds the shipped strategies'
+# values; [symbols] entries share SYMBOL_RANGE. docs/strategies.md lists them.
+TUNING_RANGES: dict[str, tuple[float, float] | None] = {
+    "vp": (0.5, 2.0), "card_vp": (0.0, 3.0), "gold": (0.0, 4.0), "good": (0.0, 2.0),
+    "need": (0.0, 2.0), "display": (-2.0, 4.0), "row_same": (0.0, 3.0),
+    "row_diff": (0.0, 3.0), "hand": (0.0, 2.0), "denial": (0.0, 2.0), "raid": (0.0, 4.0),
+    "late": (0.0, 3.0), "trade_margin": (-1.0, 1.0), "line": (0.0, 2.0), "noise": None,
+}
+SYMBOL_RANGE = (-3.0, 3.0)
 TOP_KEYS = ("name", "kind", "description", "weights", "symbols", "rollouts", "base")
 KIND_KEYS = {
     "random": ("name", "kind", "description"),
@@ -403,6 +414,6 @@ def seat_policies(strategies: Sequence[Strategy]) -> tuple[tuple, tuple]:
     return Seats(P), Seats(PB)
 
 
-__all__ = ["DataError", "RANDOM", "Strategy", "list_strategies", "load_strategy",
-           "register_plugin", "resolve_pair", "resolve_strategy", "scripted", "seat_policies",
-           "strategy_matrix"]
+__all__ = ["DataError", "RANDOM", "SYMBOL_RANGE", "Strategy", "TUNING_RANGES",
+           "list_strategies", "load_strategy", "register_plugin", "resolve_pair",
+           "resolve_strategy", "scripted", "seat_policies", "strategy_matrix"]

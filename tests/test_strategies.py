@@ -5,6 +5,8 @@ as their descriptions say (fixed seeds, small samples with wide margins).
 
 from __future__ import annotations
 
+import tomllib
+
 import numpy as np
 import pytest
 from scenario_helpers import new, res, trace
@@ -190,11 +192,11 @@ def test_missing_file_names_the_file(tmp_path):
 # ------------------------------------------------------------------ settings()
 
 
-def _toml(settings: dict, name: str) -> str:
+def _toml(settings: dict, name: str, base: str = "balanced") -> str:
     lines = [f'name = "{name}"', f'kind = "{settings["kind"]}"']
     if "rollouts" in settings:
         lines.append(f"rollouts = {settings['rollouts']}")
-        lines.append('base = "balanced"')
+        lines.append(f'base = "{base}"')  # settings() names the base's kind, not the base
     for section in ("weights", "symbols"):
         if section in settings:
             lines.append(f"[{section}]")
@@ -219,7 +221,8 @@ def test_settings_report_the_files_values(tmp_path):
 def test_settings_round_trip(tmp_path, name):
     """Writing settings() back as a strategy file gives the same engine row."""
     s = load_strategy(name)
-    again = load_strategy(write(tmp_path, _toml(s.settings(), name)))
+    base = tomllib.loads(s.content).get("base", "balanced")
+    again = load_strategy(write(tmp_path, _toml(s.settings(), name, base)))
     assert again.settings() == s.settings()
     assert np.array_equal(again.row(), s.row(), equal_nan=True)
 
