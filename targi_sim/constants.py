@@ -131,6 +131,7 @@ HW_TRADE_MARGIN = 13  # minimum gain for a trade to be made
 HW_LINE = 14         # value of future crossings along a first/second Targi's line
 HW_NOISE = 15        # random jitter added to option values (breaks ties, varies play)
 HW_SYMBOL = 16       # + symbol (5): extra value of a card of that symbol
+HW_ROW_FOCUS = 21    # exponent of a row's progress (1: linear; >1 favours finishing a row)
 MC_ROLLOUTS = 22     # montecarlo: rollouts per legal option of a placement
 MC_PENDING = 23      # montecarlo: the placement its driver chose, NaN when none is waiting
 MC_BASE = 24         # montecarlo: the rollout strategy's own row (kind, weights) starts here

@@ -41,6 +41,8 @@ WEIGHTS: dict[str, tuple[int, float, float, str]] = {
     "display": (C.HW_DISPLAY, 0.5, -10.0, "value of a displayed card beyond its VP"),
     "row_same": (C.HW_ROW_SAME, 0.5, 0.0, "weight of progress toward a 4-of-a-symbol row"),
     "row_diff": (C.HW_ROW_DIFF, 0.5, 0.0, "weight of progress toward a 4-different row"),
+    "row_focus": (C.HW_ROW_FOCUS, 1.0, 0.5, "exponent of a row's progress: 1 values every card "
+                  "in a row alike, 3 the fourth far above a new row's first"),
     "hand": (C.HW_HAND, 0.4, 0.0, "value of a kept hand card per printed VP"),
     "denial": (C.HW_DENIAL, 0.15, 0.0, "weight of what a choice takes from the opponent"),
     "raid": (C.HW_RAID, 0.5, 0.0, "weight of raid exposure and raid protection"),
@@ -57,7 +59,8 @@ SYMBOL_KEYS = tuple(C.SYMBOL_NAMES)
 TUNING_RANGES: dict[str, tuple[float, float] | None] = {
     "vp": (0.5, 2.0), "card_vp": (0.0, 3.0), "gold": (0.0, 4.0), "good": (0.0, 2.0),
     "need": (0.0, 2.0), "display": (-2.0, 4.0), "row_same": (0.0, 3.0),
-    "row_diff": (0.0, 3.0), "hand": (0.0, 2.0), "denial": (0.0, 2.0), "raid": (0.0, 4.0),
+    "row_diff": (0.0, 3.0), "row_focus": (1.0, 4.0), "hand": (0.0, 2.0),
+    "denial": (0.0, 2.0), "raid": (0.0, 4.0),
     "late": (0.0, 3.0), "trade_margin": (-1.0, 1.0), "line": (0.0, 2.0), "noise": None,
 }
 SYMBOL_RANGE = (-3.0, 3.0)

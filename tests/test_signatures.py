@@ -54,16 +54,7 @@ def test_the_figures_of_a_hand_built_game_are_exact():
     assert got[0, 1]["cards_denied"] == 0
 
 
-# Measured on 10,000 games a strategy (benchmarks/signatures.py, seed 0): row-builder
-# ends with fewer row bonuses than balanced (0.027 vs 0.045 VP a game, p = 0.0004).
-# Strict: the day it keeps its promise this test fails, and the mark must go.
-NOT_KEPT = {"row-builder"}
-
-
-@pytest.mark.parametrize("name", [
-    pytest.param(n, marks=pytest.mark.xfail(strict=True, reason="measured: does not do "
-                                            "what its name says (docs/strategies.md)"))
-    if n in NOT_KEPT else n for n in PROMISES])
+@pytest.mark.parametrize("name", list(PROMISES))
 def test_each_named_strategy_moves_its_signature_figure(name):
     figure, direction = PROMISES[name]
     s = signature(name, games=4000, seed=21)[figure]

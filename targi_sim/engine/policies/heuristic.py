@@ -68,6 +68,7 @@ from ...constants import (
     HW_NOISE,
     HW_RAID,
     HW_ROW_DIFF,
+    HW_ROW_FOCUS,
     HW_ROW_SAME,
     HW_SYMBOL,
     HW_TRADE_MARGIN,
@@ -353,10 +354,14 @@ def row_potential(S, D, R, SP, p, w, base, row, extra_sym):
             return float(R[RL_ROW_DIFF_BONUS])
         return 0.0
     v = 0.0
+    frac = n / DISPLAY_COLS
+    focus = SP[w, base + HW_ROW_FOCUS]
+    if focus != 1.0:  # convex: the fourth card of a row is worth more than a new row's first
+        frac = frac ** focus
     if same:
-        v = SP[w, base + HW_ROW_SAME] * R[RL_ROW_SAME_BONUS] * n / DISPLAY_COLS
+        v = SP[w, base + HW_ROW_SAME] * R[RL_ROW_SAME_BONUS] * frac
     if distinct:
-        d = SP[w, base + HW_ROW_DIFF] * R[RL_ROW_DIFF_BONUS] * n / DISPLAY_COLS
+        d = SP[w, base + HW_ROW_DIFF] * R[RL_ROW_DIFF_BONUS] * frac
         if d > v:
             v = d
     return v
