@@ -97,7 +97,9 @@ def register(app: typer.Typer) -> None:
                        f"({r['win_rate_lo']:.1%}..{r['win_rate_hi']:.1%}, {r['games']:,} games)")
         for r in result.tables["luck_index"].iter_rows(named=True):
             typer.echo(f"luck index ({r['bottom']} against {r['top']}): {r['luck_index']:.3f}")
-        typer.echo(f"{len(result.flags)} conclusion(s) change between the two strongest rungs")
+        typer.echo(f"{len(result.flags)} conclusion(s) change between the two strongest rungs "
+                   f"(compared: the first player's rate, {result.compared['symbol']} "
+                   f"symbol(s) and {result.compared['card']} card(s) graded at both)")
         for f in result.flags[:10]:
             typer.echo(f"  {f}")
         typer.echo(f"ladder written in {time.perf_counter() - t0:.1f} s: "

@@ -53,6 +53,7 @@ class LadderResult:
     runs: list[LadderRun]
     tables: dict[str, pl.DataFrame] = field(default_factory=dict)
     flags: list[str] = field(default_factory=list)
+    compared: dict[str, int] = field(default_factory=dict)  # symbols, cards graded at both
     report_files: list[Path] = field(default_factory=list)
 
 
@@ -157,6 +158,12 @@ def grade_flips(a: pl.DataFrame, b: pl.DataFrame, key: str, rung_a: str,
     return out
 
 
+def graded_at_both(grades: pl.DataFrame, key: str, a: str, b: str) -> int:
+    """How many rows (symbols or cards) have a grade at both rungs."""
+    both = grades.filter(pl.col("rung").is_in([a, b]) & pl.col("grade").is_not_null())
+    return int((both.group_by(key).len()["len"] == 2).sum())
+
+
 def first_player_flip(a: dict, b: dict, rung_a: str, rung_b: str) -> list[str]:
     """A line if the first player's edge is significant with opposite signs at the two
     rungs (each interval entirely on its own side of 50%)."""
@@ -213,6 +220,9 @@ def run_ladder(rungs: Sequence[str] = DEFAULT_RUNGS, out: str | Path = "runs/lad
     result.tables = _tables(plan, names, seat_tables, mirrors)
     top, second = len(names) - 1, len(names) - 2
     result.flags = _flags(mirrors[second][1], mirrors[top][1], names[second], names[top])
+    result.compared = {kind: graded_at_both(result.tables[f"{kind}_grades"], key,
+                                            names[second], names[top])
+                       for kind, key in (("symbol", "symbol"), ("card", "name"))}
     from .ladder_report import ladder_report
 
     result.report_files = write_report(ladder_report(result, names, seed, deck, rules, min_n),
@@ -266,4 +276,5 @@ def _flags(lower, upper, name_lower: str, name_upper: str) -> list[str]:
 
 
 __all__ = ["DEFAULT_RUNGS", "LadderResult", "LadderRun", "game_shape", "grade_flips",
+           "graded_at_both",
            "luck_index", "plan_ladder", "run_ladder", "skill_depth"]

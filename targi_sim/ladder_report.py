@@ -39,9 +39,17 @@ def ladder_report(result, names: list[str], seed: int, deck: str, rules: str,
                      "noise (the shipped rungs are deterministic or draw their own noise).")
     flags = result.flags
     strongest = f"{names[-2]} and {names[-1]}"
+    graded = result.compared
     flag_text = ([f"{len(flags)} conclusion(s) change between the two strongest rungs "
                   f"({strongest}):"] + [f"- {f}" for f in flags] if flags else
-                 [f"No conclusion changes sign or grade letter between {strongest}."])
+                 [f"No conclusion changes sign, or grade by two letters, between {strongest}."])
+    flag_text.append(f"Compared: the first player's rate, {graded['symbol']} symbol(s) and "
+                     f"{graded['card']} card(s) graded at both rungs (a rate with fewer than "
+                     f"{min_n} observations gets no grade).")
+    if not graded["symbol"] and not graded["card"]:
+        flag_text.append("No card or symbol has a grade at both of these rungs, so the card "
+                         "conclusions cannot be checked there: play more games, or read the "
+                         "grades of the rungs below.")
     sections = [
         Section("skill_depth", "1. Skill depth", text=text,
                 tables=[Table("skill_depth", "Each rung against the rung below (and the top "

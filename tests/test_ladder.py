@@ -16,6 +16,7 @@ from targi_sim.ladder import (
     first_player_flip,
     game_shape,
     grade_flips,
+    graded_at_both,
     luck_index,
     plan_ladder,
     skill_depth,
@@ -90,6 +91,12 @@ def test_grade_flips_need_two_letters_and_enough_games():
     assert grade_flips(a, b, "name", "lo", "hi") == ["x is A at lo but C+ at hi"]
 
 
+def test_graded_at_both_counts_rows_with_two_grades():
+    g = pl.DataFrame({"symbol": ["x", "x", "y", "y", "z"], "rung": ["a", "b", "a", "b", "a"],
+                      "grade": ["A", "B", "C", None, "D"]})
+    assert graded_at_both(g, "symbol", "a", "b") == 1
+
+
 def test_a_first_player_flip_needs_both_intervals_off_even():
     up = {"first_rate": 0.53, "first_rate_lo": 0.52, "first_rate_hi": 0.54}
     down = {"first_rate": 0.46, "first_rate_lo": 0.45, "first_rate_hi": 0.47}
@@ -111,6 +118,7 @@ def test_a_real_ladder_writes_runs_and_a_report_and_resumes(tmp_path):
     assert out.returncode == 0, out.stderr[-2000:]
     assert "greedy vs random:" in out.stdout and "balanced vs greedy:" in out.stdout
     assert "luck index (random against balanced)" in out.stdout
+    assert "graded at both" in out.stdout
     assert out.stdout.rstrip().endswith("lad/report/report.html")
     lad = tmp_path / "lad"
     for name in ("report.html", "report.md", "tables/skill_depth.parquet",
