@@ -46,6 +46,8 @@ def register(app: typer.Typer) -> None:
                                        help="Output folder (default runs/ladder-seed<S>)."),
         deck: str = typer.Option("base", "--deck", metavar="NAME|FILE", help="Deck."),
         rules: str = typer.Option("default", "--rules", metavar="NAME|FILE", help="Rules."),
+        force: bool = typer.Option(False, "--force",
+                                   help="Replace runs in OUT that were played differently."),
         quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
     ) -> None:
         """Skill ladder: do balance conclusions hold at every level of play?"""
@@ -84,7 +86,7 @@ def register(app: typer.Typer) -> None:
 
                 result = run_ladder(names, out_dir, games=n_games, search_games=n_search,
                                     seed=run_seed, deck=deck, rules=rules, jobs=n_jobs,
-                                    progress=step)
+                                    force=force, progress=step)
         except (InputError, UsageError, DataError) as exc:
             raise _fail(str(exc)) from None
         except KeyboardInterrupt as exc:

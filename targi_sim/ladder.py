@@ -183,11 +183,12 @@ def first_player_flip(a: dict, b: dict, rung_a: str, rung_b: str) -> list[str]:
 def run_ladder(rungs: Sequence[str] = DEFAULT_RUNGS, out: str | Path = "runs/ladder", *,
                games: int = DEFAULT_GAMES, search_games: int = DEFAULT_SEARCH_GAMES,
                seed: int = 0, deck: str = "base", rules: str = "default", jobs: int = 1,
-               min_n: int = 500,
+               min_n: int = 500, force: bool = False,
                progress: Callable[[str, int, int], None] | None = None) -> LadderResult:
     """Play (or resume) every run of the ladder into out/runs/, then write the ladder
     report into out/report/. `progress(run key, games done, games of that run)`;
-    `min_n` greys (and keeps out of the flags) rates with fewer observations."""
+    `min_n` greys (and keeps out of the flags) rates with fewer observations; `force`
+    replaces a run directory that holds a different run (else InputError)."""
     from .report import analyse, open_run
     from .report.output import write_report
     from .report.plots import skipped
@@ -208,7 +209,7 @@ def run_ladder(rungs: Sequence[str] = DEFAULT_RUNGS, out: str | Path = "runs/lad
 
         resolved = resolve_run(RunConfig(games=run.games, seed=seed, p0=run.p0, p1=run.p1,
                                          deck=deck, rules=rules))
-        execute(resolved, out / "runs" / run.key, jobs=jobs, progress=step,
+        execute(resolved, out / "runs" / run.key, jobs=jobs, progress=step, force=force,
                 command=["targi-sim", "ladder"])
         info = open_run(out / "runs" / run.key)
         with skipped():

@@ -138,6 +138,11 @@ def test_a_real_ladder_writes_runs_and_a_report_and_resumes(tmp_path):
     assert shape["rung"].to_list() == ["random", "greedy", "balanced"]
     again = _cli(*args, cwd=tmp_path)  # everything complete: the same report
     assert again.returncode == 0 and again.stdout.splitlines()[:4] == out.stdout.splitlines()[:4]
+    other = ("--rungs", "random,greedy", "--games", "200", "--jobs", "1", "--out", "lad",
+             "--quiet")
+    refused = _cli(*other, cwd=tmp_path)  # a different ladder into the same folder
+    assert refused.returncode == 2 and "--force" in refused.stderr, refused.stderr[-2000:]
+    assert _cli(*other, "--force", cwd=tmp_path).returncode == 0
 
 
 @pytest.mark.parametrize("args,needle", [
