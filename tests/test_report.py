@@ -181,6 +181,32 @@ def test_strategies_matrix_and_elo(report):
     assert elo["A"]["elo"] + elo["B"]["elo"] == approx(3000)
 
 
+def test_game_shape_by_strategy(report, run_dir):
+    """Recomputed from the fixture's Parquet files with polars, per player-game."""
+    import polars as pl
+
+    games = pl.read_parquet(run_dir / "games" / "part-000000.parquet")
+    rounds = pl.read_parquet(run_dir / "rounds" / "part-000000.parquet")
+    raids = pl.read_parquet(run_dir / "raids" / "part-000000.parquet")
+    last = rounds.filter(pl.col("round") == pl.col("round").max().over("game_id"))
+    shape = rows(report, "strategy_shape", "strategy")
+    for name in ("A", "B"):
+        seats = [(g["game_id"], p) for g in games.iter_rows(named=True) for p in (0, 1)
+                 if g[f"p{p}_strategy"] == name]
+        tokens = [games.filter(pl.col("game_id") == g)[f"tokens_p{p}"][0] for g, p in seats]
+        cards = [last.filter((pl.col("game_id") == g) & (pl.col("player") == p))
+                 ["display_count"].sum() for g, p in seats]
+        paid = [raids.filter((pl.col("game_id") == g) & (pl.col("player") == p))["amount"].sum()
+                for g, p in seats]
+        r = shape[name]
+        assert r["player_games"] == len(seats)
+        assert r["token_vp"] == approx(sum(tokens) / len(seats))
+        assert r["cards"] == approx(sum(cards) / len(seats))
+        assert r["raid_losses"] == approx(sum(paid) / len(seats))
+        assert r["card_vp"] == 0 and r["row_bonus"] == 0
+        assert r["token_vp_lo"] <= r["token_vp"] <= r["token_vp_hi"]
+
+
 def test_curves(report):
     c = {(r["round"], r["seat"], r["strategy"]): r
          for r in report.table("curves").df.iter_rows(named=True)}

@@ -544,11 +544,39 @@ def strategies(a: Analyses, min_n: int, pairs: pl.DataFrame) -> Section:
         text.append(f"This run holds {len(names)} strateg{plural} ({', '.join(names)}) in "
                     "mirror matches only; Elo needs at least two strategies that play each "
                     "other.")
+    if len(names) >= 2:
+        tables.append(strategy_shape(a, min_n))
+        text.append("Game shape by strategy: how each strategy's own games look (cards kept, "
+                    "where its VP come from, what raids cost it), the same figures as the "
+                    "skill ladder's (docs/ladder.md).")
     if mirror.height:
         text.append(f"Mirror matches ({', '.join(sorted(set(mirror['p0_strategy'].to_list())))}) "
                     "are not part of the matrix: a strategy's rate against itself is 50% by "
                     "construction; see the first-player section for seat effects.")
     return Section("strategies", "5. Strategies", text=text, tables=tables)
+
+
+SHAPE_FIGURES = ("cards", "token_vp", "card_vp", "row_bonus", "raid_losses")
+
+
+def strategy_shape(a: Analyses, min_n: int) -> Table:
+    """Per strategy, the mean of each figure of its player-games (analyses/
+    strategy_shape.sql) with a 95% interval with the pair as the unit."""
+    df = a.frame("strategy_shape")
+    rows = []
+    for (strategy,), g in sorted(df.group_by("strategy"), key=lambda kv: kv[0]):
+        n_i = g["n"].to_numpy()
+        row: dict[str, object] = {"strategy": strategy, "player_games": int(n_i.sum()),
+                                  "pairs": g.height}
+        for f in SHAPE_FIGURES:
+            m = _clustered_mean(g[f].to_numpy(), n_i, g[f"{f}_sq"].to_numpy())
+            row |= {f: m["mean"], f"{f}_lo": m["lo"], f"{f}_hi": m["hi"]}
+        rows.append(row)
+    out = mark_low_n(pl.DataFrame(rows), "player_games", min_n)
+    return Table("strategy_shape", "Game shape by strategy, per player and game: cards in "
+                 "the display at the end, VP from tokens, cards and row bonuses, goods, gold "
+                 "and VP paid to raids (95% interval with the pair as the unit)", out,
+                 n_col="player_games")
 
 
 def curves(a: Analyses, min_n: int) -> Section:
