@@ -136,6 +136,8 @@ MC_ROLLOUTS = 22     # montecarlo: rollouts per legal option of a placement
 MC_PENDING = 23      # montecarlo: the placement its driver chose, NaN when none is waiting
 MC_BASE = 24         # montecarlo: the rollout strategy's own row (kind, weights) starts here
 N_HEURISTIC_WEIGHTS = 21  # columns 1..21 hold weights
+SP_NOISE_REP = 46    # replay number of the policies' random streams (0: the game's own;
+                     # r > 0 replays the same deal with fresh policy randomness)
 # columns from HC_KEY on are the heuristic's per-round placement cache (not parameters)
 HC_KEY = 64          # cache key: round and both players' resources
 HC_BORDER = 65       # + b (16): value of each border card for this player

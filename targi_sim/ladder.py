@@ -10,7 +10,9 @@ written by the runner (resumable, Parquet, joblib or Dask). Then:
 * skill depth: each rung's win rate against the rung below (pair-clustered interval
   from the run's report) -- how much room for skill the deck leaves;
 * luck index: the share of points the bottom rung takes from the top one (0 means
-  skill decides every game, 0.5 that the players do not matter);
+  skill decides every game, 0.5 that the players do not matter), and for each cross
+  match whose players draw random numbers, the share of the outcome's variance the deal
+  explains when each deal is replayed with fresh policy noise (`deal_share`, ICC);
 * game shape by skill: end reasons, rounds, cards, token and card VP, row bonuses, raid
   losses, tie-breaks in each mirror;
 * stability of conclusions: the first player's rate, raid impact and every card's and
@@ -20,12 +22,16 @@ written by the runner (resumable, Parquet, joblib or Dask). Then:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 import polars as pl
+from scipy import stats as sps
 
+from .engine.records import G_WINNER
 from .errors import InputError
 from .strategy import resolve_strategy
 
@@ -177,6 +183,55 @@ def first_player_flip(a: dict, b: dict, rung_a: str, rung_b: str) -> list[str]:
     return []
 
 
+def deal_share(points: np.ndarray) -> dict[str, float]:
+    """How much of the outcome the deal explains, from points[deal, replay] (the same
+    deal replayed with fresh policy randomness): the intraclass correlation ICC(1) of a
+    one-way random-effects analysis of variance, (F - 1) / (F + r - 1) with F from
+    scipy.stats.f_oneway over the deals, and F's p-value. 1: the deal decides the
+    outcome given the players; 0: the players' randomness does. NaN when every replay
+    of every deal ends the same (no variance at all)."""
+    k, r = points.shape
+    within = float(points.var(axis=1, ddof=1).mean()) if r > 1 else math.nan
+    spread = float(points.std(axis=1, ddof=1).mean()) if r > 1 else math.nan
+    if k < 2 or r < 2 or (within == 0 and float(points.mean(axis=1).var()) == 0):
+        return {"deals": k, "replays": r, "deal_share": math.nan, "p_value": math.nan,
+                "within_deal_sd": spread}
+    if within == 0:  # every deal decides its outcome exactly, and deals differ
+        return {"deals": k, "replays": r, "deal_share": 1.0, "p_value": 0.0,
+                "within_deal_sd": 0.0}
+    test = sps.f_oneway(*points)
+    f = float(test.statistic)
+    return {"deals": k, "replays": r, "deal_share": (f - 1) / (f + r - 1),
+            "p_value": float(test.pvalue), "within_deal_sd": spread}
+
+
+def noise_study(upper: str, lower: str, *, deals: int, replays: int, seed: int,
+                deck: str = "base", rules: str = "default", jobs: int = 1) -> dict[str, float]:
+    """The upper strategy's points on `deals` deals (one game each, first player
+    alternating) each replayed `replays` times with fresh policy randomness
+    (SP_NOISE_REP), and the share of their variance the deal explains (deal_share)."""
+    from joblib import Parallel, delayed
+
+    from .api import prepare_match
+    from .constants import SP_NOISE_REP
+    from .pairing import ONE_PER_DEAL, plan
+
+    match = prepare_match((upper, lower), deck, rules)
+    seeds, first, ids = plan(deals, seed, ONE_PER_DEAL)
+
+    def replay(rep: int) -> np.ndarray:
+        from dataclasses import replace
+
+        sp = match.SP.copy()
+        sp[:, SP_NOISE_REP] = rep
+        G, _ = replace(match, SP=sp).play(seeds, first, ids, logs=False)
+        winner = G[:, G_WINNER]
+        return (winner == 0) + 0.5 * (winner == -1)
+
+    cols = Parallel(n_jobs=min(jobs, replays))(delayed(replay)(r) for r in range(replays))
+    return deal_share(np.column_stack(cols).astype(float))
+
+
 # ------------------------------------------------------------------ playing
 
 
@@ -219,6 +274,7 @@ def run_ladder(rungs: Sequence[str] = DEFAULT_RUNGS, out: str | Path = "runs/lad
             mirrors[run.upper] = (info, report)
     result = LadderResult(out, plan)
     result.tables = _tables(plan, names, seat_tables, mirrors)
+    result.tables["luck_noise"] = _noise(plan, names, rungs, seed, deck, rules, jobs, progress)
     top, second = len(names) - 1, len(names) - 2
     result.flags = _flags(mirrors[second][1], mirrors[top][1], names[second], names[top])
     result.compared = {kind: graded_at_both(result.tables[f"{kind}_grades"], key,
@@ -229,6 +285,38 @@ def run_ladder(rungs: Sequence[str] = DEFAULT_RUNGS, out: str | Path = "runs/lad
     result.report_files = write_report(ladder_report(result, names, seed, deck, rules, min_n),
                                        out / "report")
     return result
+
+
+NOISE_REPLAYS = 8
+NOISE_DEALS = 500  # at most; a run with a Monte Carlo seat: its games / NOISE_REPLAYS
+
+
+def _noise(plan, names, rungs, seed, deck, rules, jobs, progress) -> pl.DataFrame:
+    """The deal's share of each cross match's outcome over repeated policy noise (a
+    separate seed stream: deal k of seed + 1), for the matches where a seat draws
+    random numbers; deterministic matches are listed with share 1 (nothing varies)."""
+    rows = []
+    for run in plan:
+        if run.kind != "cross":
+            continue
+        up, low = resolve_strategy(rungs[run.upper]), resolve_strategy(rungs[run.lower])
+        row = {"rung": names[run.upper], "against": names[run.lower]}
+        if up.deterministic and low.deterministic:
+            rows.append(row | {"deals": 0, "replays": 0, "deal_share": 1.0,
+                               "p_value": math.nan, "within_deal_sd": 0.0,
+                               "note": "both deterministic: the deal decides"})
+            continue
+        deals = max(2, min(NOISE_DEALS, run.games // NOISE_REPLAYS))
+        if progress:
+            progress(run.key, run.games, run.games)
+        r = noise_study(rungs[run.upper], rungs[run.lower], deals=deals,
+                        replays=NOISE_REPLAYS, seed=seed + 1, deck=deck, rules=rules,
+                        jobs=jobs)
+        rows.append(row | r | {"note": ""})
+    return pl.DataFrame(rows, schema={"rung": pl.String, "against": pl.String,
+                                      "deals": pl.Int64, "replays": pl.Int64,
+                                      "deal_share": pl.Float64, "p_value": pl.Float64,
+                                      "within_deal_sd": pl.Float64, "note": pl.String})
 
 
 def _read(info, table: str) -> pl.DataFrame:
@@ -276,6 +364,7 @@ def _flags(lower, upper, name_lower: str, name_upper: str) -> list[str]:
     return flags
 
 
-__all__ = ["DEFAULT_RUNGS", "LadderResult", "LadderRun", "game_shape", "grade_flips",
+__all__ = ["DEFAULT_RUNGS", "LadderResult", "LadderRun", "deal_share", "game_shape",
+           "grade_flips", "noise_study",
            "graded_at_both",
            "luck_index", "plan_ladder", "run_ladder", "skill_depth"]

@@ -3,6 +3,8 @@ same HTML, Markdown, CSV and Parquet as `targi-sim report`."""
 
 from __future__ import annotations
 
+import math
+
 import polars as pl
 
 from .report import plots
@@ -35,8 +37,25 @@ def ladder_report(result, names: list[str], seed: int, deck: str, rules: str,
                  f"{r['luck_index_hi']:.3f}): the share of points {r['bottom']} takes from "
                  f"{r['top']} on the same deals (0: skill decides every game; 0.5: the "
                  "players do not matter)." for r in luck.iter_rows(named=True)]
-    luck_text.append("Not measured: the spread of one deal's outcomes over repeated policy "
-                     "noise (the shipped rungs are deterministic or draw their own noise).")
+    noise = t["luck_noise"]
+    for r in noise.filter(pl.col("deals") > 0).iter_rows(named=True):
+        if r["deal_share"] is None or math.isnan(r["deal_share"]):
+            luck_text.append(
+                f"{r['rung']} vs {r['against']}: every one of {r['replays']} replays of "
+                f"{r['deals']} deals ended the same way: no variance for the deal or the "
+                "noise to explain.")
+            continue
+        luck_text.append(
+            f"{r['rung']} vs {r['against']}: the deal explains {r['deal_share']:.2f} of the "
+            f"outcome's variance over {r['replays']} replays of {r['deals']} deals with fresh "
+            f"policy randomness (within one deal the result's SD is "
+            f"{r['within_deal_sd']:.2f} points; F-test p = {r['p_value']:.2g}).")
+    fixed = noise.filter(pl.col("deals") == 0)
+    if fixed.height:
+        luck_text.append("Deterministic matches (" + ", ".join(
+            f"{a} vs {b}" for a, b in zip(fixed["rung"], fixed["against"], strict=True))
+            + "): the same deal always gives the same game, so given the two players the "
+            "deal decides the outcome.")
     flags = result.flags
     strongest = f"{names[-2]} and {names[-1]}"
     graded = result.compared
@@ -56,7 +75,10 @@ def ladder_report(result, names: list[str], seed: int, deck: str, rules: str,
                               "against the bottom)", depth)],
                 plots=[Plot("skill_depth", "Win rate of the stronger rung", depth_plot)]),
         Section("luck", "2. Luck index", text=luck_text,
-                tables=[Table("luck_index", "Bottom rung against top rung", luck)]),
+                tables=[Table("luck_index", "Bottom rung against top rung", luck),
+                        Table("luck_noise", "The deal's share of the outcome over repeated "
+                              "policy noise (ICC from a one-way ANOVA, scipy f_oneway)",
+                              noise)]),
         Section("game_shape", "3. Game shape by skill",
                 text=["Each rung's mirror: means per game; cards, VP and raid losses per "
                       "player and game."],

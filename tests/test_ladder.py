@@ -155,3 +155,47 @@ def test_bad_ladder_input_is_one_error_line(tmp_path, args, needle):
     assert out.returncode == 2, out.stderr[-2000:]
     assert "Traceback" not in out.stderr and needle in out.stderr
     assert len([ln for ln in out.stderr.splitlines() if ln.startswith("Error:")]) == 1
+
+
+def test_deal_share_known_answers():
+    import numpy as np
+
+    from targi_sim.ladder import deal_share
+
+    decided = np.array([[1, 1, 1, 1], [0, 0, 0, 0], [1, 1, 1, 1.0]])
+    assert deal_share(decided)["deal_share"] == 1.0
+    pure_noise = np.array([[1, 0, 1, 0], [1, 0, 1, 0], [0, 1, 0, 1.0]])
+    assert deal_share(pure_noise)["deal_share"] == pytest.approx(-1 / 3)  # F = 0
+    mixed = np.array([[1, 1, 0.5, 1], [0, 0.5, 0, 1], [1, 0, 1, 1], [0, 0, 0, 0.5]])
+    k, r = mixed.shape
+    msb = r * ((mixed.mean(axis=1) - mixed.mean()) ** 2).sum() / (k - 1)
+    msw = ((mixed - mixed.mean(axis=1, keepdims=True)) ** 2).sum() / (k * (r - 1))
+    got = deal_share(mixed)
+    assert got["deal_share"] == pytest.approx((msb - msw) / (msb + (r - 1) * msw))
+    assert 0 < got["p_value"] < 1 and got["deals"] == 4 and got["replays"] == 4
+
+
+def test_a_noise_replay_keeps_the_deal_and_changes_only_random_play():
+    from dataclasses import replace
+
+    from targi_sim.api import game_plan, prepare_match
+    from targi_sim.constants import SP_NOISE_REP
+
+    seeds, first, ids = game_plan(40, 5, paired=False)
+
+    def play(pair, rep):
+        m = prepare_match(pair)
+        sp = m.SP.copy()
+        sp[:, SP_NOISE_REP] = rep
+        G, frames = replace(m, SP=sp).play(seeds, first, ids, logs=True)
+        return G, pl.concat([f["offers"] for f in frames])
+
+    g0, offers0 = play(("greedy", "greedy"), 0)
+    g1, offers1 = play(("greedy", "greedy"), 3)
+    assert (g0 == g1).all()  # deterministic players: a replay is the same game
+    r0, roffers0 = play(("random", "random"), 0)
+    r1, roffers1 = play(("random", "random"), 3)
+    assert not (r0 == r1).all()  # random players choose differently...
+    first_round = pl.col("round") == 1
+    assert roffers0.filter(first_round).equals(roffers1.filter(first_round))  # ...same deal
+    assert offers0.filter(first_round).equals(roffers0.filter(first_round))

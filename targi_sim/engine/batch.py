@@ -19,7 +19,7 @@ from .records import (
     H_GAME,
     room_for_game,
 )
-from .rounds import play_to_end, setup_game
+from .rounds import play_to_end, reseed_policies, setup_game
 from .scoring import decide_winner, score_parts
 from .state import goods_total, pbase
 
@@ -77,6 +77,7 @@ def play_batch(D, R, SP, P, seeds, first_players, game_ids, G, L, start, S):
             return i
         L[H_GAME] = game_ids[i]
         setup_game(S, D, R, seeds[i], first_players[i])
+        reseed_policies(S, SP, seeds[i])
         copy_rows(SP, SPw)
         play_to_end(S, D, R, SPw, L, P, O)
         write_result(S, D, R, G, i, game_ids[i])

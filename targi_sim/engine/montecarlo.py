@@ -33,7 +33,14 @@ from .jit import jit, jit_alloc
 from .layout import S_CORE, S_PAUSE_MC, S_POLICY_RNG
 from .records import H_GAME, H_SIZE, room_for_game
 from .rng import next32, seed_stream
-from .rounds import apply_placement, legal_placements, placing_player, play_to_end, setup_game
+from .rounds import (
+    apply_placement,
+    legal_placements,
+    placing_player,
+    play_to_end,
+    reseed_policies,
+    setup_game,
+)
 from .scoring import decide_winner, total_score
 
 N_BASE = 1 + N_HEURISTIC_WEIGHTS
@@ -104,6 +111,7 @@ def play_batch_mc(D, R, SP, P, PB, seeds, first_players, game_ids, G, L, start, 
             return i
         L[H_GAME] = game_ids[i]
         setup_game(S, D, R, seeds[i], first_players[i])
+        reseed_policies(S, SP, seeds[i])
         S[S_PAUSE_MC] = 1
         copy_rows(SP, SPw)
         for q in range(2):

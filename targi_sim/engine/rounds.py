@@ -29,6 +29,7 @@ from ..constants import (
     RL_RAID_UNPAID_VP,
     RL_START_SALT,
     SK_MONTECARLO,
+    SP_NOISE_REP,
     VP,
 )
 from .actions import resolve_slot
@@ -148,6 +149,17 @@ from .state import (
 
 
 # ------------------------------------------------------------------ setup
+@jit
+def reseed_policies(S, SP, seed):
+    """Replay r = SP[0, SP_NOISE_REP] > 0: the same deal (deck streams untouched) with
+    each seat's own random stream drawn afresh, so per-deal outcomes can be compared
+    over repeated policy noise (targi_sim.ladder). r = 0 leaves setup_game's streams."""
+    rep = int(SP[0, SP_NOISE_REP])
+    if rep != 0:
+        seed_stream(S, S_POLICY_RNG, seed, 1 + 2 * rep)
+        seed_stream(S, S_POLICY_RNG + 4, seed, 2 + 2 * rep)
+
+
 @jit
 def setup_game(S, D, R, seed, first_player):
     """A fresh game: shuffled decks, the G T G / T G T / G T G centre, starting tokens."""
