@@ -82,6 +82,8 @@ def register(app: typer.Typer) -> None:
                 tasks = {r.key: bar.add_task(r.key, total=r.games) for r in plan}
 
                 def step(key: str, done: int, total: int) -> None:
+                    if key not in tasks:  # the luck-index replays of a cross match
+                        tasks[key] = bar.add_task(key, total=total)
                     bar.update(tasks[key], completed=done)
 
                 result = run_ladder(names, out_dir, games=n_games, search_games=n_search,

@@ -206,7 +206,8 @@ def deal_share(points: np.ndarray) -> dict[str, float]:
 
 
 def noise_study(upper: str, lower: str, *, deals: int, replays: int, seed: int,
-                deck: str = "base", rules: str = "default", jobs: int = 1) -> dict[str, float]:
+                deck: str = "base", rules: str = "default", jobs: int = 1,
+                progress: Callable[[int], None] | None = None) -> dict[str, float]:
     """The upper strategy's points on `deals` deals (one game each, first player
     alternating) each replayed `replays` times with fresh policy randomness
     (SP_NOISE_REP), and the share of their variance the deal explains (deal_share)."""
@@ -228,7 +229,12 @@ def noise_study(upper: str, lower: str, *, deals: int, replays: int, seed: int,
         winner = G[:, G_WINNER]
         return (winner == 0) + 0.5 * (winner == -1)
 
-    cols = Parallel(n_jobs=min(jobs, replays))(delayed(replay)(r) for r in range(replays))
+    cols = []
+    for col in Parallel(n_jobs=min(jobs, replays), return_as="generator")(
+            delayed(replay)(r) for r in range(replays)):
+        cols.append(col)
+        if progress is not None:
+            progress(deals)  # one replay of every deal done
     return deal_share(np.column_stack(cols).astype(float))
 
 
@@ -251,7 +257,8 @@ def run_ladder(rungs: Sequence[str] = DEFAULT_RUNGS, out: str | Path = "runs/lad
 
     out = Path(out)
     plan = plan_ladder(rungs, games, search_games)
-    names = [resolve_strategy(r).name for r in rungs]
+    strategies = [resolve_strategy(r) for r in rungs]
+    names = [s.name for s in strategies]
     seat_tables, mirrors = {}, {}
     for run in plan:
         done = 0
@@ -274,7 +281,8 @@ def run_ladder(rungs: Sequence[str] = DEFAULT_RUNGS, out: str | Path = "runs/lad
             mirrors[run.upper] = (info, report)
     result = LadderResult(out, plan)
     result.tables = _tables(plan, names, seat_tables, mirrors)
-    result.tables["luck_noise"] = _noise(plan, names, rungs, seed, deck, rules, jobs, progress)
+    result.tables["luck_noise"] = _noise(plan, strategies, rungs, seed, deck, rules, jobs,
+                                         progress)
     top, second = len(names) - 1, len(names) - 2
     result.flags = _flags(mirrors[second][1], mirrors[top][1], names[second], names[top])
     result.compared = {kind: graded_at_both(result.tables[f"{kind}_grades"], key,
@@ -291,7 +299,7 @@ NOISE_REPLAYS = 8
 NOISE_DEALS = 500  # at most; a run with a Monte Carlo seat: its games / NOISE_REPLAYS
 
 
-def _noise(plan, names, rungs, seed, deck, rules, jobs, progress) -> pl.DataFrame:
+def _noise(plan, strategies, rungs, seed, deck, rules, jobs, progress) -> pl.DataFrame:
     """The deal's share of each cross match's outcome over repeated policy noise (a
     separate seed stream: deal k of seed + 1), for the matches where a seat draws
     random numbers; deterministic matches are listed with share 1 (nothing varies)."""
@@ -299,19 +307,26 @@ def _noise(plan, names, rungs, seed, deck, rules, jobs, progress) -> pl.DataFram
     for run in plan:
         if run.kind != "cross":
             continue
-        up, low = resolve_strategy(rungs[run.upper]), resolve_strategy(rungs[run.lower])
-        row = {"rung": names[run.upper], "against": names[run.lower]}
+        up, low = strategies[run.upper], strategies[run.lower]
+        row = {"rung": up.name, "against": low.name}
         if up.deterministic and low.deterministic:
             rows.append(row | {"deals": 0, "replays": 0, "deal_share": 1.0,
                                "p_value": math.nan, "within_deal_sd": 0.0,
                                "note": "both deterministic: the deal decides"})
             continue
         deals = max(2, min(NOISE_DEALS, run.games // NOISE_REPLAYS))
-        if progress:
-            progress(run.key, run.games, run.games)
+        key, total, done = f"noise {run.key}", deals * NOISE_REPLAYS, 0
+
+        def step(n: int, key: str = key, total: int = total) -> None:
+            nonlocal done
+            done += n
+            if progress:
+                progress(key, done, total)
+
+        step(0)
         r = noise_study(rungs[run.upper], rungs[run.lower], deals=deals,
                         replays=NOISE_REPLAYS, seed=seed + 1, deck=deck, rules=rules,
-                        jobs=jobs)
+                        jobs=jobs, progress=step)
         rows.append(row | r | {"note": ""})
     return pl.DataFrame(rows, schema={"rung": pl.String, "against": pl.String,
                                       "deals": pl.Int64, "replays": pl.Int64,
@@ -319,19 +334,11 @@ def _noise(plan, names, rungs, seed, deck, rules, jobs, progress) -> pl.DataFram
                                       "within_deal_sd": pl.Float64, "note": pl.String})
 
 
-def _read(info, table: str) -> pl.DataFrame:
-    frames = []
-    for path in info.files.get(table, []):
-        with open(path, "rb") as f:  # opened by Python: a folder name is not a pattern
-            frames.append(pl.read_parquet(f))
-    return pl.concat(frames) if frames else pl.DataFrame()
-
-
 def _tables(plan, names, seat_tables, mirrors) -> dict[str, pl.DataFrame]:
     depth = skill_depth(plan, names, seat_tables)
-    shape = pl.DataFrame([{"rung": names[i], **game_shape(_read(info, "games"),
-                                                         _read(info, "rounds"),
-                                                         _read(info, "raids"))}
+    shape = pl.DataFrame([{"rung": names[i], **game_shape(info.read_table("games"),
+                                                         info.read_table("rounds"),
+                                                         info.read_table("raids"))}
                           for i, (info, _r) in sorted(mirrors.items())])
     stability = []
     for i, (_info, report) in sorted(mirrors.items()):

@@ -44,7 +44,7 @@ from .deck import Deck, load_deck
 from .engine.records import G_WINNER
 from .pairing import DESCRIPTIONS, auto_pairing, games_per_deal
 from .rules import Rules, load_rules
-from .sprt import FAIL, PASS, TwoSidedSprt, rate
+from .sprt import rate
 from .stats import ClusteredRate, clustered_rate
 from .strategy import (
     SYMBOL_KEYS,
@@ -451,31 +451,18 @@ def closing_sprt(parallel, jobs: int, tuned: Strategy, start: Strategy, deck: De
     """Two-sided SPRT (targi_sim.sprt, alpha = beta = 0.05) of "the result scores 50%
     against the start" against 50% +- SPRT_DELTA, on fresh seeds, in batches of whole
     units (pentanomial seat-swapped pairs; single games if the two are identical)."""
-    from joblib import delayed
-
-    from .check import batch_counts, unit_rate
+    from .baseline import Expectation
+    from .check import Prepared, run_expectation, unit_rate
 
     pairing = auto_pairing((tuned, start))
     unit = games_per_deal(pairing)
     batch = max(unit, min(SPRT_BATCH, max_games) // unit * unit)
     cap = max(batch, max_games // batch * batch)
     match = prepare_match((tuned, start), deck, rules)
-    test = TwoSidedSprt(0.5, SPRT_DELTA)
-    counts = np.zeros(2 * unit + 1, dtype=np.int64)
-    games = 0
-    verdict = test.verdict
-    while verdict not in (PASS, FAIL) and games < cap:
-        starts = list(range(games, min(cap, games + jobs * batch), batch))
-        for c in parallel(delayed(batch_counts)(match, "win_rate", seed, s, batch, pairing)
-                          for s in starts):
-            counts += c
-            games += batch
-            verdict = test.update(counts)
-            if verdict in (PASS, FAIL):
-                break
-    capped = verdict not in (PASS, FAIL)
-    if capped:
-        test.finish()
+    expectation = Expectation("closing SPRT", "win_rate", tuned.name, start.name, 0.5,
+                              SPRT_DELTA, seed=seed, max_games=cap, batch_games=batch)
+    result = run_expectation(expectation, parallel, jobs, match=Prepared(match, pairing))
+    test, counts, games, capped = result.test, result.counts, result.games, result.capped
     up = next((s for s in test.sides if s.name == "up"), None)
     down = next((s for s in test.sides if s.name == "down"), None)
     if up is not None and up.state == "H1":

@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import polars as pl
+
 from ..errors import InputError
 from ..runner.manifest import read_manifest
 from ..runner.markers import ChunkPlan, check_chunks, file_sha256, listed_files
@@ -61,6 +63,15 @@ class RunInfo:
     @property
     def rules(self) -> str:
         return self._named("rules")
+
+    def read_table(self, table: str) -> pl.DataFrame:
+        """One of the run's tables from the part files its markers vouch for (opened by
+        Python, so no character of a folder name acts as a pattern)."""
+        frames = []
+        for path in self.files.get(table, []):
+            with open(path, "rb") as f:
+                frames.append(pl.read_parquet(f))
+        return pl.concat(frames) if frames else pl.DataFrame()
 
     def strategy_fingerprint(self) -> list[tuple[str, str | None]]:
         """(name, sha256) of each seat's strategy as the manifest records it."""
