@@ -55,6 +55,7 @@ with compile_cache():
         ask,
         batch,
         costs,
+        forks,  # card-value forks: compiled only when used (cardvalue/)
         information,
         montecarlo,
         rng,

@@ -19,6 +19,7 @@ from ..constants import (
 )
 from .ask import ask
 from .costs import OPT_DISCARD, OPT_KEEP, OPT_LEAVE, OPT_PLAY, can_pay, effective_cost
+from .forkpoint import fork_point
 from .jit import jit
 from .layout import (
     P_ACQ_ROUND,
@@ -28,6 +29,7 @@ from .layout import (
     P_HAND_KNOWN,
     P_HAND_ROUND,
     S_END_AFTER_ROUND,
+    S_FORK_ON,
     S_ROUND,
     TC_ABILITY,
     TC_HAS_ALT,
@@ -179,6 +181,8 @@ def acquire(S, D, R, SP, L, P, p, c, source, mode, O):
     first = True
     while True:
         n = tribe_options(S, D, R, p, c, mode, O)
+        if S[S_FORK_ON] != 0 and (mode == MODE_CENTRE or mode == MODE_EXPANSION):
+            n = fork_point(S, p, c, source, O, n)  # card-value forks only (forkpoint.py)
         v = ask(S, D, R, SP, L, P, p, DT_TRIBE, O, n, c)
         outcome = OUT_LEFT
         from_hand = mode == MODE_NOBLE or mode == MODE_ABILITY

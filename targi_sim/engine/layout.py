@@ -99,7 +99,25 @@ S_X_N_OPTIONS = _s.take()
 S_X_TRACE_AT = _s.take()     # trace rows logged before the paused decision
 S_X_OPTIONS = _s.take(MAX_OPTIONS)
 S_X_FROZEN = _s.take(S_CORE)  # S[0:S_CORE] when the game paused
+
+# Card-value forks (engine/forks.py, docs/data-model.md#forks): outside S_CORE, so
+# setup, Monte Carlo rollouts and every ordinary game leave them 0 (off).
+S_FORK_ON = _s.take()        # FORK_OFF, FORK_COUNT (count take-or-not decisions), FORK_FORCE
+S_FORK_SEEN = _s.take()      # take-or-not tribe decisions counted so far in this game
+S_FORK_AT = _s.take()        # FORK_FORCE: the decision (0-based count) to restrict
+S_FORK_BRANCH = _s.take()    # FORK_TAKE: only the play options; FORK_ALT: leave / discard
+S_FORK_HIT = _s.take()       # 1 once the forced decision was reached
+S_FORK_CARD = _s.take()      # ... its card, player, source (SRC_*) and options offered
+S_FORK_PLAYER = _s.take()
+S_FORK_SOURCE = _s.take()
+S_FORK_N_OPTIONS = _s.take()
 S_SIZE = _s.size
+
+FORK_OFF = 0
+FORK_COUNT = 1
+FORK_FORCE = 2
+FORK_TAKE = 0
+FORK_ALT = 1
 
 PH_ROUND_START = 0
 PH_PLACEMENT = 1
