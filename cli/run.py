@@ -187,6 +187,12 @@ def register(app: typer.Typer) -> None:
             help="A compiled strategy plugin (docs/strategy-plugins.md) whose NAME may then "
                  "be used as --p0/--p1 (a path works too).",
         ),
+        card_value: bool = typer.Option(
+            False, "--card-value",
+            help="Then fork the games for each card's causal value (= targi-sim card-value).",
+        ),
+        fork_rate: str = typer.Option("0.25", "--fork-rate", metavar="R",
+                                      help="With --card-value: share of decisions forked."),
     ) -> None:
         """Play N games between two strategies into a run directory of Parquet tables.
 
@@ -226,6 +232,14 @@ def register(app: typer.Typer) -> None:
                                                         deck, rules)
             check_options(n_jobs, backend, scheduler)
             check_out(resolved, out_dir, force=force)
+            rate = None
+            if card_value:
+                from targi_sim.cardvalue.forks import check_forkable
+
+                from .card_value import parse_rate
+
+                rate = parse_rate(fork_rate)
+                check_forkable(resolved.match)
         except (ParseError, InputError, UsageError, DataError, ValueError) as exc:
             raise _fail(str(exc)) from None
         err = Console(stderr=True)
@@ -272,3 +286,15 @@ def register(app: typer.Typer) -> None:
                       soft_wrap=True, markup=False)
         console.print(f"Run directory: {out_dir}  (status {outcome.manifest['status']})",
                       highlight=False, markup=False)
+        if rate is not None:  # --card-value: the forks go into the finished run directory
+            from .card_value import fork_run
+
+            try:
+                fork_run(out_dir, rate, n_jobs, force=force, quiet=quiet,
+                         strategy_files=(strategy_file,) if strategy_file else ())
+            except (InputError, UsageError, DataError) as exc:
+                raise _fail(str(exc)) from None
+            except KeyboardInterrupt as exc:
+                typer.echo("\nInterrupted while forking. The run and the forked chunks are "
+                           "kept; rerun the same command to resume.", err=True)
+                raise typer.Exit(exit_code(exc)) from None

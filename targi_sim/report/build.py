@@ -7,7 +7,7 @@ from pathlib import Path
 
 import polars as pl
 
-from . import sections
+from . import card_value, sections
 from .family import ALPHA, POWER, annotate_report_mde, games_for_change
 from .model import Report
 from .output import write_report
@@ -55,6 +55,8 @@ def analyse(run: RunInfo, min_n: int = DEFAULT_MIN_N,
         first = sections.first_player(a, min_n, headline, pairs)
         step("card balance")
         cards = sections.cards(a, min_n, info["games"])
+        step("causal card value")  # only with forks (targi-sim card-value)
+        causal = card_value.section(run, cards.tables[0].df, min_n)
         step("raid impact")
         raids = sections.raids(a, min_n, headline, rates_from_manifest(run.manifest))
         step("strategies")
@@ -64,7 +66,7 @@ def analyse(run: RunInfo, min_n: int = DEFAULT_MIN_N,
     report = Report(
         title=f"targi-sim report: {run.name}",
         facts=_facts(run, info["games"], info["matchups"], info["pairs"]),
-        sections=[overview, first, cards, raids, strat, curves],
+        sections=[s for s in (overview, first, cards, causal, raids, strat, curves) if s],
         min_n=min_n,
         headline=pl.DataFrame(headline, schema={
             "metric": pl.String, "kind": pl.String, "value": pl.Float64, "x": pl.Float64,

@@ -117,3 +117,23 @@ def raid_mix(df: pl.DataFrame) -> bytes:
     ax.set_ylabel("share of players")
     ax.legend(fontsize=8)
     return _png(fig)
+
+
+def scatter(x: list[float], y: list[float], labels: list[str], xlabel: str,
+            ylabel: str) -> bytes:
+    """Labelled points with the least-squares line (for observed vs causal values)."""
+    import numpy as np
+
+    fig, ax = plt.subplots(figsize=(6, 5))
+    ax.scatter(x, y, s=14, color="#4477aa")
+    for xi, yi, name in zip(x, y, labels, strict=True):
+        ax.annotate(name, (xi, yi), fontsize=5, alpha=0.7)
+    if len(set(x)) >= 2:
+        slope, icpt = np.polyfit(x, y, 1)
+        xs = [min(x), max(x)]
+        ax.plot(xs, [icpt + slope * v for v in xs], color="grey", lw=0.8)
+    ax.axhline(0.0, color="grey", lw=0.5, ls=":")
+    ax.axvline(0.0, color="grey", lw=0.5, ls=":")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    return _png(fig)

@@ -1,0 +1,137 @@
+"""`targi-sim card-value RUN`: each tribe card's causal value by forked play, added to a
+run directory as its `forks` table (also `run --card-value`)."""
+
+from __future__ import annotations
+
+import time
+from contextlib import nullcontext
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+CARD_VALUE_EPILOG = """\
+Examples:
+
+  targi-sim card-value runs/base                    # fork 25% of take-or-not decisions
+
+  targi-sim card-value runs/base --fork-rate 1 --jobs 2
+
+  targi-sim run --games 20000 --card-value --fork-rate 0.5 --out runs/base
+
+At a sampled decision where a player can take a tribe card, the game is copied and
+played out twice by the run's strategies on the same random streams: once taking the
+card (the strategy's best way to pay and place it), once with the strategy's best
+alternative (leave or discard). The difference in the result is the card's causal
+value at that moment. The run's own tables are not touched; the forks go to
+RUN/forks/ (docs/data-model.md#forks), resumable like a run, and `targi-sim report
+RUN` then shows a causal card value section (docs/report.md#causal-card-value).
+"""
+
+
+def fork_run(out_dir, rate: float, jobs: int, *, force: bool, quiet: bool,
+             strategy_files: tuple[str, ...] = ()) -> None:
+    """Add forks to a complete run directory and print the cards' values (shared by
+    `card-value` and `run --card-value`); InputError for a run or rate it cannot use."""
+    from targi_sim.cardvalue.forks import play_forks
+    from targi_sim.cardvalue.rundir import add_forks, fork_job, must_replace
+    from targi_sim.cardvalue.values import card_values
+
+    from .app import _progress
+
+    job = fork_job(out_dir, rate, strategy_files)
+    force = must_replace(job, force)  # refuses forks of another rate now, before any work
+    err = Console(stderr=True)
+    t0 = time.perf_counter()
+    with err.status("Loading the card-value forks (compiled once per machine and version, "
+                    "about a minute the first time)...") if not quiet else nullcontext():
+        from targi_sim.api import game_plan
+
+        play_forks(job.match, *game_plan(1, 0), 1.0)
+    setup = time.perf_counter() - t0
+    with _progress(err, quiet) as bar:
+        task = bar.add_task(escape(f"forks ({rate:g} of decisions)"), total=job.games)
+        outcome = add_forks(job, jobs=jobs, force=force,
+                            progress=lambda n: bar.advance(task, n))
+    values = card_values(job.root)
+    console = Console()
+    if outcome.chunks_skipped:
+        console.print(f"Resumed: {outcome.chunks_skipped} of {outcome.chunks_total} chunks "
+                      "were already forked.", highlight=False)
+    if outcome.games_forked:
+        made = outcome.forks * outcome.games_forked / job.games  # about: the new chunks'
+        console.print(f"{outcome.forks:,} forks over {job.games:,} games; forking took "
+                      f"{outcome.seconds:.1f} s (about {made / outcome.seconds:,.0f} forks/s; "
+                      f"loading {setup:.1f} s).", highlight=False)
+    else:
+        console.print(f"{outcome.forks:,} forks over {job.games:,} games (already complete).",
+                      highlight=False)
+    shown = values.filter(values["n_forks"] > 0).sort("value", descending=True)
+    table = Table(title="Causal value of taking each card (win-probability points, 95% "
+                  "interval clustered by deal)", title_justify="left")
+    for col, just in (("card", "left"), ("symbol", "left"), ("vp", "right"),
+                      ("value", "right"), ("95% interval", "right"), ("margin", "right"),
+                      ("forks", "right")):
+        table.add_column(col, justify=just)
+    for r in shown.iter_rows(named=True):
+        table.add_row(escape(r["name"]), escape(r["symbol"]), str(r["vp"]),
+                      f"{100 * r['value']:+.1f}",
+                      f"[{100 * r['ci_low']:+.1f}, {100 * r['ci_high']:+.1f}]",
+                      f"{r['margin']:+.2f}", f"{r['n_forks']:,}")
+    console.print(table)
+    console.print(f"Forks: {job.root / 'forks'}; `targi-sim report {out_dir}` shows them.",
+                  highlight=False, markup=False)
+
+
+def register(app: typer.Typer) -> None:
+    """Add the `card-value` command to the app."""
+
+    @app.command("card-value", epilog=CARD_VALUE_EPILOG)
+    def card_value(
+        run_dir: str = typer.Argument(..., metavar="RUN_DIR",
+                                      help="A complete run directory (targi-sim run)."),
+        fork_rate: str = typer.Option(
+            "0.25", "--fork-rate", metavar="R",
+            help="Share of take-or-not decisions forked, in (0, 1] (cost grows with it)."),
+        jobs: str = typer.Option("auto", "--jobs", "-j", metavar="J",
+                                 help="Worker processes (default: one per CPU)."),
+        force: bool = typer.Option(False, "--force",
+                                   help="Replace forks made with another rate or engine."),
+        quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
+        strategy_file: list[str] | None = typer.Option(  # noqa: B008 - typer's idiom
+            None, "--strategy-file", metavar="FILE.py",
+            help="The .py plug-in a seat was played with (its code must match the run's)."),
+    ) -> None:
+        """Each tribe card's causal value by forked play, into RUN_DIR/forks/."""
+        from targi_sim import InputError
+
+        from .app import _fail
+        from .parse import ParseError
+        from .run import parse_jobs
+        from .signals import exit_code
+
+        try:
+            rate = parse_rate(fork_rate)
+            n_jobs = parse_jobs(jobs, 1_000_000)
+            fork_run(run_dir, rate, n_jobs, force=force, quiet=quiet,
+                     strategy_files=tuple(strategy_file or ()))
+        except (ParseError, InputError, ValueError) as exc:
+            raise _fail(str(exc)) from None
+        except KeyboardInterrupt as exc:
+            typer.echo("\nInterrupted. Forked chunks are kept; rerun the same command to "
+                       "resume.", err=True)
+            raise typer.Exit(exit_code(exc)) from None
+
+
+def parse_rate(text: str) -> float:
+    """--fork-rate: a number in (0, 1]."""
+    from .parse import ParseError
+
+    try:
+        rate = float(text)
+    except ValueError:
+        raise ParseError(f"--fork-rate must be a number in (0, 1]; got {text!r}") from None
+    if not 0 < rate <= 1:
+        raise ParseError(f"--fork-rate must be in (0, 1]; got {text!r}")
+    return rate

@@ -1,0 +1,73 @@
+"""The report's causal card value section (docs/report.md#causal-card-value), shown when
+the run has card-value forks (`targi-sim card-value RUN`)."""
+
+from __future__ import annotations
+
+import math
+
+import polars as pl
+
+from ..cardvalue.grades import grade_values
+from ..cardvalue.rundir import fork_files
+from ..cardvalue.values import BY, clustered_effects, read_forks, values_of
+from .model import Plot, Section, Table, mark_low_n
+from .plots import card_bars, scatter
+from .rundir import RunInfo
+
+MIN_FORKS_DIVISOR = 5  # a card is graded with n_forks >= --min-n / 5 (a fork is 2 games)
+
+
+def section(run: RunInfo, observed: pl.DataFrame, min_n: int) -> Section | None:
+    """None when the run has no forks; `observed` is the cards_tribe table (its
+    `improvement` is plotted against the causal value)."""
+    if fork_files(run.path) is None:
+        return None
+    forks = read_forks(run.path)
+    min_forks = max(1, min_n // MIN_FORKS_DIVISOR)
+    cards = observed.select(pl.col("card_id").cast(pl.Int64), "name", "symbol",
+                            pl.col("vp").cast(pl.Int64))
+    values = grade_values(values_of(forks, cards), min_forks)
+    values = values.join(observed.select(pl.col("card_id").cast(pl.Int64), "improvement",
+                                         pl.col("grade").alias("observed_grade")),
+                         on="card_id", how="left")
+    values = mark_low_n(values, "n_forks", min_forks)
+    symbol = mark_low_n(clustered_effects(forks, BY["symbol"]), "n_forks", min_forks)
+    rounds = mark_low_n(clustered_effects(forks, BY["round"]), "n_forks", min_forks)
+    order = values.sort("value", descending=True, nulls_last=True)
+    finite = values.filter(pl.col("value").is_not_nan() & pl.col("improvement").is_not_nan()
+                           & ~pl.col("low_n"))
+    sec = Section("card_value", "3b. Causal card value (forked play)", text=[
+        f"{forks.height:,} forks over {forks['pair_id'].n_unique():,} deals. At a sampled "
+        "decision where a player could take a tribe card (centre or Tribal Expansion) the "
+        "game was copied and played out twice on the same random streams by the run's "
+        "strategies: once with the player's best way to take the card (pay and place), "
+        "once with its best alternative with taking excluded (leave or discard). value = "
+        "mean difference in the player's result (win 1, draw 1/2), margin = in its final "
+        "score margin; 95% intervals cluster by deal (pair_id).",
+        f"Grades are z-scores of value among cards with n_forks >= {min_forks}. Observed "
+        "'improvement' (WR played - WR not taken) mixes a card's strength with who takes it "
+        "and when; the scatter's distance from a straight line is that confounding.",
+    ], tables=[
+        Table("card_value", "Causal value per tribe card", values, n_col="n_forks",
+              hidden=("se", "margin_se", "value_deff", "margin_deff")),
+        Table("card_value_symbol", "Causal value per symbol", symbol, n_col="n_forks",
+              hidden=("se", "margin_se", "value_deff", "margin_deff")),
+        Table("card_value_round", "Causal value by round of the decision (all cards)", rounds,
+              n_col="n_forks", hidden=("se", "margin_se", "value_deff", "margin_deff")),
+    ])
+    sec.plots.append(Plot("card_value_bars", "Causal value per tribe card (95% interval)",
+                          card_bars(order["name"].to_list(), _nan0(order["value"]),
+                                    _nan0(order["ci_low"]), _nan0(order["ci_high"]),
+                                    order["low_n"].to_list(), "win-probability effect of "
+                                    "taking it", ref=0.0)))
+    if finite.height >= 2:
+        sec.plots.append(Plot(
+            "card_value_scatter", "Observed improvement when played vs causal value",
+            scatter(finite["improvement"].to_list(), finite["value"].to_list(),
+                    finite["name"].to_list(), "observed improvement (WR played - WR not "
+                    "taken)", "causal value (forked play)")))
+    return sec
+
+
+def _nan0(s: pl.Series) -> list[float]:
+    return [0.0 if (v is None or math.isnan(v)) else v for v in s.to_list()]
