@@ -38,12 +38,13 @@ def fork_run(out_dir, rate: float, jobs: int, *, force: bool, quiet: bool,
     from targi_sim.cardvalue.rundir import add_forks, fork_job, must_replace
     from targi_sim.cardvalue.values import card_values
 
-    from .app import _progress
+    from .app import _progress, load_engine
 
     job = fork_job(out_dir, rate, strategy_files)
     force = must_replace(job, force)  # refuses forks of another rate now, before any work
     err = Console(stderr=True)
     t0 = time.perf_counter()
+    load_engine(err, quiet, [job.match])  # the run's build, with its compile estimate
     with err.status("Loading the card-value forks (compiled once per machine and version, "
                     "about a minute the first time)...") if not quiet else nullcontext():
         from targi_sim.api import game_plan
