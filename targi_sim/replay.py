@@ -141,16 +141,13 @@ def _stored_strategy(folder: Path, entry: dict, manifest_path: Path,
     return dataclasses.replace(strategy, name=entry["name"])
 
 
-def replay_logged_game(run: str | Path, game_id: int,
-                       strategy_files: tuple[str | Path, ...] = ()) -> tuple[GameRecord, GameRef]:
-    """Replay a run's game with the deck, rules and strategies stored in its manifest.
-
-    A seat played by a .py strategy is replayed only with a file the caller passes in
-    `strategy_files` whose code matches the one the run recorded."""
+def stored_inputs(run: str | Path, manifest: dict,
+                  strategy_files: tuple[str | Path, ...] = ()) -> tuple:
+    """(deck, rules, strategies) from the copies a run's manifest stores, never today's
+    files or a path the manifest names; InputError (one line) if one does not load.
+    A .py seat needs a file in `strategy_files` whose code matches the run's."""
     files = tuple(Path(f) for f in strategy_files)
-    ref = game_ref(run, game_id)
-    manifest = _manifest(ref.run)
-    where = RunDir(ref.run).manifest_path
+    where = RunDir(Path(run)).manifest_path
     with tempfile.TemporaryDirectory(prefix="targi-replay-") as tmp:
         folder = Path(tmp)
         try:
@@ -161,8 +158,19 @@ def replay_logged_game(run: str | Path, game_id: int,
                              f"{exc}") from None
         strategies = [_stored_strategy(folder, e, where, files)
                       for e in manifest["strategies"]]
-        record = play_game(ref.seed, strategies, deck=deck, rules=rules,
-                           first_player=ref.first_player, game_id=game_id)
+    return deck, rules, strategies
+
+
+def replay_logged_game(run: str | Path, game_id: int,
+                       strategy_files: tuple[str | Path, ...] = ()) -> tuple[GameRecord, GameRef]:
+    """Replay a run's game with the deck, rules and strategies stored in its manifest.
+
+    A seat played by a .py strategy is replayed only with a file the caller passes in
+    `strategy_files` whose code matches the one the run recorded."""
+    ref = game_ref(run, game_id)
+    deck, rules, strategies = stored_inputs(ref.run, _manifest(ref.run), strategy_files)
+    record = play_game(ref.seed, strategies, deck=deck, rules=rules,
+                       first_player=ref.first_player, game_id=game_id)
     return record, ref
 
 

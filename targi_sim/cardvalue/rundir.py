@@ -12,7 +12,6 @@ checked against the run's `games` rows: forking never changes the game it forks 
 from __future__ import annotations
 
 import json
-import tempfile
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -72,23 +71,10 @@ def stored_match(root: Path, manifest: dict[str, Any],
                  strategy_files: tuple[str | Path, ...] = ()) -> Match:
     """The run's match from the deck, rules and strategies its manifest stores (as
     `replay` does: never today's files, never a path the manifest names)."""
-    from ..deck import load_deck
-    from ..errors import DataError, UsageError
-    from ..replay import _stored, _stored_strategy
-    from ..rules import load_rules
+    from ..replay import stored_inputs
 
-    where = RunDir(root).manifest_path
-    files = tuple(Path(f) for f in strategy_files)
-    with tempfile.TemporaryDirectory(prefix="targi-forks-") as tmp:
-        folder = Path(tmp)
-        try:
-            deck = load_deck(_stored(folder, manifest["deck"]["content"], "deck"))
-            rules = load_rules(_stored(folder, manifest["rules"]["content"], "rules"))
-        except (DataError, UsageError) as exc:
-            raise InputError(f"{where}: a stored deck or rules file does not load: "
-                             f"{exc}") from None
-        strategies = [_stored_strategy(folder, e, where, files) for e in manifest["strategies"]]
-        return prepare_match(strategies, deck, rules)
+    deck, rules, strategies = stored_inputs(root, manifest, strategy_files)
+    return prepare_match(strategies, deck, rules)
 
 
 def fork_job(run_dir: str | Path, rate: float = DEFAULT_RATE,

@@ -16,6 +16,7 @@ import numpy as np
 import polars as pl
 
 from ..errors import InputError
+from ..report.rundir import ReportError, open_run
 from ..stats import means_from_sums
 from .rundir import fork_files
 
@@ -24,7 +25,7 @@ BY = {"card": ("card_id",), "symbol": ("symbol",), "round": ("round",),
 
 
 def read_forks(run_dir: str | Path) -> pl.DataFrame:
-    """The run's forks table (every chunk checked against its marker); InputError if the
+    """The run's forks table (every part checked against its marker); InputError if the
     run has none: make them with `targi-sim card-value RUN`."""
     files = fork_files(run_dir)
     if files is None:
@@ -83,7 +84,13 @@ COLUMNS = ("card_id", "name", "symbol", "vp", "n_forks", "n_deals", "value", "ci
 
 
 def _cards(run_dir: Path) -> pl.DataFrame:
-    with open(Path(run_dir) / "cards.parquet", "rb") as f:
+    """The run's tribe cards, once the run directory checks out (report.rundir.open_run:
+    manifest, every chunk against its marker, cards.parquet against its checksum)."""
+    try:
+        info = open_run(run_dir)
+    except ReportError as exc:
+        raise InputError(str(exc)) from None
+    with open(info.path / "cards.parquet", "rb") as f:
         cards = pl.read_parquet(f)
     return (cards.filter(pl.col("card_type") == "tribe")
             .select(pl.col("card_id").cast(pl.Int64), "name", "symbol",
@@ -104,7 +111,8 @@ def card_values(run_dir: str | Path) -> pl.DataFrame:
     margin_ci_low, margin_ci_high, and se / margin_se / design effects.
 
     The run needs its forks (`targi-sim card-value RUN`); InputError otherwise."""
-    return values_of(read_forks(run_dir), _cards(Path(run_dir)))
+    cards = _cards(Path(run_dir))
+    return values_of(read_forks(run_dir), cards)
 
 
 def symbol_values(run_dir: str | Path) -> pl.DataFrame:

@@ -8,8 +8,8 @@ import math
 import polars as pl
 
 from ..cardvalue.grades import grade_values
-from ..cardvalue.rundir import fork_files
 from ..cardvalue.values import BY, clustered_effects, read_forks, values_of
+from ..errors import InputError
 from .model import Plot, Section, Table, mark_low_n
 from .plots import card_bars, scatter
 from .rundir import RunInfo
@@ -20,9 +20,10 @@ MIN_FORKS_DIVISOR = 5  # a card is graded with n_forks >= --min-n / 5 (a fork is
 def section(run: RunInfo, observed: pl.DataFrame, min_n: int) -> Section | None:
     """None when the run has no forks; `observed` is the cards_tribe table (its
     `improvement` is plotted against the causal value)."""
-    if fork_files(run.path) is None:
+    try:
+        forks = read_forks(run.path)
+    except InputError:
         return None
-    forks = read_forks(run.path)
     min_forks = max(1, min_n // MIN_FORKS_DIVISOR)
     cards = observed.select(pl.col("card_id").cast(pl.Int64), "name", "symbol",
                             pl.col("vp").cast(pl.Int64))
