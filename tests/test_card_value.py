@@ -27,6 +27,7 @@ from targi_sim.cardvalue.values import clustered_effects, values_of
 from targi_sim.cli.app import app
 from targi_sim.errors import InputError
 from targi_sim.pairing import SEAT_SWAPPED, plan
+from targi_sim.report import plots
 from targi_sim.report.card_value import section as card_value_section
 from targi_sim.report.rundir import open_run
 from targi_sim.runner.tables import cards_table
@@ -282,7 +283,8 @@ def test_card_value_refusals_are_one_error_line(forked_run, tmp_path):
 
 def test_report_shows_the_causal_card_value_section(forked_run, tmp_path):
     plain, forked, _ = forked_run
-    out = targi_sim.build_report(forked, tmp_path / "report", min_n=50)
+    with plots.skipped():  # drawing is most of a small report's time; the scatter's own
+        out = targi_sim.build_report(forked, tmp_path / "report", min_n=50)  # test is below
     md = (out / "report.md").read_text(encoding="utf-8")
     assert "Causal card value" in md and "Causal value per symbol" in md
     html = (out / "report.html").read_text(encoding="utf-8")
@@ -294,3 +296,8 @@ def test_report_shows_the_causal_card_value_section(forked_run, tmp_path):
     assert graded.height >= 2 and (graded["n_forks"] >= 10).all()
     assert pl.read_parquet(out / "tables" / "card_value_symbol.parquet").height == 5
     assert card_value_section(open_run(plain), pl.DataFrame(), 50) is None  # no forks
+
+
+def test_scatter_plot_is_a_png():
+    png = plots.scatter([0.0, 0.1, -0.1], [0.0, 0.05, -0.04], ["a", "b", "c"], "x", "y")
+    assert png.startswith(b"\x89PNG") and len(png) > 1000
