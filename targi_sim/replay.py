@@ -141,28 +141,45 @@ def _stored_strategy(folder: Path, entry: dict, manifest_path: Path,
     return dataclasses.replace(strategy, name=entry["name"])
 
 
+class LoggedRun:
+    """A run directory opened to replay its games: the deck, rules and strategies stored
+    in its manifest are loaded once (the report replays several games of one run)."""
+
+    def __init__(self, run: str | Path, strategy_files: tuple[str | Path, ...] = ()) -> None:
+        files = tuple(Path(f) for f in strategy_files)
+        self.run = Path(run)
+        manifest = _manifest(self.run)
+        where = RunDir(self.run).manifest_path
+        with tempfile.TemporaryDirectory(prefix="targi-replay-") as tmp:
+            folder = Path(tmp)
+            try:
+                self.deck = load_deck(_stored(folder, manifest["deck"]["content"], "deck"))
+                self.rules = load_rules(_stored(folder, manifest["rules"]["content"], "rules"))
+            except (DataError, UsageError) as exc:
+                raise InputError(f"{where}: a stored deck or rules file does not load: "
+                                 f"{exc}") from None
+            self.strategies = [_stored_strategy(folder, e, where, files)
+                               for e in manifest["strategies"]]
+
+    def play(self, game_id: int, seed: int, first_player: int) -> GameRecord:
+        """Play game `game_id` of the run again from its seed and first player."""
+        return play_game(seed, self.strategies, deck=self.deck, rules=self.rules,
+                         first_player=first_player, game_id=game_id)
+
+    def replay(self, game_id: int) -> tuple[GameRecord, GameRef]:
+        """Replay a logged game (InputError if the run has no such game yet)."""
+        ref = game_ref(self.run, game_id)
+        return self.play(game_id, ref.seed, ref.first_player), ref
+
+
 def replay_logged_game(run: str | Path, game_id: int,
                        strategy_files: tuple[str | Path, ...] = ()) -> tuple[GameRecord, GameRef]:
     """Replay a run's game with the deck, rules and strategies stored in its manifest.
 
     A seat played by a .py strategy is replayed only with a file the caller passes in
     `strategy_files` whose code matches the one the run recorded."""
-    files = tuple(Path(f) for f in strategy_files)
     ref = game_ref(run, game_id)
-    manifest = _manifest(ref.run)
-    where = RunDir(ref.run).manifest_path
-    with tempfile.TemporaryDirectory(prefix="targi-replay-") as tmp:
-        folder = Path(tmp)
-        try:
-            deck = load_deck(_stored(folder, manifest["deck"]["content"], "deck"))
-            rules = load_rules(_stored(folder, manifest["rules"]["content"], "rules"))
-        except (DataError, UsageError) as exc:
-            raise InputError(f"{where}: a stored deck or rules file does not load: "
-                             f"{exc}") from None
-        strategies = [_stored_strategy(folder, e, where, files)
-                      for e in manifest["strategies"]]
-        record = play_game(ref.seed, strategies, deck=deck, rules=rules,
-                           first_player=ref.first_player, game_id=game_id)
+    record = LoggedRun(ref.run, strategy_files).play(game_id, ref.seed, ref.first_player)
     return record, ref
 
 
