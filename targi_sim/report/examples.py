@@ -70,7 +70,8 @@ def _describe(ex: Example, card_name: Callable[[int], str]) -> str:
                 f"{card_name(ex.subject)} in round {ex.round}; its lead changed by "
                 f"{ex.value:+g} VP over that round.")
     what = "with the largest impact" if ex.rule == "largest impact" else "of median impact"
-    return (f"Raid {what} (of {ex.candidates:,} raids): raid {ex.subject} before round {ex.round} "
+    return (f"Raid {what} (of {ex.candidates:,} raids): raid {ex.subject}, after round "
+            f"{ex.round - 1}, "
             f"cost seat {ex.player} {ex.value:g} VP-equivalent more than its opponent.")
 
 

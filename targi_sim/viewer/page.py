@@ -138,7 +138,7 @@ def render_page(record: GameRecord, deck: Deck, snaps: list[Snapshot], title: st
         "</button>",
         "<button id='btn-last' title='last step (End)'>end</button>",
         "<input type='range' id='slider' min='0' value='0' aria-label='step'>",
-        "<span id='where'></span>",
+        "<span id='where'></span> <a id='permalink' href='#step=0'>link to this step</a>",
         "<label><input type='checkbox' id='reveal'> reveal hands the opponent has not seen"
         "</label></div>",
         "<p class='keys'>Keys: &larr; &rarr; one decision, &uarr; &darr; (PageUp, PageDown) "

@@ -167,19 +167,20 @@
   }
 
   // -------------------------------------------------------------------- the chart
-  function drawChart(i) {
+  // the chart is drawn once; each step moves its marker
+  var chartX = null, marker = null;
+  function buildChart() {
     var svg = document.getElementById("chart");
     var ns = "http://www.w3.org/2000/svg";
-    svg.textContent = "";
     var W = 760, H = 220, L = 40, R = 15, T = 15, B = 30;
     var pts = roundEnds.map(function (j) {
       var s = states[j];
-      return {j: j, x: G.steps[j].k === "f" ? get(s, "round") + 0.5 : get(s, "round"),
-        y: [get(s, "p0_score"), get(s, "p1_score")], raid: G.steps[j].k === "f"};
+      return {x: G.steps[j].k === "f" ? get(s, "round") + 0.5 : get(s, "round"),
+        y: [get(s, "p0_score"), get(s, "p1_score")]};
     });
     var maxX = Math.max(1, G.rounds_played + 0.5), maxY = 1;
     pts.forEach(function (q) { maxY = Math.max(maxY, q.y[0], q.y[1]); });
-    function X(x) { return L + (W - L - R) * x / maxX; }
+    function X(x) { return L + (W - L - R) * Math.max(0, x) / maxX; }
     function Y(y) { return H - B - (H - T - B) * y / maxY; }
     function line(x1, y1, x2, y2, colour, dash) {
       var l = document.createElementNS(ns, "line");
@@ -187,6 +188,7 @@
       l.setAttribute("y2", y2); l.setAttribute("stroke", colour);
       if (dash) { l.setAttribute("stroke-dasharray", dash); }
       svg.appendChild(l);
+      return l;
     }
     function text(x, y, t, anchor, colour) {
       var e = document.createElementNS(ns, "text");
@@ -199,8 +201,13 @@
     for (var r = 1; r <= G.rounds_played; r++) { text(X(r), H - B + 14, String(r)); }
     text((L + W - R) / 2, H - 3, "round (score if the game ended at the round's end)");
     var stepY = Math.max(1, Math.ceil(maxY / 5));
-    for (var y = 0; y <= maxY; y += stepY) { text(L - 5, Y(y) + 4, String(y), "end"); line(L - 3, Y(y), L, Y(y), "#888"); }
-    G.raid_rounds.forEach(function (rr) { line(X(rr[0] - 0.5), T, X(rr[0] - 0.5), H - B, "#e8a0a0", "4 3"); text(X(rr[0] - 0.5), T + 9, "raid " + rr[1], "middle", "#b00020"); });
+    for (var y = 0; y <= maxY; y += stepY) {
+      text(L - 5, Y(y) + 4, String(y), "end"); line(L - 3, Y(y), L, Y(y), "#888");
+    }
+    G.raid_rounds.forEach(function (rr) {
+      line(X(rr[0] - 0.5), T, X(rr[0] - 0.5), H - B, "#e8a0a0", "4 3");
+      text(X(rr[0] - 0.5), T + 9, "raid " + rr[1], "middle", "#b00020");
+    });
     [0, 1].forEach(function (p) {
       var poly = document.createElementNS(ns, "polyline");
       poly.setAttribute("fill", "none"); poly.setAttribute("stroke", COLOUR[p]);
@@ -214,9 +221,13 @@
       });
       text(L + 8, T + 12 + 13 * p, G.seats[p], "start", COLOUR[p]);
     });
-    var at = states[i];
-    var x = G.steps[i].k === "f" ? get(at, "round") + 0.5 : get(at, "round") - (G.steps[i].k === "d" ? 0.5 : 0);
-    line(X(Math.max(0, x)), T, X(Math.max(0, x)), H - B, "#333", "2 2");
+    chartX = X;
+    marker = line(X(0), T, X(0), H - B, "#333", "2 2");
+  }
+  function drawChart(i) {
+    var s = states[i], k = G.steps[i].k;
+    var x = k === "f" ? get(s, "round") + 0.5 : get(s, "round") - (k === "d" ? 0.5 : 0);
+    marker.setAttribute("x1", chartX(x)); marker.setAttribute("x2", chartX(x));
   }
 
   // ---------------------------------------------------------------- the story
@@ -230,6 +241,7 @@
     document.getElementById("next").textContent = st.n ? "Now: " + st.n + "." : "";
   }
 
+  buildChart();
   var at = 0;
   var slider = document.getElementById("slider");
   slider.max = String(N - 1);
@@ -244,7 +256,7 @@
     document.body.setAttribute("data-kind", G.steps[at].k);
     document.body.setAttribute("data-round", String(get(s, "round")));
     slider.value = String(at);
-    if (history.replaceState) { history.replaceState(null, "", "#step=" + at); }
+    document.getElementById("permalink").setAttribute("href", "#step=" + at);
   }
   function nextRound(dir) {
     var i;
