@@ -51,6 +51,7 @@ _EXPORTS = {
     **dict.fromkeys(("check_no_peeking", "FairPlayReport"), ".fairplay"),
     **dict.fromkeys(("signature", "Signature"), ".signatures"),
     **dict.fromkeys(("run_ladder", "plan_ladder"), ".ladder"),
+    **dict.fromkeys(("game_page", "write_game_page"), ".viewer"),  # the HTML game viewer
 }
 
 __all__ = sorted(_EXPORTS)

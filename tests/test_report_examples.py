@@ -200,17 +200,27 @@ def test_stepping_through_a_game_follows_its_logged_rounds(browser, run, report,
 
 
 def test_the_hidden_hand_shows_only_when_revealed(browser, report, examples):
-    page, errors = _open(browser, report / examples[0].page)
-    n = page.evaluate("window.targiViewer.steps")
-    hidden = page.evaluate("""n => { for (let i = 0; i < n; i++) { window.targiViewer.show(i);
-        if (document.querySelector('.hand-card .hidden')) { return i; } } return -1; }""", n)
-    if hidden < 0:
-        pytest.skip("no face-down hand card in this game")
-    text = page.inner_text(".player .hand-card .hidden")
+    find = """n => { for (let i = 0; i < n; i++) { window.targiViewer.show(i);
+        if (document.querySelector('.hand-card .hidden')) { return i; } } return -1; }"""
+    for ex in examples:  # a game in which a seat holds a card its opponent has not seen
+        page, errors = _open(browser, report / ex.page)
+        hidden = page.evaluate(find, page.evaluate("window.targiViewer.steps"))
+        if hidden >= 0:
+            break
+        page.close()
+    else:
+        pytest.skip("no example game has a hand card drawn unseen")
+    box = page.query_selector(".hand-card .hidden").evaluate("e => e.closest('.player')"
+                                                           ".dataset.seat")
+    hand = f".player.seat{box} .hand-card"
+    assert page.inner_text(hand).startswith("a face-down card")
     page.check("#reveal")
     assert page.evaluate("window.targiViewer.step()") == hidden
-    assert text == "a face-down card"
-    assert "has not seen it" in page.inner_text("body")
+    shown = page.inner_text(hand)
+    assert not shown.startswith("a face-down card") and "VP)" in shown
+    assert f"seat {1 - int(box)} has not seen it" in shown
+    page.uncheck("#reveal")
+    assert page.inner_text(hand).startswith("a face-down card")
     assert errors == []
     page.close()
 
