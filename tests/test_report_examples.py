@@ -52,17 +52,19 @@ def examples(run):
 
 def test_the_rules_pick_the_hand_worked_games_of_the_fixture(tmp_path):
     """tests/report_fixture.py: card plays g0 r1 (seat 0, +1), g1 r2 (seat 0, +1), g2 r1
-    (seat 1, +1), g3 r2 (seat 0, 6-8 after 6-4: -4); raids at the fallback rates (a good
-    0.5 VP, a gold 2 VP): g0 raid 1 1 - 0.5, g1 0.5 - 1, g2 and g3 raid 1 level, g3 raid 4
-    3 (VP given) - 2 (1 gold) = 1."""
-    got = [(e.section, e.rule, e.game_id, e.round, e.player, e.subject, e.value, e.candidates)
+    (seat 1, +1), g3 r2 (seat 0, 6-8 after 6-4: -4). Raids at the fallback rates (a good
+    0.5 VP, a gold 2 VP), loser's cost minus winner's, decided games only: g0 (loser 1)
+    raid 1 0.5 - 1 = -0.5; g1 (loser 1) 1 - 0.5 = 0.5; g3 (loser 0, margin 2) raid 1
+    0.5 - 0.5 = 0, raid 4 3 (VP given) - 2 (1 gold) = 1, so 1 in all, at raid 4."""
+    got = [(e.section, e.rule, e.game_id, e.round, e.player, e.subject, e.value, e.margin,
+            e.candidates)
            for e in choose_examples(open_run(build_fixture(tmp_path / "fx")))]
     assert got == [
-        ("cards", "largest swing", 0, 1, 0, 0, 1.0, 4),
-        ("cards", "largest setback", 3, 2, 0, 2, -4.0, 4),
-        ("cards", "typical", 0, 1, 0, 0, 1.0, 4),  # lower median of -4, 1, 1, 1
-        ("raids", "largest impact", 3, 3, 0, 4, 1.0, 5),
-        ("raids", "typical", 0, 2, 0, 1, 0.5, 5),  # lower median of 0, 0, .5, .5, 1
+        ("cards", "largest swing", 0, 1, 0, 0, 1.0, None, 4),
+        ("cards", "largest setback", 3, 2, 0, 2, -4.0, None, 4),
+        ("cards", "typical", 0, 1, 0, 0, 1.0, None, 4),  # lower median of -4, 1, 1, 1
+        ("raids", "largest swing", 3, 3, 0, 4, 1.0, 2.0, 3),
+        ("raids", "typical", 1, 2, 1, 1, 0.5, 1.0, 3),  # lower median of -0.5, 0.5, 1
     ]
 
 

@@ -3,8 +3,8 @@
 A table says how often; a game shows how. For the card section: the card play with the
 largest swing (the player's lead grew most over the round it was played), the one with
 the largest setback, and a typical one (the lower median swing); for the raid section:
-the raid with the largest impact (the biggest difference between what the two seats
-paid, in VP-equivalents) and a typical one. The rules are in analyses/example_games.sql;
+the decided game whose raids cost the loser most over the winner (in VP-equivalents, as
+the section's "decided by raids") and a typical one. The rules are in analyses/example_games.sql;
 each page is the engine's own replay of the game (targi_sim.viewer), written to
 `games/game-<id>.html` beside report.html and linked from its section.
 """
@@ -33,7 +33,8 @@ class Example:
     round: int
     player: int
     subject: int  # tribe card id, or raid number
-    value: float  # swing (cards) or impact (raids), in VP
+    value: float  # swing (cards) or the raids' swing toward the loser (raids), in VP
+    margin: float | None  # raids: the winner's margin
     candidates: int
     seed: int
     first_player: int
@@ -53,11 +54,12 @@ class Example:
 def choose_examples(run: RunInfo) -> list[Example]:
     """The example games of a run by the rules above (no files written)."""
     rates = rates_from_manifest(run.manifest)
-    with Analyses(run, threads=1) as a:
+    with Analyses(run) as a:
         a.script("round_diff")
         df = a.frame("example_games", goods_vp=rates.goods_vp, gold_vp=rates.gold_vp)
     return [Example(r["section"], r["rule"], int(r["game_id"]), r["round"], r["player"],
-                    r["subject"], float(r["value"]), int(r["candidates"]), int(r["seed"]),
+                    r["subject"], float(r["value"]), r["margin"], int(r["candidates"]),
+                    int(r["seed"]),
                     r["first_player"], (r["score_p0"], r["score_p1"]), r["winner"])
             for r in df.iter_rows(named=True)]
 
@@ -69,10 +71,12 @@ def _describe(ex: Example, card_name: Callable[[int], str]) -> str:
         return (f"Card play {what} (of {ex.candidates:,} plays): seat {ex.player} played "
                 f"{card_name(ex.subject)} in round {ex.round}; its lead changed by "
                 f"{ex.value:+g} VP over that round.")
-    what = "with the largest impact" if ex.rule == "largest impact" else "of median impact"
-    return (f"Raid {what} (of {ex.candidates:,} raids): raid {ex.subject}, after round "
-            f"{ex.round - 1}, "
-            f"cost seat {ex.player} {ex.value:g} VP-equivalent more than its opponent.")
+    what = "with the largest swing" if ex.rule == "largest swing" else "of median swing"
+    decided = " (the raids decided it)" if ex.value > 0 and (ex.margin or 0) <= ex.value else ""
+    return (f"Raids {what} (of {ex.candidates:,} decided games): they cost seat {ex.player}, "
+            f"the loser, {ex.value:g} VP-equivalent more than the winner, who won by "
+            f"{ex.margin or 0:g}{decided}; opens at raid {ex.subject} (after round "
+            f"{ex.round - 1}), the one that cost the loser most.")
 
 
 def write_examples(run: RunInfo, out: Path, examples: list[Example],

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
-from ..api import prepare_match
+from ..api import MAX_TRACE_ROWS, prepare_match
 from ..constants import DISPLAY_SLOTS, N_BORDER, N_CELLS
 from ..deck import Deck
 from ..engine import layout as lay
@@ -104,6 +104,9 @@ def game_snapshots(record: GameRecord, deck: Deck, rules: Rules) -> list[Snapsho
     trace = record.trace
     game_id = int(record.tables["rounds"]["game_id"][0]) if record.tables["rounds"].height \
         else 0
+    if trace.height >= MAX_TRACE_ROWS:
+        raise ViewerError(f"game {game_id} made more decisions than its trace holds "
+                          f"({MAX_TRACE_ROWS:,}); its positions cannot be recovered")
     answers = trace.filter(pl.col("n_options") > 1).select("player", "decision", "choice")
     answers_list = answers.rows()
     match = prepare_match((external_strategy(), external_strategy()), deck, rules)
@@ -132,7 +135,10 @@ def game_snapshots(record: GameRecord, deck: Deck, rules: Rules) -> list[Snapsho
                               "the trace")
         snaps.append(Snapshot("decision", _values(game.frozen, match), game.trace_position,
                               d.player, d.type, len(d.values)))
-        game.apply(d.index_of(choice))
+        try:
+            game.apply(d.index_of(choice))
+        except RuntimeError as exc:  # e.g. more decisions in a round than a pause can replay
+            raise ViewerError(f"game {game_id}: {exc}") from None
         k += 1
     _check_same_game(record, game.record(), game_id)
     return snaps
