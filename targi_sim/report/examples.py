@@ -106,11 +106,12 @@ def write_examples(run: RunInfo, out: Path, examples: list[Example],
     def card(c: int) -> str:
         return f"'{names[c]}'" if 0 <= c < len(names) else f"card {c}"
 
+    pages = len(wanted)
     for ex in examples:
         text = _describe(ex, card)
         if ex.page not in written:
             if progress:
-                progress(f"example game {ex.game_id}")
+                progress(f"example game {len(written) + 1} of {pages} (game {ex.game_id})")
             record = logged.play(ex.game_id, ex.seed, ex.first_player)
             if record.scores != ex.scores:
                 return [], (f"Example games were not written: game {ex.game_id} replays to "
