@@ -14,6 +14,11 @@ Examples:
 
   targi-sim replay --seed 42 --p0 greedy --p1 random --first 1 --deck ./my-deck.toml
 
+  targi-sim replay runs/balanced-vs-balanced-100000-seed0 --game 17 --html game17.html
+
+With --html the game is written as one self-contained HTML page (board, hands,
+displays, every decision with a step button, the score by round) instead of printed.
+
 From a run directory the game is replayed from its seed with the deck, rules and
 strategies stored in the run's manifest, and checked against the rows the run
 logged (the last line says whether they match).
@@ -45,6 +50,9 @@ def register(app: typer.Typer) -> None:
             None, "--strategy-file", metavar="FILE.py",
             help="The .py strategy a run's seat played (repeat for two); its code must be "
                  "the code the run recorded. Loading it runs it."),
+        html: str | None = typer.Option(None, "--html", metavar="FILE",
+                                        help="Write the game as a self-contained HTML page "
+                                             "(a step-by-step viewer) instead of printing it."),
     ) -> None:
         """Print one game round by round: board, decisions, raids, holdings, final score."""
         from targi_sim import DataError, InputError, UsageError, play_game
@@ -76,7 +84,12 @@ def register(app: typer.Typer) -> None:
                 title, diffs = f"Game with seed {s}", None
         except (ParseError, InputError, UsageError, DataError, ValueError) as exc:
             raise _fail(str(exc)) from None
-        render_game(console, record, record.final_state.deck, title)
+        if html is not None:
+            from .replay_html import write_html
+
+            write_html(console, record, title, html)
+        else:
+            render_game(console, record, record.final_state.deck, title)
         if record.trace.height >= MAX_TRACE_ROWS:  # the decision log is full: rows were dropped
             console.print(f"Note: only the first {MAX_TRACE_ROWS:,} decisions of this game are "
                           "shown (its deck lets a game make more).", highlight=False,

@@ -8,115 +8,63 @@ player acquired, and their holdings at round end. Then the score breakdown.
 
 from __future__ import annotations
 
+import textwrap
 from collections import defaultdict
 
 import polars as pl
 from rich.console import Console
 from rich.markup import escape
 
-from targi_sim.constants import RESOURCE_NAMES
 from targi_sim.deck import Deck
+from targi_sim.narration import RAID_DECISIONS, Narrator, action_slots
 from targi_sim.record import GameRecord
 
 # border position (1..16) -> (row, col) on the 5x5 board; the centre is rows/cols 1..3
 BOARD_POS = {16: (0, 0), 1: (0, 1), 2: (0, 2), 3: (0, 3), 4: (0, 4), 5: (1, 4), 6: (2, 4),
              7: (3, 4), 8: (4, 4), 9: (4, 3), 10: (4, 2), 11: (4, 1), 12: (4, 0), 13: (3, 0),
              14: (2, 0), 15: (1, 0)}
-CELL_W = 16
+CELL_W = 14  # 5 cells and their borders fit 80 columns; names wrap, never cut
 SEAT_MARK = ("A", "B")  # Targis / markers of seat 0 and seat 1 on the board
 
-
-def _cell_name(cell: int) -> str:
-    return f"centre ({cell // 3 + 1},{cell % 3 + 1})"
+__all__ = ["BOARD_POS", "CELL_W", "Narrator", "SEAT_MARK", "board_lines", "render_game"]
 
 
-def _res(k: int) -> str:
-    return RESOURCE_NAMES[k] if 0 <= k < len(RESOURCE_NAMES) else f"resource {k}"
+def _cell_lines(text: str, marks: str) -> list[str]:
+    """A board cell: its whole name wrapped to the cell width, then its marks."""
+    lines = textwrap.wrap(text, CELL_W, break_on_hyphens=False) or [""]
+    if marks:
+        if len(lines[-1]) + 1 + len(marks) <= CELL_W:
+            lines[-1] = f"{lines[-1]} {marks}"
+        else:
+            lines.append(marks)
+    return lines
 
 
-class Narrator:
-    """Turns decision codes into sentences (docs/engine.md, Decisions)."""
-
-    def __init__(self, deck: Deck) -> None:
-        self.deck = deck
-
-    def border(self, b: int) -> str:  # b: position 0..15
-        return f"{b + 1} {self.deck.border_names[b]}"
-
-    def tribe(self, c: int) -> str:
-        return f"'{self.deck.tribe_names[c]}'"
-
-    def goods(self, g: int) -> str:
-        return f"goods card '{self.deck.goods_names[g]}'"
-
-    def decision(self, d: str, choice: int, ctx: int, slots: dict[int, str]) -> str:
-        if d == "place":
-            return f"places Targi {ctx + 1} on border card {self.border(choice)}"
-        if d == "action":
-            return f"resolves {slots.get(choice, f'action slot {choice}')}"
-        if d == "central_goods":
-            return ("takes " if choice else "leaves ") + self.goods(ctx)
-        if d == "choose_good":
-            return f"chooses 1 {_res(choice)} from {self.goods(ctx)}"
-        if d == "tribe":
-            if choice == 0:
-                return f"leaves {self.tribe(ctx)}"
-            if choice == 1:
-                return f"discards {self.tribe(ctx)}"
-            if choice == 2:
-                return f"keeps {self.tribe(ctx)} in hand"
-            alt, row = divmod(choice - 3, 3)
-            cost = "alternative" if alt else "printed"
-            return f"plays {self.tribe(ctx)} to display row {row + 1} (pays its {cost} cost)"
-        if d == "trade":
-            if choice < 0:
-                return f"stops trading at {self.border(ctx)}"
-            t, rest = divmod(choice, 64)
-            given, received = divmod(rest, 8)
-            return (f"trades at {self.border(ctx)}: gives {_res(given)}, gets {_res(received)}"
-                    f" (trade {t + 1})")
-        if d == "fata_morgana":
-            if choice < 0:
-                return "moves no tribe marker (Fata Morgana)"
-            marker, cell = divmod(choice, 16)
-            return f"moves tribe marker {marker + 1} to {_cell_name(cell)} (Fata Morgana)"
-        if d == "raid_mode":
-            return f"pays raid {ctx} with " + ("VP" if choice else "goods/gold")
-        if d == "raid_good":
-            return f"gives up 1 {_res(choice)} to raid {ctx}"
-        if d == "discard_good":
-            return f"discards 1 {_res(choice)} (goods limit)"
-        if d == "tribal_expansion":
-            return ("draws the top tribe card" if choice else "skips drawing a tribe card") + \
-                f" ({self.border(ctx)})"
-        if d == "ability":
-            if choice == 0:
-                return f"does not use {self.tribe(ctx)}'s ability"
-            a, b = divmod(choice - 1, 12)
-            return f"swaps display slots {a + 1} and {b + 1} ({self.tribe(ctx)})"
-        return f"{d}: option {choice} (context {ctx})"
-
-
-def _board(deck: Deck, rows: list[dict], offers: pl.DataFrame) -> list[str]:
-    grid = [["" for _ in range(5)] for _ in range(5)]
+def board_lines(deck: Deck, rows: list[dict], offers: pl.DataFrame) -> list[str]:
+    """The board of one round as text: border cards (number and whole name, R for the
+    robber, A/B for Targis) around the centre (tribe cards on offer, A/B markers)."""
+    grid: list[list[list[str]]] = [[[] for _ in range(5)] for _ in range(5)]
     robber = rows[0]["robber_card"]
     for pos, (r, c) in BOARD_POS.items():
-        name = deck.border_names[pos - 1][: CELL_W - 6]
-        marks = "".join(SEAT_MARK[row["player"]] for row in rows
-                        for k in (1, 2, 3) if row[f"targi_card_{k}"] == pos)
-        grid[r][c] = f"{pos:>2} {name}" + (" R" if pos == robber else "") + \
-            (f" {marks}" if marks else "")
+        marks = ("R " if pos == robber else "") + "".join(
+            SEAT_MARK[row["player"]] for row in rows
+            for k in (1, 2, 3) if row[f"targi_card_{k}"] == pos)
+        grid[r][c] = _cell_lines(f"{pos} {deck.border_names[pos - 1]}", marks.strip())
     offered = {row["cell"]: row["card_id"] for row in offers.iter_rows(named=True)}
     for cell in range(9):
         r, c = cell // 3 + 1, cell % 3 + 1
-        text = deck.tribe_names[offered[cell]][: CELL_W - 4] if cell in offered else "·"
+        text = deck.tribe_names[offered[cell]] if cell in offered else "·"
         marks = "".join(SEAT_MARK[row["player"]] for row in rows
                         for k in (1, 2) if row[f"marker_cell_{k}"] == cell)
-        grid[r][c] = text + (f" {marks}" if marks else "")
+        grid[r][c] = _cell_lines(text, marks)
     line = "+" + "+".join("-" * CELL_W for _ in range(5)) + "+"
     out = [line]
     for r in range(5):
-        out.append("|" + "|".join(f"{grid[r][c][:CELL_W]:<{CELL_W}}" for c in range(5)) + "|")
+        height = max(len(grid[r][c]) for c in range(5))
+        for i in range(height):
+            out.append("|" + "|".join(
+                f"{(grid[r][c][i] if i < len(grid[r][c]) else ''):<{CELL_W}}"
+                for c in range(5)) + "|")
         out.append(line)
     return out
 
@@ -133,7 +81,7 @@ def render_game(console: Console, record: GameRecord, deck: Deck, title: str) ->
                   "shows tribe cards on offer (· = goods card or face down).", highlight=False)
     trace = t["trace"]
     # raid decisions happen before the round counter moves on: file them under the raid's round
-    raid_like = pl.col("decision").is_in(["raid_mode", "raid_good"])
+    raid_like = pl.col("decision").is_in(list(RAID_DECISIONS))
     trace = trace.with_columns(
         pl.when(raid_like).then(pl.col("round") + 1).otherwise(pl.col("round")).alias("at"))
     by_round: dict[int, list[dict]] = defaultdict(list)
@@ -147,19 +95,14 @@ def render_game(console: Console, record: GameRecord, deck: Deck, title: str) ->
         first = next(r["player"] for r in rows if r["is_first"])
         console.print(f"\n[bold]Round {rnd}[/bold] — first player: {seat[first]}; robber on "
                       f"{narrator.border(rows[0]['robber_card'] - 1)}", highlight=False)
-        for row in t["raids"].filter(pl.col("round") == rnd).iter_rows(named=True):
-            paid = row["paid"]
-            what = {"vp": f"{row['amount']} VP", "goods": f"{row['amount']} goods",
-                    "gold": f"{row['amount']} gold"}.get(paid, paid)
-            bonus = f"; opponent gains {row['opponent_bonus']} VP" if row["opponent_bonus"] else ""
-            console.print(f"  Raid {row['raid']}: seat {row['player']} pays {what}{bonus}",
-                          highlight=False)
-        _raid_decisions(console, narrator, by_round.get(rnd, []))
-        for line in _board(deck, rows, t["offers"].filter(pl.col("round") == rnd)):
+        raids = t["raids"].filter(pl.col("round") == rnd).iter_rows(named=True)
+        for line in narrator.raid_lines(raids, by_round.get(rnd, [])):
+            console.print(f"  {line}", highlight=False)
+        for line in board_lines(deck, rows, t["offers"].filter(pl.col("round") == rnd)):
             console.print("  " + line, highlight=False, soft_wrap=True)
-        slots = {p: _slots(narrator, rows[p]) for p in range(2)}
+        slots = {p: action_slots(narrator, rows[p]) for p in range(2)}
         for d in by_round.get(rnd, []):
-            if d["decision"] in ("raid_mode", "raid_good"):
+            if d["decision"] in RAID_DECISIONS:
                 continue
             text = narrator.decision(d["decision"], d["choice"], d["context"], slots[d["player"]])
             console.print(f"  seat {d['player']} {text}", highlight=False)
@@ -178,12 +121,12 @@ def render_game(console: Console, record: GameRecord, deck: Deck, title: str) ->
                 f"{row['pepper']} pepper, {row['dates']} dates; display {row['display_count']} "
                 f"cards, hand {hand}; score now {row['score_now']}{delta}", highlight=False)
             prev[p] = row
-    final_raids = t["raids"].filter(pl.col("round") > record.rounds)
-    for row in final_raids.iter_rows(named=True):
-        console.print(f"\nRaid {row['raid']} (ends the game): seat {row['player']} pays "
-                      f"{row['amount']} {row['paid']}", highlight=False)
-    if final_raids.height:
-        _raid_decisions(console, narrator, by_round.get(record.rounds + 1, []))
+    final_raids = t["raids"].filter(pl.col("round") > record.rounds).iter_rows(named=True)
+    lines = narrator.raid_lines(final_raids, by_round.get(record.rounds + 1, []))
+    if lines:
+        console.print("\nThe robber reaches the last raid, which ends the game:", highlight=False)
+    for line in lines:
+        console.print(f"  {line}", highlight=False)
     console.print(f"\n[bold]Final[/bold] after {record.rounds} rounds ({record.end_reason}):",
                   highlight=False)
     for p in range(2):
@@ -196,27 +139,3 @@ def render_game(console: Console, record: GameRecord, deck: Deck, title: str) ->
     result = "draw" if w < 0 else f"seat {w} ({names[w]}) wins"
     tb = "" if record.tiebreak == "none" else f" on the tie-break ({record.tiebreak})"
     console.print(f"  Result: {result}{tb}", highlight=False)
-
-
-def _raid_decisions(console: Console, narrator: Narrator, decisions: list[dict]) -> None:
-    for d in decisions:
-        if d["decision"] in ("raid_mode", "raid_good"):
-            text = narrator.decision(d["decision"], d["choice"], d["context"], {})
-            console.print(f"    seat {d['player']} {text}", highlight=False)
-
-
-def _slots(narrator: Narrator, row: dict) -> dict[int, str]:
-    """Action slot -> what it is this round (Targis 0..2, tribe markers 3..4)."""
-    out = {}
-    for k in range(3):
-        pos = row[f"targi_card_{k + 1}"]
-        if pos > 0:
-            out[k] = f"its Targi on {narrator.border(pos - 1)}"
-    for k in range(2):
-        cell = row[f"marker_cell_{k + 1}"]
-        moved = row.get(f"marker_moved_{k + 1}", -1)
-        if cell >= 0:
-            where = (f"{_cell_name(moved)} (moved there from {_cell_name(cell)})"
-                     if moved is not None and moved >= 0 else _cell_name(cell))
-            out[3 + k] = f"its tribe marker on {where}"
-    return out

@@ -52,6 +52,7 @@ _EXPORTS = {
     **dict.fromkeys(("signature", "Signature"), ".signatures"),
     **dict.fromkeys(("run_ladder", "plan_ladder"), ".ladder"),
     **dict.fromkeys(("card_values", "symbol_values", "round_values"), ".cardvalue"),
+    **dict.fromkeys(("game_page", "write_game_page"), ".viewer"),  # the HTML game viewer
 }
 
 __all__ = sorted(_EXPORTS)

@@ -161,6 +161,26 @@ def stored_inputs(run: str | Path, manifest: dict,
     return deck, rules, strategies
 
 
+class LoggedRun:
+    """A run directory opened to replay its games: the deck, rules and strategies stored
+    in its manifest are loaded once (the report replays several games of one run)."""
+
+    def __init__(self, run: str | Path, strategy_files: tuple[str | Path, ...] = ()) -> None:
+        self.run = Path(run)
+        self.deck, self.rules, self.strategies = stored_inputs(
+            self.run, _manifest(self.run), strategy_files)
+
+    def play(self, game_id: int, seed: int, first_player: int) -> GameRecord:
+        """Play game `game_id` of the run again from its seed and first player."""
+        return play_game(seed, self.strategies, deck=self.deck, rules=self.rules,
+                         first_player=first_player, game_id=game_id)
+
+    def replay(self, game_id: int) -> tuple[GameRecord, GameRef]:
+        """Replay a logged game (InputError if the run has no such game yet)."""
+        ref = game_ref(self.run, game_id)
+        return self.play(game_id, ref.seed, ref.first_player), ref
+
+
 def replay_logged_game(run: str | Path, game_id: int,
                        strategy_files: tuple[str | Path, ...] = ()) -> tuple[GameRecord, GameRef]:
     """Replay a run's game with the deck, rules and strategies stored in its manifest.
@@ -168,9 +188,7 @@ def replay_logged_game(run: str | Path, game_id: int,
     A seat played by a .py strategy is replayed only with a file the caller passes in
     `strategy_files` whose code matches the one the run recorded."""
     ref = game_ref(run, game_id)
-    deck, rules, strategies = stored_inputs(ref.run, _manifest(ref.run), strategy_files)
-    record = play_game(ref.seed, strategies, deck=deck, rules=rules,
-                       first_player=ref.first_player, game_id=game_id)
+    record = LoggedRun(ref.run, strategy_files).play(game_id, ref.seed, ref.first_player)
     return record, ref
 
 

@@ -21,7 +21,7 @@ same game played in a batch with the same answers.
 from __future__ import annotations
 
 import weakref
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -32,7 +32,15 @@ from .deck import Deck
 from .engine import layout as lay
 from .engine.batch import OPTION_BUFFER, write_result
 from .engine.buffers import make_logs
-from .engine.records import G_SIZE, H_GAME, H_OVERFLOW, H_USED, N_TABLES, room_for_game
+from .engine.records import (
+    G_SIZE,
+    H_GAME,
+    H_OVERFLOW,
+    H_USED,
+    N_TABLES,
+    T_TRACE,
+    room_for_game,
+)
 from .engine.rounds import setup_game
 from .engine.stepping import GAME_OVER, PAUSED, play_one_round
 from .errors import StrategyError
@@ -86,8 +94,13 @@ class Game:
     """
 
     def __init__(self, match: Match, seed: int, first_player: int = 0, game_id: int = 0,
-                 *, trace_rows: int = MAX_TRACE, logs: np.ndarray | None = None) -> None:
+                 *, trace_rows: int = MAX_TRACE, logs: np.ndarray | None = None,
+                 on_round_end: Callable[[np.ndarray, int], None] | None = None) -> None:
+        """`on_round_end(state, trace_rows)`, if given, sees a copy of the game state
+        (S[:S_CORE]) each time a round ends (and when a raid ends the game), with the
+        decision-trace rows logged so far: the HTML viewer's round-end pictures."""
         self.match = match
+        self._on_round_end = on_round_end
         self.seed = int(seed)
         self.first_player = int(first_player)
         self.game_id = int(game_id)
@@ -132,6 +145,9 @@ class Game:
             if self._L[H_OVERFLOW]:
                 raise RuntimeError("engine log overflow: a game produced more rows than allowed")
             # the round is over: it becomes the new starting point
+            if self._on_round_end is not None:
+                self._on_round_end(self._S[:lay.S_CORE].copy(),
+                                   int(self._L[H_USED + T_TRACE]))
             self._round_S[:] = self._S
             self._round_S[lay.S_X_N] = 0
             self._round_S[lay.S_X_POS] = 0
@@ -184,6 +200,13 @@ class Game:
         return [{"player": int(r[RT_PLAYER]), "decision": DECISION_NAMES[int(r[RT_DTYPE])],
                  "choice": int(r[RT_CHOICE]), "context": int(r[RT_CTX]),
                  "round": int(r[RT_ROUND])} for r in rows]
+
+    @property
+    def trace_position(self) -> int:
+        """Decision-trace rows logged before the pending decision (all rows once over)."""
+        if self._decision is None:
+            return int(self._L[H_USED + T_TRACE])
+        return int(self._S[lay.S_X_TRACE_AT])
 
     @property
     def frozen(self) -> np.ndarray:

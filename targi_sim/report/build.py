@@ -8,6 +8,7 @@ from pathlib import Path
 import polars as pl
 
 from . import card_value, sections
+from .examples import add_examples
 from .family import ALPHA, POWER, annotate_report_mde, games_for_change
 from .model import Report
 from .output import write_report
@@ -111,6 +112,7 @@ def build_report(run_dir: str | Path, out_dir: str | Path | None = None,
     if progress:
         progress("writing")
     try:
+        add_examples(report, run, out, progress)  # example games' viewer pages, linked
         write_report(report, out)
     except OSError as exc:
         raise ReportError(f"cannot write to {out}: {exc}") from None

@@ -40,6 +40,10 @@ def render_html(report: Report) -> str:
         out.append(f"<h2 id='{s.key}'>{escape(s.title)}</h2>")
         for p in s.text:
             out.append(f"<p class='note'>{escape(p)}</p>")
+        if s.links:  # example games (report/examples.py)
+            out.append("<ul class='examples'>" + "".join(
+                f"<li>{escape(k.label)} <a href='{escape(k.href)}'>{escape(k.text)}</a></li>"
+                for k in s.links) + "</ul>")
         for t in s.tables:
             out.append(f"<h3>{escape(t.title)}</h3>")
             if t.note:

@@ -21,6 +21,8 @@ def render_markdown(report: Report) -> str:
         out += [f"## {s.title}", ""]
         for p in s.text:
             out += [p, ""]
+        if s.links:  # example games (report/examples.py)
+            out += [f"- {k.label} [{k.text}]({k.href})" for k in s.links] + [""]
         for t in s.tables:
             out += [f"### {t.title}", ""]
             if t.note:

@@ -29,12 +29,22 @@ class Plot:
 
 
 @dataclass
+class Link:
+    """A link to a file beside the report (an example game's viewer page), with a lead-in."""
+
+    label: str
+    text: str
+    href: str
+
+
+@dataclass
 class Section:
     key: str
     title: str
     text: list[str] = field(default_factory=list)
     tables: list[Table] = field(default_factory=list)
     plots: list[Plot] = field(default_factory=list)
+    links: list[Link] = field(default_factory=list)
 
 
 @dataclass

@@ -1,0 +1,123 @@
+"""What the viewer says at each step: the text replay's sentences, split by position.
+
+A step is one Snapshot (targi_sim.viewer.states); its caption tells what happened since
+the step before: the decision trace rows in between (the Narrator's sentences, the same
+as `targi-sim replay` prints), a round beginning (robber and amulet), raids when they
+are resolved (from the `raids` rows: what each seat paid), and a round's end.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import polars as pl
+
+from ..constants import BORDER_KIND_NAMES
+from ..deck import Deck
+from ..narration import RAID_DECISIONS, Narrator, action_slots
+from ..record import GameRecord
+from .states import Snapshot
+
+WAITING = {  # a pending decision, in words
+    "place": "places a Targi", "action": "resolves an action", "central_goods":
+    "takes or leaves a goods card", "choose_good": "chooses a good", "tribe":
+    "decides on a tribe card", "trade": "trades or stops trading", "fata_morgana":
+    "may move a tribe marker (Fata Morgana)", "raid_mode": "chooses how to pay the raid",
+    "raid_good": "chooses a good to give up to the raid", "discard_good":
+    "discards a good (goods limit)", "tribal_expansion": "may draw a tribe card",
+    "ability": "may use a card's ability",
+}
+RAID_KIND = BORDER_KIND_NAMES.index("raid")
+
+
+@dataclass
+class Step:
+    """A snapshot with its caption: `lines` (what happened), `raid` (a raid is part of
+    it), `next` (the decision now waiting, if any)."""
+
+    snap: Snapshot
+    lines: list[str] = field(default_factory=list)
+    raid: bool = False
+    next: str = ""
+
+
+def _seat(p: int) -> str:
+    return f"seat {p}"
+
+
+def story(record: GameRecord, deck: Deck, snaps: list[Snapshot]) -> list[Step]:
+    """One Step per snapshot, captioned (see the module docstring)."""
+    narrator = Narrator(deck)
+    trace = record.trace.to_dicts()
+    rounds = {(r["round"], r["player"]): r for r in record.tables["rounds"].to_dicts()}
+    raids = record.tables["raids"].to_dicts()
+    slots = {key: action_slots(narrator, row) for key, row in rounds.items()}
+    steps: list[Step] = []
+    prev: Snapshot | None = None
+    done_at = 0
+    for snap in snaps:
+        step = Step(snap)
+        rnd = snap.get("round")
+        robber = snap.get("robber")
+        if prev is None:
+            step.lines.append(f"The game begins: {_seat(record.first_player)} starts round 1; "
+                              f"the robber is on {narrator.border(robber)}.")
+        elif robber != prev.get("robber") and deck.border_kind[robber] == RAID_KIND:
+            number = int(deck.raid_number[robber])
+            step.lines.append(f"The robber moves onto {narrator.border(robber)}: raid "
+                              f"{number}, both seats pay.")
+            step.raid = True
+        rows = trace[done_at:snap.trace_at]
+        done_at = snap.trace_at
+        if prev is not None and rnd > prev.get("round") and snap.kind == "decision":
+            step.lines.append(f"Round {rnd} begins: {_seat(snap.get('first'))} has the amulet "
+                              f"(plays first); the robber is on {narrator.border(robber)}.")
+        resolved = []
+        if prev is not None and snap.get("raids_done") > prev.get("raids_done"):
+            numbers = range(prev.get("raids_done") + 1, snap.get("raids_done") + 1)
+            resolved = [r for r in raids if r["raid"] in numbers]
+        for d in rows:
+            raid_row = d["decision"] in RAID_DECISIONS
+            step.raid |= raid_row
+            if raid_row and resolved:
+                continue  # told by the raid's own line below, with what it paid
+            text = narrator.decision(d["decision"], d["choice"], d["context"],
+                                     slots.get((d["round"], d["player"]), {}))
+            step.lines.append(f"{_seat(d['player'])} {text}")
+        if resolved:
+            step.lines += narrator.raid_lines(resolved, trace[:done_at])
+            step.raid = True
+        if snap.kind == "round_end":
+            step.lines.append(f"Round {rnd} ends: score if the game ended now "
+                              f"{snap.get('p0_score')} (seat 0) to {snap.get('p1_score')} "
+                              "(seat 1).")
+        if snap.kind == "decision":
+            step.next = f"{_seat(snap.player)} {WAITING.get(snap.decision, snap.decision)}"
+            if snap.options:
+                step.next += f" ({snap.options} options)"
+            step.raid |= snap.decision in RAID_DECISIONS
+        steps.append(step)
+        prev = snap
+    if steps:
+        steps[-1].lines.append(result_line(record))
+    return steps
+
+
+def result_line(record: GameRecord) -> str:
+    """'Game over after 12 rounds (final_raid): seat 0 (balanced) wins 21 to 17.'"""
+    w = record.winner
+    s0, s1 = record.scores
+    who = "a draw" if w < 0 else f"seat {w} ({record.strategies[w]}) wins"
+    tb = "" if record.tiebreak == "none" else f" on the tie-break ({record.tiebreak})"
+    return (f"Game over after {record.rounds} rounds ({record.end_reason}): {who}{tb}, "
+            f"{s0} to {s1}.")
+
+
+def round_table(record: GameRecord) -> pl.DataFrame:
+    """The rounds rows the viewer's sortable table shows (one per round and seat)."""
+    return record.tables["rounds"].select(
+        "round", "player", "vp_tokens", "gold", "salt", "pepper", "dates", "display_count",
+        "cards_acquired", "score_now").sort("round", "player")
+
+
+__all__ = ["Step", "WAITING", "result_line", "round_table", "story"]
