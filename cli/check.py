@@ -141,8 +141,8 @@ def render_result(console: Console, result) -> None:
     deff = result.design_effect
     shown = f"; design effect {deff:.2f}" if deff == deff and abs(deff - 1) > 0.05 else ""
     test = "; paired-normal test" if result.sums is not None else ""
-    table.add_row("measured", f"{fmt_value(e, result.rate)}  (95% CI {fmt_value(e, lo)} .. "
-                              f"{fmt_value(e, hi)}{shown}{test})")
+    table.add_row("measured", f"{fmt_value(e, result.rate)}  (95% CI {fmt_value(e, lo, False)}"
+                              f" .. {fmt_value(e, hi, False)}{shown}{test})")
     decided = ("fixed-sample verdict at the cap" if result.capped
                else "sequential test decided")
     table.add_row("games", f"{result.games:,} of cap {e.max_games:,} ({decided}), "

@@ -9,6 +9,8 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from targi_sim.check_init import INIT_KINDS
+
 INIT_EPILOG = """\
 Examples:
 
@@ -49,6 +51,8 @@ def init_command():
                                            "(deck_drift: its fixed number of games)."),
         batch_games: str = typer.Option("1000", "--batch-games", metavar="N",
                                         help="Games between two looks of a test (even)."),
+        kinds: str = typer.Option(",".join(INIT_KINDS), "--kinds", metavar="K,K",
+                                  help="Kinds of expectation to write, comma-separated."),
         jobs: str = typer.Option("auto", "--jobs", "-j", metavar="J|auto",
                                  help="Worker processes (auto: every CPU)."),
         force: bool = typer.Option(False, "--force", help="Overwrite an existing --out."),
@@ -82,8 +86,13 @@ def init_command():
                 raise ParseError(f"--out {out}: the file exists; use --force to overwrite it")
             if out.is_dir() or not out.parent.is_dir():
                 raise ParseError(f"--out {out}: give a file in an existing folder")
+            chosen = tuple(k.strip() for k in kinds.split(",") if k.strip())
+            bad = [k for k in chosen if k not in INIT_KINDS]
+            if bad or not chosen:
+                raise ParseError(f"--kinds must be a comma-separated list of "
+                                 f"{', '.join(INIT_KINDS)}; got {kinds!r}")
             config = InitConfig(deck=deck, strategies=names, rules=rules, games=n_games,
-                                max_games=cap, batch_games=batch)
+                                max_games=cap, batch_games=batch, kinds=chosen)
         except ParseError as exc:
             raise _fail(str(exc)) from None
 
@@ -92,9 +101,14 @@ def init_command():
             from targi_sim.check import prepare
             from targi_sim.check_init import planned
             from targi_sim.deck import load_deck
+            from targi_sim.rules import load_rules
+            from targi_sim.strategy import resolve_strategy
 
             from .app import load_engine
 
+            for name in names:  # named in the message as typed, before any measuring
+                resolve_strategy(name)
+            load_rules(rules)
             plan = planned(config, load_deck(deck))
             load_engine(err, quiet, [prepare(e).match for e in plan[:1]])
             with worker_pool(n_jobs) as parallel, _progress(err, quiet) as bar:

@@ -34,6 +34,7 @@ from .baseline import (
 from .check_metrics import SHAPE_METRICS, UNITS
 
 FILE_SEED = 20261202
+INIT_KINDS = ("win_rate", "first_player_rate", "game_shape", "raid_loss", "deck_drift")
 DEFAULT_GAMES = 100_000  # measured games per expectation
 DEFAULT_CAP = 40_000  # the check's game cap per expectation (deck_drift: its fixed games)
 RATE_STEP, MEAN_STEP = 0.001, 0.01  # tolerances rounded up to 0.1 points / 0.01 units
@@ -53,6 +54,7 @@ class InitConfig:
     alpha: float = 0.05
     beta: float = 0.05
     seed: int = FILE_SEED
+    kinds: tuple[str, ...] = INIT_KINDS  # which kinds to write
 
 
 def planned(config: InitConfig, deck) -> list[Expectation]:
@@ -76,7 +78,8 @@ def planned(config: InitConfig, deck) -> list[Expectation]:
         for r in raids:
             add(f"raid {r} loss, mirror {s}", "raid_loss", s, s, metric="vp_lost_mean", raid=r)
         add(f"deck drift, mirror {s}", "deck_drift", s, s)
-    return [replace(e, seed=derived_seed(config.seed, e.name)) for e in out]
+    return [replace(e, seed=derived_seed(config.seed, e.name)) for e in out
+            if e.kind in config.kinds]
 
 
 def sequential_tolerance(m: Measured, e: Expectation) -> float:
@@ -159,20 +162,28 @@ def degenerate(e: Expectation, m: Measured) -> str | None:
     return None
 
 
-def init_baseline(config: InitConfig, out: str | Path, parallel, *,
+def init_baseline(config: InitConfig, out: str | Path, parallel=None, *, jobs: int = 1,
                   progress=None) -> tuple[str, list[tuple[Expectation, Measured]], list[str]]:
-    """Measure every planned expectation and return (file text, results, skipped).
+    """Measure every planned expectation and return (file text, results, skipped); the
+    caller writes the text to `out` (paths in it are relative to out's folder).
 
+    `parallel`: an open targi_sim.check.worker_pool (else one of `jobs` workers is opened).
     `progress(name, total)` is called before each expectation and returns a callable
     taking the games just played (or None). Raises DataError/UsageError for a bad deck,
     rules or strategy before any game is played.
     """
-    from .check import measure, prepare
+    from .check import measure, prepare, worker_pool
     from .deck import load_deck
+
+    if parallel is None:
+        with worker_pool(jobs) as pool:
+            return init_baseline(config, out, pool, progress=progress)
 
     out = Path(out)
     deck = load_deck(config.deck)
     plan = planned(config, deck)
+    if not plan:
+        raise ValueError("nothing to measure: --kinds win_rate needs two or more --strategies")
     prepared = [prepare(e) for e in plan]
     plan = [replace(e, alpha=config.alpha / len(plan)) for e in plan]
     results, skipped = [], []
@@ -189,5 +200,5 @@ def init_baseline(config: InitConfig, out: str | Path, parallel, *,
     return render(config, out, results, skipped), results, skipped
 
 
-__all__ = ["DEFAULT_CAP", "DEFAULT_GAMES", "InitConfig", "init_baseline", "planned",
+__all__ = ["DEFAULT_CAP", "DEFAULT_GAMES", "INIT_KINDS", "InitConfig", "init_baseline", "planned",
            "render", "sequential_tolerance"]

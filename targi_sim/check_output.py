@@ -20,14 +20,14 @@ from .atomic import atomic_write_text
 Results = Sequence[tuple[Path, Sequence[object]]]  # (baseline file, its CheckResults)
 
 
-def fmt_value(e, x: float) -> str:
+def fmt_value(e, x: float, unit: bool = True) -> str:
     """A measured or expected value as the file writes it: percent, or the mean's units."""
     from .check_metrics import UNITS
 
     if x != x:
         return "n/a"
     if e.is_mean:
-        return f"{x:.3f} {UNITS[e.metric]}"
+        return f"{x:.3f} {UNITS[e.metric]}" if unit else f"{x:.3f}"
     return f"{100 * x:.2f}%"
 
 
@@ -52,7 +52,8 @@ def summary_line(r) -> str:
     sides = "; ".join(f"LLR {s.name} {s.llr:+.2f} in [{s.lower:.2f}, {s.upper:.2f}] "
                       f"({s.state})" for s in r.test.sides)
     how = "fixed-sample verdict at the cap" if r.capped else "sequential test decided"
-    return (f"measured {fmt_value(e, r.rate)} (95% CI {fmt_value(e, lo)} .. {fmt_value(e, hi)}), "
+    return (f"measured {fmt_value(e, r.rate)} (95% CI {fmt_value(e, lo, False)} .. "
+            f"{fmt_value(e, hi, False)}), "
             f"expected {fmt_value(e, e.rate)} +- {fmt_tolerance(e)}; {r.games:,} games "
             f"({how}); {sides}")
 
@@ -126,7 +127,8 @@ def summary_markdown(results: Results, seconds: float = 0.0, reports: dict | Non
         else:
             lo, hi = r.ci
             expected = f"{fmt_value(e, e.rate)} ± {fmt_tolerance(e)}"
-            measured = f"{fmt_value(e, r.rate)} ({fmt_value(e, lo)} – {fmt_value(e, hi)})"
+            measured = (f"{fmt_value(e, r.rate)} ({fmt_value(e, lo, False)} – "
+                        f"{fmt_value(e, hi, False)})")
         out.append(f"| {mark} | {_cell(e.name)} | {_cell(expected)} | {_cell(measured)} | "
                    f"{r.games:,} |")
     if reports:
