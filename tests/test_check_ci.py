@@ -284,6 +284,31 @@ def test_new_kinds_decide_on_real_games(small):
     assert len(drift.drift.new_cards) == 43
 
 
+def test_new_kinds_do_not_depend_on_jobs(small):
+    path, results = small
+    well, _, drift = load_baseline(path).expectations
+    with worker_pool(2) as parallel:
+        two = [run_expectation(e, parallel, 2) for e in (well, drift)]
+    for one, other in zip((results[0], results[2]), two, strict=True):
+        assert (one.verdict, one.games, one.capped) == (other.verdict, other.games,
+                                                        other.capped)
+    assert results[0].sums.tolist() == two[0].sums.tolist()
+    assert [s.llr for s in results[0].test.sides] == [s.llr for s in two[0].test.sides]
+    assert [(t.number, t.metric, t.measured, t.p_holm) for t in results[2].drift.tests] == \
+        [(t.number, t.metric, t.measured, t.p_holm) for t in two[1].drift.tests]
+
+
+def test_jobs_default_to_auto_under_ci(monkeypatch):
+    from targi_sim.cli.check import default_jobs, parse_check_jobs
+
+    for value, want in (("true", "auto"), ("1", "auto"), ("", "1"), ("false", "1")):
+        monkeypatch.setenv("CI", value)
+        assert default_jobs() == want, value
+    monkeypatch.delenv("CI")
+    assert default_jobs() == "1"
+    assert parse_check_jobs("auto") == (os.cpu_count() or 1)
+
+
 def test_junit_xml_and_summary_markdown_parse_and_carry_the_figures(small):
     path, results = small
     text = junit_xml([(path, results)], seconds=1.5)
@@ -432,7 +457,7 @@ def test_ci_steps_on_a_git_repository_fail_a_much_cheaper_card_and_pass_a_commen
     (repo / ".gitignore").write_text(GITIGNORE, encoding="utf-8")
     _sh(["git", "init", "-q"], repo, env)
     _sh(["targi-sim", "check", "init", "--deck", "my-deck.toml", "--out",
-         "baselines/my-deck.toml", "--kinds", "first_player_rate,deck_drift", "--games",
+         "baselines/my-deck.toml", "--kinds", "deck_drift", "--games",
          "1000", "--max-games", "1000", "--batch-games", "500", "--jobs", "1", "--quiet"],
         repo, env)
     _sh("git add -A && git commit -qm 'deck and baseline'", repo, env)
@@ -443,7 +468,7 @@ def test_ci_steps_on_a_git_repository_fail_a_much_cheaper_card_and_pass_a_commen
     _sh("git commit -qam 'a comment'", repo, env)
     passed = _sh(["bash", "-c", script], repo, env, check=False)
     assert passed.returncode == 0, passed.stdout + passed.stderr
-    assert "2 of 2 expectations passed" in passed.stdout
+    assert "1 of 1 expectations passed" in passed.stdout
     assert ET.parse(repo / "targi-check.xml").getroot().get("failures") == "0"
     assert not (repo / "targi-check-reports").exists()
 
