@@ -1,12 +1,15 @@
-"""`targi-sim check`: the win-rate regression guard (sequential tests on independent units).
+"""`targi-sim check`: the balance regression guard (sequential tests on independent units),
+and `targi-sim check init` (cli/check_init.py), which writes a baseline file for a deck.
 
 Exit codes: 0 every expectation passed, 1 at least one failed, 2 bad input
 (unreadable or invalid baseline file, unknown names, bad options), 130 on
 Ctrl-C. With --update the files' rates are re-measured and rewritten instead.
+--junit-xml and --summary-md write what CI systems read (targi_sim.check_output).
 """
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
@@ -15,6 +18,7 @@ from rich import box
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
+from typer.core import TyperCommand
 
 CHECK_EPILOG = """\
 Examples:
@@ -27,43 +31,118 @@ Examples:
 
   targi-sim check --update                          # re-measure the rates, rewrite the files
 
+  targi-sim check my-deck.toml --junit-xml check.xml --summary-md summary.md --report-dir reports
+
+  targi-sim check init --deck my-deck.toml --strategies tuned,balanced --out baselines/my-deck.toml
+
+Kinds: win_rate, first_player_rate, card_rate (a card's or symbol's acquire
+rate or win rate when played), game_shape (mean rounds, full-display share,
+mean score, tie-break share), raid_loss (a raid's mean VP-equivalent loss), and
+deck_drift (every card at once, Holm-controlled; names the cards that moved).
+`targi-sim check init --help` writes a baseline file for your own deck.
+
 Each expectation is decided by two one-sided sequential probability ratio
 tests on seat-swapped game pairs (the pentanomial model), or on single games
 when both seats play the same deterministic strategy, so that a deal is
 played once (trinomial; alpha = beta = 0.05 overall): FAIL when the rate
 moved by the tolerance up or down, PASS when it did not; at the game cap a
 fixed-sample verdict applies. Results do not depend
-on --jobs. Exit code 0: all passed, 1: some failed, 2: bad input.
---update re-measures on --update-games games each and rewrites only the
-`rate` lines (commit the change deliberately). See docs/check.md.
+on --jobs (default 1; "auto", every CPU, when the CI environment variable is
+set, as in GitHub Actions and GitLab CI). Exit code 0: all passed, 1: some
+failed, 2: bad input. --update re-measures on --update-games games each and
+rewrites only the `rate`/`mean` lines and deck_drift's card list (commit the
+change deliberately). See docs/check.md and docs/ci.md.
 """
+
+
+def default_jobs() -> str:
+    """"auto" under CI (the CI variable GitHub Actions and GitLab CI set), else "1"."""
+    return "auto" if os.environ.get("CI", "").strip().lower() not in ("", "0", "false") else "1"
+
+
+def parse_check_jobs(text: str) -> int:
+    """--jobs: a whole number 1..1024 (capped at the CPUs) or "auto" (every CPU)."""
+    from .tournament import parse_jobs
+
+    if str(text).strip().lower() == "auto":
+        return os.cpu_count() or 1
+    return parse_jobs(text)
+
+
+class CheckCommand(TyperCommand):
+    """`check` itself, except that `check init ...` runs the init command: `check`
+    takes baseline files as arguments, so `init` cannot be an ordinary subcommand."""
+
+    def make_context(self, info_name, args, parent=None, **extra):
+        if args and args[0] == "init":
+            from .check_init import init_command
+
+            return init_command().make_context(f"{info_name} init", list(args[1:]),
+                                               parent=parent, **extra)
+        return super().make_context(info_name, args, parent=parent, **extra)
 
 
 def _pct(x: float) -> str:
     return f"{100 * x:.2f}%"
 
 
-def _side_text(side) -> str:
+def _side_text(side, e=None) -> str:
+    from targi_sim.check_output import fmt_value
+
     state = {"H0": "accepted H0", "H1": "accepted H1 (moved)", "open": "open"}[side.state]
+    target = fmt_value(e, side.p1) if e is not None else _pct(side.p1)
     return (f"{side.llr:+.2f} in [{side.lower:.2f}, {side.upper:.2f}]  "
-            f"H1 = {_pct(side.p1)}: {state}")
+            f"H1 = {target}: {state}")
+
+
+def _render_drift(console: Console, result, table: Table) -> None:
+    """deck_drift: the tests, the cards that moved, what could not be tested."""
+    d = result.drift
+    e = result.expectation
+    table.add_row("games", f"{result.games:,} (fixed sample), {result.seconds:.1f} s")
+    if result.unit:
+        table.add_row("unit", result.unit)
+    table.add_row("tests", f"{len(d.tests)} card tests (acquire rate, win rate when played), "
+                           f"Holm at alpha {e.alpha:g}; fail: Holm p < alpha and moved more "
+                           "than half the tolerance")
+    labels = d.failed_labels()
+    table.add_row("moved", escape(", ".join(labels)) if labels else "no card")
+    if d.untested:
+        table.add_row("not tested", f"{len(d.untested)} (too few units): "
+                      + escape("; ".join(d.untested[:3])) + (" ..." if len(d.untested) > 3 else ""))
+    if d.new_cards:
+        table.add_row("new cards", escape(", ".join(d.new_cards)) + " (not in the baseline; "
+                      "--update adds them)")
+    console.print(table)
+    if d.failures or d.missing:
+        from targi_sim.check_output import drift_lines
+
+        for line in drift_lines(result):
+            console.print(f"  {escape(line)}", highlight=False)
 
 
 def render_result(console: Console, result) -> None:
     """One table per expectation: verdict, rates, games and both sides' LLR and bounds."""
+    from targi_sim.check_output import fmt_tolerance, fmt_value
+
     e = result.expectation
     style = "bold green" if result.passed else "bold red"
     table = Table(box=box.SIMPLE_HEAD, show_header=False, pad_edge=False,
-                  title=f"[{style}]{result.verdict.upper()}[/{style}]  {e.name}",
+                  title=f"[{style}]{result.verdict.upper()}[/{style}]  {escape(e.name)}",
                   title_justify="left")
     table.add_column("what", style="dim")
     table.add_column("value")
+    table.add_row("measures", escape(e.describe()))
+    if result.drift is not None:
+        _render_drift(console, result, table)
+        return
     lo, hi = result.ci
-    table.add_row("measures", e.describe())
-    table.add_row("expected", f"{_pct(e.rate)} +- {100 * e.tolerance:.2f} points")
+    table.add_row("expected", f"{fmt_value(e, e.rate)} +- {fmt_tolerance(e)}")
     deff = result.design_effect
     shown = f"; design effect {deff:.2f}" if deff == deff and abs(deff - 1) > 0.05 else ""
-    table.add_row("measured", f"{_pct(result.rate)}  (95% CI {_pct(lo)} .. {_pct(hi)}{shown})")
+    test = "; paired-normal test" if result.sums is not None else ""
+    table.add_row("measured", f"{fmt_value(e, result.rate)}  (95% CI {fmt_value(e, lo, False)}"
+                              f" .. {fmt_value(e, hi, False)}{shown}{test})")
     decided = ("fixed-sample verdict at the cap" if result.capped
                else "sequential test decided")
     table.add_row("games", f"{result.games:,} of cap {e.max_games:,} ({decided}), "
@@ -71,7 +150,7 @@ def render_result(console: Console, result) -> None:
     if result.unit:
         table.add_row("unit", result.unit)
     for side in result.test.sides:
-        table.add_row(f"LLR {side.name}", _side_text(side))
+        table.add_row(f"LLR {side.name}", _side_text(side, e))
     missing = {"up", "down"} - {s.name for s in result.test.sides}
     for name in sorted(missing):
         table.add_row(f"LLR {name}", "not tested: the rate cannot move that far")
@@ -99,7 +178,7 @@ def _load_all(files: list[str]):
 def register(app: typer.Typer) -> None:
     """Add the `check` command to the app."""
 
-    @app.command(epilog=CHECK_EPILOG)
+    @app.command(epilog=CHECK_EPILOG, cls=CheckCommand)
     def check(
         baseline_files: list[str] = typer.Argument(  # noqa: B008 (typer's idiom)
             None, metavar="[BASELINE_FILES]...",
@@ -114,23 +193,38 @@ def register(app: typer.Typer) -> None:
             help="Games per expectation for --update (1e5 and 100_000 work).",
         ),
         jobs: str = typer.Option(
-            "1", "--jobs", "-j", metavar="J",
-            help="Worker processes playing batches ahead; results do not depend on it.",
+            default_jobs(), "--jobs", "-j", metavar="J|auto",
+            help="Worker processes playing batches ahead (auto: every CPU; the default "
+                 "under CI); results do not depend on it.",
+        ),
+        junit_xml: Path = typer.Option(  # noqa: B008 (typer's idiom)
+            None, "--junit-xml", metavar="FILE",
+            help="Also write JUnit XML: one test case per expectation (CI test results).",
+        ),
+        summary_md: Path = typer.Option(  # noqa: B008
+            None, "--summary-md", metavar="FILE",
+            help="Also write a short Markdown table (a job summary or PR comment).",
+        ),
+        report_dir: Path = typer.Option(  # noqa: B008
+            None, "--report-dir", metavar="DIR",
+            help="For each failing expectation, replay its games into DIR/<name>/run and "
+                 "write their balance report DIR/<name>/report/report.html.",
         ),
         quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
     ) -> None:
-        """Fail when a change moved a win rate: sequential tests against baseline files."""
+        """Fail when a change moved a balance figure: sequential tests against baseline files."""
         from targi_sim import DataError, UsageError
         from targi_sim.check import worker_pool
 
         from .app import _fail
         from .parse import ParseError, parse_games
         from .signals import exit_code
-        from .tournament import parse_jobs
 
         try:
-            n_jobs = parse_jobs(jobs)
+            n_jobs = parse_check_jobs(jobs)
             n_update = parse_games(update_games)
+            for option, path in (("--junit-xml", junit_xml), ("--summary-md", summary_md)):
+                _check_output_path(option, path)
             loaded = _load_all(baseline_files or [])
         except ParseError as exc:
             raise _fail(str(exc).replace("--games", "--update-games")) from None
@@ -147,11 +241,16 @@ def register(app: typer.Typer) -> None:
                 if update:
                     _update(loaded, n_update, parallel, err, out, quiet)
                     return
-                failed, total = _check(loaded, parallel, n_jobs, err, out, quiet)
+                results = _check(loaded, parallel, n_jobs, err, out, quiet)
+            reports = (_failure_reports(loaded, results, report_dir, n_jobs, err, out, quiet)
+                       if report_dir is not None else {})
         except KeyboardInterrupt as exc:  # Ctrl-C, SIGTERM or SIGHUP (cli/signals.py)
             typer.echo("\nInterrupted; nothing decided, no file written.", err=True)
             raise typer.Exit(exit_code(exc)) from None
         seconds = time.perf_counter() - t0
+        total = sum(len(rs) for _, rs in results)
+        failed = sum(not r.passed for _, rs in results for r in rs)
+        _write_outputs(results, seconds, junit_xml, summary_md, reports, out)
         word = "FAILED" if failed else "passed"
         out.print(f"[bold]{word}[/bold]: {total - failed} of {total} expectations passed, "
                   f"{failed} failed ({seconds:.1f} s, jobs {n_jobs})", highlight=False)
@@ -159,16 +258,76 @@ def register(app: typer.Typer) -> None:
             raise typer.Exit(1)
 
 
-def _check(loaded, parallel, n_jobs: int, err: Console, out: Console,
-           quiet: bool) -> tuple[int, int]:
+def _check_output_path(option: str, path: Path | None) -> None:
+    """An output file's folder must exist and the path must not be a folder."""
+    if path is None:
+        return
+    if path.is_dir():
+        raise ValueError(f"{option} {path}: is a folder; give a file name")
+    if not path.parent.is_dir():
+        raise ValueError(f"{option} {path}: folder {path.parent} does not exist")
+
+
+def _write_outputs(results, seconds: float, junit: Path | None, summary: Path | None,
+                   reports: dict, out: Console) -> None:
+    from targi_sim.check_output import write_junit, write_summary
+
+    from .app import _fail
+
+    for path, write in ((junit, lambda p: write_junit(p, results, seconds)),
+                        (summary, lambda p: write_summary(p, results, seconds, reports))):
+        if path is None:
+            continue
+        try:
+            write(path)
+        except OSError as exc:
+            raise _fail(f"cannot write {path}: {exc}") from None
+        out.print(f"wrote {escape(str(path))}", highlight=False)
+
+
+def _failure_reports(loaded, results, folder: Path, n_jobs: int, err: Console, out: Console,
+                     quiet: bool) -> dict:
+    """The report of every failing expectation's games (targi_sim.check_output)."""
+    from targi_sim.check_output import failure_report, slug
+
+    from .app import _fail, _progress
+
+    prepared = {id(e): p for baseline, ps in loaded
+                for e, p in zip(baseline.expectations, ps, strict=True)}
+    reports, used = {}, set()
+    for _, rs in results:
+        for r in rs:
+            if r.passed:
+                continue
+            name = slug(r.expectation.name)
+            while name in used:
+                name += "-2"
+            used.add(name)
+            try:
+                with _progress(err, quiet) as bar:
+                    task = bar.add_task(f"report {r.expectation.name}", total=r.games)
+                    html = failure_report(r, prepared[id(r.expectation)], folder / name,
+                                          jobs=n_jobs,
+                                          progress=lambda n, t=task: bar.advance(t, n))
+            except OSError as exc:
+                raise _fail(f"cannot write the report into {folder / name}: {exc}") from None
+            out.print(f"report of the failing expectation {escape(r.expectation.name)!r}: "
+                      f"{escape(str(html))}", highlight=False)
+            reports[r.expectation.name] = html
+    return reports
+
+
+def _check(loaded, parallel, n_jobs: int, err: Console, out: Console, quiet: bool) -> list:
+    """Every expectation's CheckResult, by file: [(path, [results])]."""
     from targi_sim.check import run_expectation
 
     from .app import _progress
 
-    failed = total = 0
+    results = []
     for baseline, matches in loaded:
         out.print(f"[bold]{escape(str(baseline.path))}[/bold]: {len(matches)} expectations",
                   highlight=False)
+        done = []
         for e, match in zip(baseline.expectations, matches, strict=True):
             with _progress(err, quiet) as bar:
                 task = bar.add_task(e.name, total=e.max_games)
@@ -176,14 +335,15 @@ def _check(loaded, parallel, n_jobs: int, err: Console, out: Console,
                                          progress=lambda n, t=task: bar.advance(t, n))
                 bar.update(task, total=result.games, completed=result.games)
             render_result(out, result)
-            total += 1
-            failed += not result.passed
-    return failed, total
+            done.append(result)
+        results.append((baseline.path, done))
+    return results
 
 
 def _update(loaded, n_games: int, parallel, err: Console, out: Console, quiet: bool) -> None:
     from targi_sim.baseline import updated_text, write_atomic
     from targi_sim.check import measure
+    from targi_sim.check_output import fmt_value
 
     from .app import _fail, _progress
 
@@ -199,8 +359,13 @@ def _update(loaded, n_games: int, parallel, err: Console, out: Console, quiet: b
                 m = measure(e, n_games, parallel, match=match,
                             progress=lambda n, t=task: bar.advance(t, n))
             measured[e.index] = m
-            table.add_row(e.name, _pct(e.rate), _pct(m.rate),
-                          f"{_pct(m.ci_low)} .. {_pct(m.ci_high)}", f"{m.games:,}")
+            if m.cards:
+                table.add_row(e.name, f"{len(e.cards)} cards", f"{len(m.cards)} cards", "",
+                              f"{m.games:,}")
+            else:
+                table.add_row(e.name, fmt_value(e, e.rate), fmt_value(e, m.rate),
+                              f"{fmt_value(e, m.ci_low)} .. {fmt_value(e, m.ci_high)}",
+                              f"{m.games:,}")
         try:
             write_atomic(baseline.path, updated_text(baseline, measured))
         except OSError as exc:

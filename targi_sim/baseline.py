@@ -24,10 +24,25 @@ from typing import Any
 
 from .errors import FieldReader, read_toml
 
-KINDS = ("win_rate", "first_player_rate")
+KINDS = ("win_rate", "first_player_rate", "card_rate", "game_shape", "raid_loss", "deck_drift")
 TOP_KEYS = ("description", "seed", "defaults", "expectation")
 SETTINGS = ("deck", "rules", "seed", "max_games", "batch_games", "alpha", "beta")
-EXPECTATION_KEYS = ("name", "kind", "strategy", "opponent", "rate", "tolerance", *SETTINGS)
+TARGET_KEYS = ("metric", "card", "symbol", "raid", "mean", "cards")
+EXPECTATION_KEYS = ("name", "kind", "strategy", "opponent", "rate", "tolerance", *TARGET_KEYS,
+                    *SETTINGS)
+# the fields each kind needs ("value": `rate` for a rate, `mean` for a mean) and allows
+KIND_FIELDS = {
+    "win_rate": ("opponent", "value", "tolerance"),
+    "first_player_rate": ("value", "tolerance"),
+    "card_rate": ("metric", "card|symbol", "value", "tolerance"),
+    "game_shape": ("metric", "value", "tolerance"),
+    "raid_loss": ("raid", "value", "tolerance"),
+    "deck_drift": ("cards",),
+}
+DRIFT_GAMES = 100_000  # deck_drift's fixed number of games when the file gives none
+NORMAL_CAP = 200_000  # the cap of a paired-normal test when the file gives none
+CARD_KEYS = ("number", "name", "acquire_rate", "acquire_rate_se", "acquire_rate_tolerance",
+             "played_wr", "played_wr_se", "played_wr_tolerance")
 DEFAULT_BATCH_GAMES = 1000
 MAX_SEED = 2**31 - 1
 MAX_GAMES = 2**31  # pair ids must fit in 32 bits (targi_sim.api.pair_seed)
@@ -58,20 +73,60 @@ class Expectation:
     beta: float = 0.05
     path: Path | None = None
     index: int = 0  # position in the file (0-based)
+    metric: str = ""  # card_rate, game_shape, raid_loss (targi_sim.check_metrics.METRICS)
+    card: int | str | None = None  # card_rate: 1-based number or name in the deck
+    symbol: str = ""  # card_rate: a symbol's cards pooled instead of one card
+    raid: int = 0  # raid_loss: 1..4
+    cards: tuple[CardBaseline, ...] = ()  # deck_drift: every card's measured rates
 
     @property
     def where(self) -> str:
         return f"expectation {self.name!r}"
 
+    @property
+    def is_mean(self) -> bool:
+        """True when the value is a mean in the metric's own units, not a rate."""
+        from .check_metrics import PERCENT
+
+        return bool(self.metric) and self.metric not in PERCENT
+
+    @property
+    def value_key(self) -> str:
+        """The file's key of the expected value: `mean` for a mean, else `rate`."""
+        return "mean" if self.is_mean else "rate"
+
     def describe(self) -> str:
         """One line: what is measured, in plain words."""
+        from .check_metrics import DESCRIPTIONS
+
         setting = f"deck {Path(self.deck).stem}, rules {Path(self.rules).stem}"
+        match = (f"mirror {_short(self.strategy)}" if self.strategy == self.opponent
+                 else f"{_short(self.strategy)} vs {_short(self.opponent)}")
+        if self.kind == "card_rate":
+            about = (f"symbol {self.symbol}" if self.symbol else
+                     f"card #{self.card}" if isinstance(self.card, int) else f"card {self.card!r}")
+            return f"{match}: {about}'s {DESCRIPTIONS[self.metric]} ({setting})"
+        if self.kind == "game_shape":
+            return f"{match}: {DESCRIPTIONS[self.metric]} ({setting})"
+        if self.kind == "raid_loss":
+            return f"{match}: raid {self.raid}, {DESCRIPTIONS[self.metric]} ({setting})"
+        if self.kind == "deck_drift":
+            return (f"{match}: every tribe card's acquire rate and win rate when played, "
+                    f"{len(self.cards)} cards ({setting})")
         if self.kind == "win_rate":
             return f"{_short(self.strategy)} vs {_short(self.opponent)}: " \
                    f"{_short(self.strategy)}'s win rate ({setting})"
-        match = (f"mirror {_short(self.strategy)}" if self.strategy == self.opponent
-                 else f"{_short(self.strategy)} vs {_short(self.opponent)}")
         return f"{match}: first player's win rate ({setting})"
+
+
+@dataclass(frozen=True)
+class CardBaseline:
+    """deck_drift: one tribe card's measured rates, as fractions: metric -> (value, its
+    standard error, tolerance). `number` is 1-based in the deck's [[tribe]] list."""
+
+    number: int
+    name: str
+    values: dict[str, tuple[float, float, float]]
 
 
 @dataclass(frozen=True)
@@ -167,24 +222,120 @@ def _settings(r: FieldReader, inherited: dict[str, Any], base_dir: Path) -> dict
     return out
 
 
+def _value(r: FieldReader, kind: str, metric: str) -> tuple[str, float, float]:
+    """(key, expected value, tolerance) as fractions for a rate, in its units for a mean."""
+    from .check_metrics import PERCENT, UNITS
+
+    if kind in ("win_rate", "first_player_rate") or metric in PERCENT:
+        if "mean" in r.data:
+            raise r.error("mean", r.data["mean"], "`rate` (percent): this metric is a rate",
+                          "is not a field of this metric")
+        rate = _get_float(r, "rate", None, 0.0, 100.0, " (percent)") / 100.0
+        tolerance = _get_float(r, "tolerance", None, 0.0, 50.0, " (rate points)") / 100.0
+        if rate - tolerance <= 0.0 and rate + tolerance >= 1.0:
+            raise r.error("tolerance", tolerance * 100,
+                          "a tolerance that keeps rate - tolerance or rate + tolerance "
+                          "strictly between 0 and 100", "is too large")
+        return "rate", rate, tolerance
+    if "rate" in r.data:
+        raise r.error("rate", r.data["rate"], f"`mean` ({UNITS[metric]}): this metric is a mean",
+                      "is not a field of this metric")
+    mean = _get_float(r, "mean", None, -1e6, 1e6, f" ({UNITS[metric]})")
+    tolerance = _get_float(r, "tolerance", None, 0.0, 1e6, f" ({UNITS[metric]})")
+    return "mean", mean, tolerance
+
+
+def _card_baselines(r: FieldReader) -> tuple[CardBaseline, ...]:
+    """deck_drift's `cards` list: one inline table per card, validated field by field."""
+    from .check_metrics import CARD_METRICS
+
+    items = r.get_list("cards")
+    if not items:
+        raise r.error("cards", None, "at least one card (written by `targi-sim check init`)",
+                      "is empty")
+    out, seen = [], set()
+    for k, item in enumerate(items):
+        c = FieldReader(r.path, r.where, item, f"cards[{k}].")
+        c.check_keys(CARD_KEYS, required=("number", "name"))
+        number = c.get_int("number", lo=1, hi=64)
+        if number in seen:
+            raise c.error("number", number, "each card number once", "is used twice")
+        seen.add(number)
+        values = {}
+        for metric in CARD_METRICS:
+            if metric not in c.data:
+                continue
+            value = _get_float(c, metric, None, -1e-9, 100.0 + 1e-9, " (percent)") / 100
+            se = _get_float(c, f"{metric}_se", None, -1e-9, 100.0, " (percent)") / 100
+            tol = _get_float(c, f"{metric}_tolerance", None, 0.0, 100.0, " (rate points)") / 100
+            values[metric] = (value, se, tol)
+        out.append(CardBaseline(number, c.get_str("name"), values))
+    return tuple(out)
+
+
+def _target_fields(r: FieldReader, kind: str, path: Path) -> dict[str, Any]:
+    """The kind's own fields (metric, card or symbol, raid, cards); others are refused."""
+    from .check_metrics import METRICS
+
+    needs = KIND_FIELDS[kind]
+    allowed = {"opponent", "card", "symbol"} if "card|symbol" in needs else {"opponent"}
+    allowed |= {f for f in needs if f != "card|symbol"}
+    allowed |= {"rate", "mean", "tolerance"} if "value" in needs else set()
+    allowed |= {"metric"} if kind == "raid_loss" else set()  # optional: one metric
+    for key in (*TARGET_KEYS, "rate", "tolerance"):
+        if key in r.data and key not in allowed:
+            raise r.error(key, r.data[key], f"the fields of kind {kind!r}: "
+                          + ", ".join(sorted(allowed - {"value"})),
+                          f"is not a field of kind {kind!r}")
+    out: dict[str, Any] = {}
+    if "metric" in needs:
+        out["metric"] = r.get_choice("metric", METRICS[kind])
+    elif kind == "raid_loss":
+        out["metric"] = r.get_choice("metric", METRICS[kind], METRICS[kind][0])
+    if "card|symbol" in needs:
+        if ("card" in r.data) == ("symbol" in r.data):
+            raise r.error("card", r.data.get("card"), "either `card` (its 1-based number in "
+                          "the deck, or its name) or `symbol`, not both",
+                          "is missing" if "card" not in r.data else "is given with symbol")
+        if "symbol" in r.data:
+            from .constants import SYMBOL_NAMES
+
+            out["symbol"] = r.get_choice("symbol", SYMBOL_NAMES)
+        else:
+            card = r.data["card"]
+            if isinstance(card, str) and card.strip():
+                out["card"] = card
+            else:
+                out["card"] = r.get_int("card", lo=1, hi=64)
+    if "raid" in needs:
+        out["raid"] = r.get_int("raid", lo=1, hi=4)
+    if "cards" in needs:
+        out["cards"] = _card_baselines(r)
+    return out
+
+
 def _expectation(r: FieldReader, k: int, defaults: dict[str, Any], file_seed: int,
                  path: Path) -> Expectation:
     settings = _settings(r, defaults, path.parent)
     kind = r.get_choice("kind", KINDS)
+    fields = _target_fields(r, kind, path)
     strategy = _resolve_spec(r.get_str("strategy"), path.parent)
     if kind == "win_rate":
         opponent = _resolve_spec(r.get_str("opponent"), path.parent)
-    else:  # first player's rate: a mirror unless an opponent is named
+    else:  # a mirror unless an opponent is named
         opponent = _resolve_spec(r.get_str("opponent", r.data["strategy"]), path.parent)
-    rate = _get_float(r, "rate", None, 0.0, 100.0, " (percent)") / 100.0
-    tolerance = _get_float(r, "tolerance", None, 0.0, 50.0, " (win-rate points)") / 100.0
-    if rate - tolerance <= 0.0 and rate + tolerance >= 1.0:
-        raise r.error("tolerance", tolerance * 100,
-                      "a tolerance that keeps rate - tolerance or rate + tolerance "
-                      "strictly between 0 and 100", "is too large")
     batch = settings.get("batch_games", DEFAULT_BATCH_GAMES)
     alpha, beta = settings.get("alpha", 0.05), settings.get("beta", 0.05)
-    cap = settings.get("max_games") or default_cap(rate, tolerance, batch, alpha, beta)
+    if kind == "deck_drift":
+        rate, tolerance = 0.0, 0.0
+        cap = settings.get("max_games") or DRIFT_GAMES
+    else:
+        _, rate, tolerance = _value(r, kind, fields.get("metric", ""))
+        if fields.get("metric", "") and fields["metric"] not in ("display_full_share",
+                                                                 "tiebreak_share"):
+            cap = settings.get("max_games") or NORMAL_CAP  # no rate: no worst-case variance
+        else:
+            cap = settings.get("max_games") or default_cap(rate, tolerance, batch, alpha, beta)
     if cap < batch:
         raise r.error("max_games", cap, f"at least batch_games ({batch})", "is too small")
     cap = math.ceil(cap / batch) * batch  # the test looks at whole batches
@@ -194,7 +345,7 @@ def _expectation(r: FieldReader, k: int, defaults: dict[str, Any], file_seed: in
         name=name, kind=kind, strategy=strategy, opponent=opponent, rate=rate,
         tolerance=tolerance, deck=settings.get("deck", "base"),
         rules=settings.get("rules", "default"), seed=seed, max_games=cap, batch_games=batch,
-        alpha=alpha, beta=beta, path=path, index=k,
+        alpha=alpha, beta=beta, path=path, index=k, **fields,
     )
 
 
@@ -221,8 +372,7 @@ def load_baseline(path: str | Path) -> BaselineFile:
         if isinstance(item, dict) and isinstance(item.get("name"), str):
             where = f"expectation {item['name']!r}"
         r = FieldReader(path, where, item)
-        r.check_keys(EXPECTATION_KEYS, required=("name", "kind", "strategy", "rate",
-                                                 "tolerance"))
+        r.check_keys(EXPECTATION_KEYS, required=("name", "kind", "strategy"))
         name = r.get_str("name")
         if not name.strip():
             raise r.error("name", name, "a non-empty string", "is empty")
@@ -251,6 +401,9 @@ class Measured:
     ci_low: float
     ci_high: float
     games: int
+    mean: bool = False  # a mean in its own units (written as is), not a rate
+    se: float = math.nan  # the standard error of `rate`, the unit as the cluster
+    cards: tuple[CardBaseline, ...] = ()  # deck_drift: every card re-measured
 
 
 def _percent(rate: float) -> float:
@@ -259,13 +412,33 @@ def _percent(rate: float) -> float:
 
 
 def _rate_line(prefix: str, m: Measured) -> str:
+    if m.mean:
+        return (f"{prefix}{m.rate:.3f}  # measured on {m.games:,} games, "
+                f"95% CI {m.ci_low:.3f}..{m.ci_high:.3f}")
     return (f"{prefix}{_percent(m.rate):.2f}  # measured on {m.games:,} games, "
             f"95% CI {100 * m.ci_low:.2f}..{100 * m.ci_high:.2f}")
 
 
+def cards_text(cards: tuple[CardBaseline, ...], games: int) -> str:
+    """deck_drift's `cards = [...]` block: one inline table per card (percent)."""
+    out = [f"# {len(cards)} tribe cards measured on {games:,} games (value, its standard "
+           "error, tolerance: rate points)\n", "cards = [\n"]
+    for c in cards:
+        parts = [f"number = {c.number}", f"name = {_toml_value(c.name)}"]
+        for metric, (value, se, tol) in c.values.items():
+            parts += [f"{metric} = {100 * value:.2f}", f"{metric}_se = {100 * se:.3f}",
+                      f"{metric}_tolerance = {100 * tol:.1f}"]
+        out.append("  { " + ", ".join(parts) + " },\n")
+    out.append("]\n")
+    return "".join(out)
+
+
 _HEADER = re.compile(r"^\s*\[\[\s*expectation\s*\]\]\s*(#.*)?$")
 _TABLE = re.compile(r"^\s*\[")
-_RATE = re.compile(r"^(\s*rate\s*=\s*)[-+0-9.eE_]+\s*(#.*)?$")
+_RATE = re.compile(r"^(\s*(?:rate|mean)\s*=\s*)[-+0-9.eE_]+\s*(#.*)?$")
+_CARDS = re.compile(r"^\s*cards\s*=\s*\[\s*(#.*)?$")
+_CARDS_NOTE = re.compile(r"^\s*# \d+ tribe cards measured on ")
+_CLOSE = re.compile(r"^\s*\]\s*(#.*)?$")
 
 
 def updated_text(baseline: BaselineFile, measured: dict[int, Measured]) -> str:
@@ -279,18 +452,30 @@ def updated_text(baseline: BaselineFile, measured: dict[int, Measured]) -> str:
     lines = baseline.text.splitlines(keepends=True)
     block = -1
     done: set[int] = set()
-    for i, line in enumerate(lines):
+    i = 0
+    while i < len(lines):
+        line = lines[i]
         if _HEADER.match(line):
             block += 1
-            continue
-        if _TABLE.match(line):
+        elif _CARDS.match(line) and block in measured and measured[block].cards:
+            end = next((j for j in range(i + 1, len(lines)) if _CLOSE.match(lines[j])), None)
+            if end is not None and block not in done:
+                start = i - 1 if i and _CARDS_NOTE.match(lines[i - 1]) else i
+                m = measured[block]
+                new = cards_text(m.cards, m.games).splitlines(keepends=True)
+                lines[start:end + 1] = new
+                i = start + len(new)
+                done.add(block)
+                continue
+        elif _TABLE.match(line):
             block = -1  # some other table: not inside an expectation
-            continue
-        m = _RATE.match(line.rstrip("\r\n"))
-        if m and block in measured and block not in done:
-            ending = line[len(line.rstrip("\r\n")):]
-            lines[i] = _rate_line(m.group(1), measured[block]) + (ending or "\n")
-            done.add(block)
+        else:
+            m = _RATE.match(line.rstrip("\r\n"))
+            if m and block in measured and block not in done and not measured[block].cards:
+                ending = line[len(line.rstrip("\r\n")):]
+                lines[i] = _rate_line(m.group(1), measured[block]) + (ending or "\n")
+                done.add(block)
+        i += 1
     text = "".join(lines)
     if done == set(measured) and _rates_match(baseline.path, text, measured):
         return text
@@ -303,8 +488,16 @@ def _rates_match(path: Path, text: str, measured: dict[int, Measured]) -> bool:
     try:
         data = tomllib.loads(text)
         items = data["expectation"]
-        return all(abs(items[k]["rate"] - _percent(m.rate)) < 1e-9
-                   for k, m in measured.items())
+        for k, m in measured.items():
+            if m.cards:
+                if len(items[k]["cards"]) != len(m.cards):
+                    return False
+            elif m.mean:
+                if abs(items[k]["mean"] - round(m.rate, 3)) > 1e-9:
+                    return False
+            elif abs(items[k]["rate"] - _percent(m.rate)) > 1e-9:
+                return False
+        return True
     except (tomllib.TOMLDecodeError, KeyError, IndexError, TypeError):
         return False
 
@@ -334,11 +527,24 @@ def dump_text(baseline: BaselineFile, measured: dict[int, Measured]) -> str:
     for k, item in enumerate(data["expectation"]):
         out.append("\n[[expectation]]\n")
         for key, value in item.items():
-            if key == "rate" and k in measured:
-                out.append(_rate_line("rate = ", measured[k]) + "\n")
+            if key in ("rate", "mean") and k in measured and not measured[k].cards:
+                out.append(_rate_line(f"{key} = ", measured[k]) + "\n")
+            elif key == "cards":
+                m = measured.get(k)
+                out.append(cards_text(m.cards, m.games) if m is not None and m.cards
+                           else cards_text(_load_cards(value), 0))
             else:
                 out.append(f"{key} = {_toml_value(value)}\n")
     return "".join(out)
+
+
+def _load_cards(items: list[dict[str, Any]]) -> tuple[CardBaseline, ...]:
+    """Cards as read from a file already validated (percent -> fractions)."""
+    from .check_metrics import CARD_METRICS
+
+    return tuple(CardBaseline(int(c["number"]), str(c["name"]), {
+        m: (c[m] / 100, c[f"{m}_se"] / 100, c[f"{m}_tolerance"] / 100)
+        for m in CARD_METRICS if m in c}) for c in items)
 
 
 def write_atomic(path: Path, text: str) -> None:
@@ -353,6 +559,7 @@ def write_atomic(path: Path, text: str) -> None:
 
 
 __all__ = [
-    "BaselineFile", "Expectation", "KINDS", "Measured", "default_cap", "derived_seed",
+    "BaselineFile", "CardBaseline", "Expectation", "KINDS", "Measured", "cards_text",
+    "default_cap", "derived_seed",
     "dump_text", "list_baselines", "load_baseline", "updated_text", "write_atomic",
 ]

@@ -13,6 +13,13 @@ the next `jobs` batches ahead; results beyond the deciding batch are
 discarded. So the verdict, the LLR and the games used are a pure function of
 the baseline file -- identical for any number of jobs.
 
+The kinds beyond win rates (targi_sim.check_metrics): a share of games
+(display_full_share, tiebreak_share) is tested like a win rate, on unit
+counts; a card's rate (its denominator varies by unit) and a mean (rounds,
+score, a raid's loss) by the paired-normal SPRT on the cluster-robust
+estimate of the units' sums (targi_sim.sprt.llr_gaussian); deck_drift plays
+a fixed number of games and tests every card with Holm (targi_sim.drift).
+
 Maths: targi_sim/sprt.py. Format and usage: docs/check.md.
 """
 
@@ -28,13 +35,14 @@ import numpy as np
 
 from .api import Match, game_plan, prepare_match
 from .baseline import Expectation, Measured, derived_seed
+from .check_metrics import Target, batch_stats, estimate
 from .deck import load_deck
 from .engine.records import G_FIRST, G_WINNER
 from .errors import DataError, UsageError
 from .pairing import DESCRIPTIONS, auto_pairing, games_per_deal, plan
 from .rules import load_rules
 from .sprt import FAIL, PASS, TwoSidedSprt, rate, unit_counts, unit_scores
-from .stats import Z95, ClusteredRate, ClusterSums, rate_of
+from .stats import Z95, ClusteredRate, ClusterSums, rate_of, rates_from_sums
 from .strategy import resolve_strategy
 
 Progress = Callable[[int], None]
@@ -54,10 +62,15 @@ class CheckResult:
     seconds: float = 0.0
     ci: tuple[float, float] = field(default=(math.nan, math.nan))
     unit: str = ""  # how the games share deals (targi_sim.pairing.DESCRIPTIONS)
+    sums: np.ndarray | None = None  # paired-normal kinds: the units' sums (check_metrics)
+    drift: object | None = None  # deck_drift: targi_sim.drift.DriftOutcome
 
     @property
     def rate(self) -> float:
-        return rate(self.counts)
+        """The measured value: a rate (fraction), or a mean in its own units."""
+        if self.sums is not None:
+            return float(estimate(self.sums)[0])
+        return rate(self.counts) if len(self.counts) else math.nan
 
     @property
     def passed(self) -> bool:
@@ -66,6 +79,8 @@ class CheckResult:
     @property
     def design_effect(self) -> float:
         """The variance of the units over that of independent games (NaN if unknown)."""
+        if self.sums is not None or not len(self.counts):
+            return math.nan
         return unit_rate(self.counts).deff
 
 
@@ -79,10 +94,51 @@ class Prepared:
 
     match: Match
     pairing: str
+    target: Target | None = None  # None: win_rate or first_player_rate
 
     @property
     def unit(self) -> str:
         return DESCRIPTIONS[self.pairing]
+
+    @property
+    def card_names(self) -> tuple[str, ...]:
+        return self.match.deck.tribe_names
+
+
+def _target(e: Expectation, deck) -> Target | None:
+    """What the expectation measures in this deck; a card, symbol or raid the deck does
+    not have is a DataError naming the field and what the deck has."""
+    from .constants import SYMBOL_NAMES
+    from .report.values import rates_from_deck
+
+    if e.kind in ("win_rate", "first_player_rate"):
+        return None
+    names = deck.tribe_names
+    cards: tuple[int, ...] = tuple(range(len(names)))
+    if e.kind == "card_rate" and e.symbol:
+        code = SYMBOL_NAMES.index(e.symbol)
+        cards = tuple(int(k) for k in np.flatnonzero(deck.tribe_symbol == code))
+        if not cards:
+            raise DataError(e.path, e.where, "symbol", e.symbol,
+                            sorted({SYMBOL_NAMES[int(c)] for c in deck.tribe_symbol}),
+                            f"has no cards in deck {deck.name!r}")
+    elif e.kind == "card_rate" and isinstance(e.card, int):
+        if not 1 <= e.card <= len(names):
+            raise DataError(e.path, e.where, "card", e.card, f"1..{len(names)} (the deck's "
+                            f"tribe cards in file order)", f"is not a card of deck {deck.name!r}")
+        cards = (e.card - 1,)
+    elif e.kind == "card_rate":
+        if e.card not in names:
+            raise DataError(e.path, e.where, "card", e.card, names,
+                            f"is not a card name of deck {deck.name!r}")
+        cards = (names.index(e.card),)
+    if e.kind == "raid_loss" and e.raid not in {int(r) for r in deck.raid_number if r > 0}:
+        raise DataError(e.path, e.where, "raid", e.raid,
+                        sorted(int(r) for r in deck.raid_number if r > 0),
+                        f"is not a raid of deck {deck.name!r}")
+    vp = rates_from_deck(deck)
+    return Target(e.kind, e.metric, cards, pooled=bool(e.symbol), raid=e.raid,
+                  goods_vp=vp.goods_vp, gold_vp=vp.gold_vp)
 
 
 def prepare(e: Expectation) -> Prepared:
@@ -101,7 +157,7 @@ def prepare(e: Expectation) -> Prepared:
             raise _wrap(e, key, value, exc) from None
     seats = (loaded["strategy"], loaded["opponent"])
     match = prepare_match(seats, loaded["deck"], loaded["rules"])
-    return Prepared(match, auto_pairing(seats))
+    return Prepared(match, auto_pairing(seats), _target(e, loaded["deck"]))
 
 
 def batch_counts(match: Match, kind: str, seed: int, start: int, n: int,
@@ -154,21 +210,52 @@ def _batches(prepared: Prepared, e: Expectation, seed: int, starts: list[int],
              parallel) -> list[np.ndarray]:
     from joblib import delayed
 
-    m = prepared.match
-    return parallel(delayed(batch_counts)(m, e.kind, seed, s, e.batch_games,
-                                          prepared.pairing) for s in starts)
+    m, t = prepared.match, prepared.target
+    if t is None:
+        return parallel(delayed(batch_counts)(m, e.kind, seed, s, e.batch_games,
+                                              prepared.pairing) for s in starts)
+    return parallel(delayed(batch_stats)(m, t, seed, s, e.batch_games, prepared.pairing)
+                    for s in starts)
 
 
 def _empty_counts(prepared: Prepared) -> np.ndarray:
     return np.zeros(2 * games_per_deal(prepared.pairing) + 1, dtype=np.int64)
 
 
+def _normal(prepared: Prepared) -> bool:
+    """True when the paired-normal test decides (a card's rate, a mean)."""
+    return prepared.target is not None and not prepared.target.gsprt
+
+
+def _test(e: Expectation) -> TwoSidedSprt:
+    if e.is_mean:
+        return TwoSidedSprt(e.rate, e.tolerance, e.alpha, e.beta, low=-math.inf, high=math.inf)
+    return TwoSidedSprt(e.rate, e.tolerance, e.alpha, e.beta)
+
+
+def sums_interval(sums: np.ndarray, mean: bool, z: float = Z95) -> tuple[float, float]:
+    """95% interval from the units' sums: Wilson on n / deff for a rate (targi_sim.stats),
+    estimate +- z se for a mean."""
+    if mean:
+        m, var = estimate(sums)
+        se = math.sqrt(var) if var == var else math.nan
+        return float(m - z * se), float(m + z * se)
+    r = rates_from_sums(*sums, z=z)
+    return float(r["lo"]), float(r["hi"])
+
+
 def run_expectation(e: Expectation, parallel, jobs: int, *, match: Prepared | None = None,
                     progress: Progress | None = None) -> CheckResult:
-    """Play batches of units until the two-sided SPRT decides or the cap is reached."""
+    """Play batches of units until the two-sided SPRT decides or the cap is reached
+    (deck_drift: the fixed number of games, then every card's test; targi_sim.drift)."""
     match = match or prepare(e)
-    test = TwoSidedSprt(e.rate, e.tolerance, e.alpha, e.beta)
-    counts = _empty_counts(match)
+    if e.kind == "deck_drift":
+        from .drift import run_drift
+
+        return run_drift(e, parallel, jobs, match=match, progress=progress)
+    test = _test(e)
+    normal = _normal(match)
+    total = np.zeros(6) if normal else _empty_counts(match)
     games = 0
     verdict = test.verdict
     t0 = time.perf_counter()
@@ -176,18 +263,23 @@ def run_expectation(e: Expectation, parallel, jobs: int, *, match: Prepared | No
         starts = list(range(games, min(e.max_games, games + jobs * e.batch_games),
                             e.batch_games))
         for batch in _batches(match, e, e.seed, starts, parallel):  # in batch order
-            counts += batch
+            total += batch
             games += e.batch_games
             if progress is not None:
                 progress(e.batch_games)
-            verdict = test.update(counts)
+            verdict = (test.update_normal(*(float(v) for v in estimate(total))) if normal
+                       else test.update(total))
             if verdict in (PASS, FAIL):
                 break  # later batches were played ahead; discarded
     capped = verdict not in (PASS, FAIL)
     if capped:
         verdict = test.finish()
-    return CheckResult(e, verdict, test, counts, games, capped,
-                       time.perf_counter() - t0, rate_interval(counts), match.unit)
+    seconds = time.perf_counter() - t0
+    if normal:
+        return CheckResult(e, verdict, test, np.zeros(0, dtype=np.int64), games, capped,
+                           seconds, sums_interval(total, e.is_mean), match.unit, sums=total)
+    return CheckResult(e, verdict, test, total, games, capped, seconds,
+                       rate_interval(total), match.unit)
 
 
 def measure(e: Expectation, games: int, parallel, *, match: Prepared | None = None,
@@ -200,16 +292,33 @@ def measure(e: Expectation, games: int, parallel, *, match: Prepared | None = No
     match = match or prepare(e)
     n = max(1, math.ceil(games / e.batch_games)) * e.batch_games
     seed = derived_seed(e.seed, e.name, "update")
-    counts = _empty_counts(match)
+    total = play_sums(match, e, seed, n, parallel, progress)
+    if e.kind == "deck_drift":
+        from .drift import measured_cards
+
+        return Measured(rate=math.nan, ci_low=math.nan, ci_high=math.nan, games=n,
+                        cards=measured_cards(total, match.card_names, e, n))
+    if _normal(match):
+        lo, hi = sums_interval(total, e.is_mean)
+        value, var = (float(v) for v in estimate(total))
+        return Measured(rate=value, ci_low=lo, ci_high=hi, games=n, mean=e.is_mean,
+                        se=math.sqrt(var) if var >= 0 else math.nan)
+    r = unit_rate(total)
+    return Measured(rate=rate(total), ci_low=r.lo, ci_high=r.hi, games=n, se=r.se)
+
+
+def play_sums(match: Prepared, e: Expectation, seed: int, n: int, parallel,
+              progress: Progress | None = None) -> np.ndarray:
+    """The summed batch statistics of games 0..n-1 (whole batches) of run `seed`."""
     starts = list(range(0, n, e.batch_games))
+    total = None
     step = 16  # batches per call, so progress can be shown
     for k in range(0, len(starts), step):
         for batch in _batches(match, e, seed, starts[k:k + step], parallel):
-            counts += batch
+            total = batch.copy() if total is None else total + batch
             if progress is not None:
                 progress(e.batch_games)
-    lo, hi = rate_interval(counts)
-    return Measured(rate=rate(counts), ci_low=lo, ci_high=hi, games=n)
+    return total
 
 
 def warm_up(prepared: Prepared) -> None:
@@ -218,5 +327,5 @@ def warm_up(prepared: Prepared) -> None:
 
 
 __all__ = ["CheckResult", "DEFAULT_UPDATE_GAMES", "Prepared", "batch_counts", "measure",
-           "prepare", "rate_interval", "run_expectation", "unit_rate", "warm_up",
-           "worker_pool"]
+           "play_sums", "prepare", "rate_interval", "run_expectation", "sums_interval",
+           "unit_rate", "warm_up", "worker_pool"]

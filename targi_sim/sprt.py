@@ -169,6 +169,21 @@ def llr_normal(counts: np.ndarray, s0: float, s1: float) -> float:
     return n * (s1 - s0) * (2.0 * m - s0 - s1) / (2.0 * v)
 
 
+def llr_gaussian(estimate: float, variance: float, s0: float, s1: float) -> float:
+    """LLR of "value = s1" over "value = s0" for an estimate that is normal with a known
+    `variance`: (s1 - s0)(2 estimate - s0 - s1) / (2 variance). The paired-normal test of
+    means and of rates whose denominator varies by unit (docs/check.md); the estimate and
+    its cluster-robust variance come from per-unit sums (targi_sim.stats). Zero (no
+    evidence) while the variance is unknown; infinite, towards the nearer hypothesis,
+    when every unit had the same value (e.g. every game lasted 12 rounds)."""
+    if not (math.isfinite(estimate) and math.isfinite(variance)) or variance < 0.0:
+        return 0.0
+    top = (s1 - s0) * (2.0 * estimate - s0 - s1)
+    if variance == 0.0:
+        return math.copysign(math.inf, top) if top else 0.0
+    return top / (2.0 * variance)
+
+
 def bounds(alpha: float, beta: float) -> tuple[float, float]:
     """Wald's stopping bounds (accept H0 at or below the first, H1 at or above the second)."""
     if not (0 < alpha < 1 and 0 < beta < 1):
@@ -202,14 +217,18 @@ class TwoSidedSprt:
     alpha: float = 0.05
     beta: float = 0.05
     sides: list[Side] = field(default_factory=list)
+    low: float = 0.0  # the open range the value lives in: (0, 1) for rates,
+    high: float = 1.0  # (-inf, inf) for a mean tested with `update_normal`
 
     def __post_init__(self) -> None:
-        if not 0.0 < self.p0 < 1.0:
-            raise ValueError(f"the baseline rate must lie strictly between 0 and 1, got {self.p0}")
-        if not 0.0 < self.delta < 1.0:
-            raise ValueError(f"the tolerance must lie strictly between 0 and 1, got {self.delta}")
+        if not self.low < self.p0 < self.high:
+            raise ValueError(f"the baseline value must lie strictly between {self.low:g} and "
+                             f"{self.high:g}, got {self.p0}")
+        if not 0.0 < self.delta < self.high - self.low:
+            raise ValueError(f"the tolerance must be positive and less than "
+                             f"{self.high - self.low:g}, got {self.delta}")
         targets = [(name, self.p0 + sign * self.delta) for name, sign in (("up", 1), ("down", -1))]
-        testable = [(n, p) for n, p in targets if 0.0 < p < 1.0]
+        testable = [(n, p) for n, p in targets if self.low < p < self.high]
         alpha_side = self.alpha / len(testable)
         lo, hi = bounds(alpha_side, self.beta)
         self.sides = [Side(n, p, lo, hi) for n, p in testable]
@@ -226,6 +245,11 @@ class TwoSidedSprt:
         """Look at the data so far (cumulative counts); returns the verdict."""
         return self.observe([llr(counts, self.p0, s.p1) if s.state == OPEN else s.llr
                              for s in self.sides])
+
+    def update_normal(self, estimate: float, variance: float) -> str:
+        """Look at the data so far given an estimate and its variance (`llr_gaussian`)."""
+        return self.observe([llr_gaussian(estimate, variance, self.p0, s.p1)
+                             if s.state == OPEN else s.llr for s in self.sides])
 
     def observe(self, llrs: list[float]) -> str:
         """One look given each side's current LLR; a side that has stopped ignores its value."""
@@ -300,7 +324,7 @@ def simulate_sample_numbers(pdf: np.ndarray, p0: float, delta: float, *, batch_p
 
 __all__ = [
     "FAIL", "H0", "H1", "OPEN", "PASS", "SCORES", "Side", "TRINOMIAL", "TwoSidedSprt",
-    "bounds", "fixed_sample_pairs", "llr", "llr_normal", "mle_with_mean", "pair_counts",
-    "rate", "regularize", "simulate_sample_numbers", "unit_counts", "unit_scores",
+    "bounds", "fixed_sample_pairs", "llr", "llr_gaussian", "llr_normal", "mle_with_mean",
+    "pair_counts", "rate", "regularize", "simulate_sample_numbers", "unit_counts", "unit_scores",
     "unit_variance",
 ]
