@@ -9,6 +9,7 @@ import polars as pl
 
 from . import sections
 from .family import ALPHA, POWER, annotate_report_mde, games_for_change
+from .findings import findings
 from .model import Report
 from .output import write_report
 from .queries import Analyses
@@ -41,8 +42,12 @@ def _facts(run: RunInfo, games: int, matchups: int, pairs: int) -> list[tuple[st
 
 
 def analyse(run: RunInfo, min_n: int = DEFAULT_MIN_N,
-            progress: Callable[[str], None] | None = None) -> Report:
-    """Run every analysis over a run directory and assemble the Report (no files written)."""
+            progress: Callable[[str], None] | None = None,
+            card_values: pl.DataFrame | None = None) -> Report:
+    """Run every analysis over a run directory and assemble the Report (no files written).
+
+    card_values: optional per-card values (card_id, value, se), e.g. causal values from
+    forked play, that the tribe-card grades then use instead of WR played."""
     step = progress or (lambda _msg: None)
     headline: list[dict] = []
     with Analyses(run) as a:
@@ -54,7 +59,7 @@ def analyse(run: RunInfo, min_n: int = DEFAULT_MIN_N,
         step("first-player advantage")
         first = sections.first_player(a, min_n, headline, pairs)
         step("card balance")
-        cards = sections.cards(a, min_n, info["games"])
+        cards = sections.cards(a, min_n, info["games"], card_values)
         step("raid impact")
         raids = sections.raids(a, min_n, headline, rates_from_manifest(run.manifest))
         step("strategies")
@@ -71,6 +76,7 @@ def analyse(run: RunInfo, min_n: int = DEFAULT_MIN_N,
             "n": pl.Float64, "sd": pl.Float64, "deff": pl.Float64, "se": pl.Float64}),
     )
     _note_mde(report, info["games"], min_n)
+    report.findings = findings(report)
     return report
 
 
