@@ -518,10 +518,14 @@ def _card_forests(sec: Section, tribe: pl.DataFrame, symbol: pl.DataFrame) -> No
             continue
         order = df.sort("played_wr", descending=True, nulls_last=True)
         rows = list(order.iter_rows(named=True))
+        panels = [("win rate when played", *_cols(order, "played_wr"), wr_ref),
+                  ("acquire rate (taken / offered games)", *_cols(order, "acquire_rate"),
+                   acq_ref)]
+        if "played_wr_excess" in order.columns:
+            panels.append(("WR played - expected for its VP and cost (grade)",
+                           *_cols(order, "played_wr_excess"), 0.0))
         sec.plots.append(_plot(key, title, plots.forest(
-            [label(r) for r in rows],
-            [("win rate when played", *_cols(order, "played_wr"), wr_ref),
-             ("acquire rate (taken / offered games)", *_cols(order, "acquire_rate"), acq_ref)],
+            [label(r) for r in rows], panels,
             [plots.SYMBOL_COLOURS.get(r["symbol"], "#444444") for r in rows],
             order["low_n"].to_list(),
             legend={k: v for k, v in plots.SYMBOL_COLOURS.items()
