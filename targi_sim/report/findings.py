@@ -13,9 +13,8 @@ from __future__ import annotations
 import math
 
 import polars as pl
-from scipy import stats
-from statsmodels.stats.multitest import multipletests
 
+from .metrics import holm, normal_two_sided_p
 from .model import Finding, Report
 
 ALPHA = 0.05
@@ -72,9 +71,8 @@ def _card_tests(df: pl.DataFrame, prefix: str) -> pl.DataFrame:
     if graded.height == 0:
         return graded.with_columns(pl.lit(None, pl.Float64).alias("p_holm"))
     se = (graded[f"{prefix}_excess_hi"] - graded[f"{prefix}_excess_lo"]) / (2 * Z95)
-    z = (graded[f"{prefix}_excess"] / se).to_numpy()
-    p = 2 * stats.norm.sf(abs(z))
-    adjusted = multipletests(p, method="holm")[1]
+    z = (graded[f"{prefix}_excess"] / se).to_list()
+    adjusted = holm([normal_two_sided_p(v) for v in z])  # as `compare` adjusts
     return graded.with_columns(pl.Series("p_holm", adjusted, dtype=pl.Float64))
 
 
@@ -133,8 +131,8 @@ def symbols(report: Report, small: list[tuple[str, str]]) -> list[Finding]:
                       "--min-n)", "cards_symbol"))
     if ok.height == 0:
         return []
-    z = ((ok["played_wr"] - pooled) / ok["played_wr_se"]).to_numpy()
-    adjusted = multipletests(2 * stats.norm.sf(abs(z)), method="holm")[1]
+    z = ((ok["played_wr"] - pooled) / ok["played_wr_se"]).to_list()
+    adjusted = holm([normal_two_sided_p(v) for v in z])
     parts = [f"{r['symbol']} {_interval(r, 'played_wr')} (n = {r['played_n']:,}; Holm p = "
              f"{p:.2g})" for r, p in zip(ok.iter_rows(named=True), adjusted, strict=True)
              if p < ALPHA]

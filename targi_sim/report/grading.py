@@ -18,7 +18,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import polars as pl
-import statsmodels.api as sm
 from scipy import stats
 
 from .metrics import grade
@@ -97,8 +96,10 @@ def grade_values(df: pl.DataFrame, *, eligible: pl.Series | None = None,
     if len(idx) < 4 or np.linalg.matrix_rank(x[idx]) < 3:
         return _with(df, nan, nan, nan, nan, nan, [None] * df.height), \
             _empty_model(len(idx), value_name)
+    from statsmodels.regression.linear_model import WLS  # a second's import: only here
+
     w = 1.0 / se[idx] ** 2
-    fit = sm.WLS(value[idx], x[idx], weights=w).fit()
+    fit = WLS(value[idx], x[idx], weights=w).fit()
     expected = x @ fit.params
     residual = value - expected
     # hat matrix of the eligible cards' fit: expected_i = sum_j H_ij value_j
