@@ -107,8 +107,8 @@ def render(
         (f"seat 0 ({s0}) wins", "seat0"),
         (f"seat 1 ({s1}) wins", "seat1"),
         ("draws", "draws"),
-        (f"seat 0 ({s0}) rate, draws = half", "points0"),
-        (f"seat 1 ({s1}) rate, draws = half", "points1"),
+        (f"seat 0 ({s0}), draws = half", "points0"),
+        (f"seat 1 ({s1}), draws = half", "points1"),
         ("round-1 first player wins (draws = half)", "first"),
     ]
     for label, key in rows:
@@ -120,7 +120,7 @@ def render(
             rates.add_row(label, "n/a", "n/a", "")
     console.print(rates)
     if n:
-        console.print("wins: a draw counts as no win. rate, draws = half: what the report "
+        console.print("wins: a draw counts as no win. draws = half: the rate the report "
                       "calls win_rate. Intervals: Wilson on games / design effect, the "
                       "design effect being the variance over pairs (pair_id) relative to "
                       "independent games.", highlight=False, style="dim")

@@ -79,7 +79,7 @@ def test_progress_bar_fits_80_columns_and_its_rate_is_smooth():
 
 def test_terminal_says_how_it_counts_draws():
     """The terminal's win rate counted draws as losses, the report's as half, without
-    saying so. Now both are printed and labelled; 'rate, draws = half' is the report's
+    saying so. Now both are printed and labelled; 'draws = half' is the report's
     win_rate."""
     from targi_sim.cli.summary import Tally, render
 
@@ -94,8 +94,8 @@ def test_terminal_says_how_it_counts_draws():
            seed=0)
     text = console.export_text()
     assert re.search(r"seat 0 \(a\) wins\s+50\.00%", text)  # 2 of 4, the draw is no win
-    assert re.search(r"seat 0 \(a\) rate, draws = half\s+62\.50%", text)  # (2 + .5) / 4
-    assert re.search(r"seat 1 \(b\) rate, draws = half\s+37\.50%", text)
+    assert re.search(r"seat 0 \(a\), draws = half\s+62\.50%", text)  # (2 + .5) / 4
+    assert re.search(r"seat 1 \(b\), draws = half\s+37\.50%", text)
     assert "wins: a draw counts as no win" in text and "win_rate" in text
 
 

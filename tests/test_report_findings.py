@@ -203,8 +203,11 @@ def test_raid_and_tiebreak_findings():
     assert "raid 4 costs 3.00 VP-equivalent" in f["raid"]
     assert "14.0% (13.0%–15.0%)" in f["raids_decide"] and "n = 3,000" in f["raids_decide"]
     assert "8.6% (7.6%–9.6%)" in f["tiebreaks"]
-    f = _rules(_report(*_raids(decided=40, low=True), _viability(0.1, 40)))
-    assert "raids_decide" not in f and "tiebreaks" not in f
+    per, change = _raids(decided=40, low=True)
+    per.df = per.df.with_columns(pl.lit(True).alias("low_n"))  # every raid below --min-n
+    f = _rules(_report(per, change, _viability(0.1, 40)))
+    assert "raid" not in f and "raids_decide" not in f and "tiebreaks" not in f
+    assert "4 of 4 raids" in f["small_n"]
     assert "raid-decided share" in f["small_n"] and "tie-break share" in f["small_n"]
 
 

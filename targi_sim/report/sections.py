@@ -329,6 +329,8 @@ def first_player(a: Analyses, min_n: int, headline: list[dict],
     if gap.height > 1:
         sec.plots.append(_plot("score_gap", "Score gap per round (round-1 first - second)",
                                plots.score_gap(gap)))
+    else:
+        sec.text.append(f"No score-gap plot: {gap.height} round(s); the table has it.")
     return sec
 
 
