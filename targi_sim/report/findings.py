@@ -22,6 +22,10 @@ TOP = 3  # cards named per strongest / weakest finding
 Z95 = 1.959963984540054
 
 
+def _p(p: float) -> str:
+    return "p < 1e-300" if p < 1e-300 else f"p = {p:.2g}"
+
+
 def _pct(x: float) -> str:
     return f"{100 * x:.1f}%"
 
@@ -53,11 +57,11 @@ def first_player(report: Report, small: list[tuple[str, str]]) -> list[Finding]:
         return []
     if r["p_value"] < ALPHA:
         verdict = (f"significantly {'above' if r['first_rate'] > 0.5 else 'below'} 50% "
-                   f"(p = {r['p_value']:.2g}): "
+                   f"({_p(r['p_value'])}): "
                    f"{'an advantage' if r['first_rate'] > 0.5 else 'a disadvantage'} "
                    "for the player who starts round 1")
     else:
-        verdict = (f"not significantly different from 50% (p = {r['p_value']:.2g}): no "
+        verdict = (f"not significantly different from 50% ({_p(r['p_value'])}): no "
                    "first-player effect is shown at this size")
     return [Finding("first_player", f"First player: the round-1 first player scores "
                     f"{_interval(r, 'first_rate')} of the points (n = {r['n']:,} games, "
@@ -133,8 +137,8 @@ def symbols(report: Report, small: list[tuple[str, str]]) -> list[Finding]:
         return []
     z = ((ok["played_wr"] - pooled) / ok["played_wr_se"]).to_list()
     adjusted = holm([normal_two_sided_p(v) for v in z])
-    parts = [f"{r['symbol']} {_interval(r, 'played_wr')} (n = {r['played_n']:,}; Holm p = "
-             f"{p:.2g})" for r, p in zip(ok.iter_rows(named=True), adjusted, strict=True)
+    parts = [f"{r['symbol']} {_interval(r, 'played_wr')} (n = {r['played_n']:,}; Holm "
+             f"{_p(p)})" for r, p in zip(ok.iter_rows(named=True), adjusted, strict=True)
              if p < ALPHA]
     if not parts:
         return []
