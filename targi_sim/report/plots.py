@@ -105,14 +105,18 @@ def forest(labels: list[str], panels: list[tuple[str, list[float], list[float], 
     fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels) + 1.5, height),
                              sharey=True, squeeze=False)
     ys = list(range(len(labels)))
+    shown = ["#bbbbbb" if g else c for c, g in zip(colours, greyed, strict=True)]
+    faces = ["white" if g else c for c, g in zip(shown, greyed, strict=True)]
     for ax, (title, values, lo, hi, ref) in zip(axes[0], panels, strict=True):
-        for y, v, a, b, c, g in zip(ys, values, lo, hi, colours, greyed, strict=True):
-            if v is None or v != v:
-                continue
-            colour = "#bbbbbb" if g else c
-            if a is not None and b is not None and a == a and b == b:
-                ax.plot([a, b], [y, y], color=colour, lw=1.2)
-            ax.plot([v], [y], "o", color=colour, ms=4, mfc="white" if g else colour)
+        def ok(*xs: float | None) -> bool:
+            return all(x is not None and x == x for x in xs)
+
+        bars = [k for k in ys if ok(values[k], lo[k], hi[k])]
+        ax.hlines([ys[k] for k in bars], [lo[k] for k in bars], [hi[k] for k in bars],
+                  colors=[shown[k] for k in bars], lw=1.2)  # one collection, not a line each
+        points = [k for k in ys if ok(values[k])]
+        ax.scatter([values[k] for k in points], [ys[k] for k in points], s=16, zorder=3,
+                   c=[faces[k] for k in points], edgecolors=[shown[k] for k in points])
         if ref is not None and ref == ref:
             ax.axvline(ref, color="grey", lw=0.8, ls="--")
         ax.set_title(title, fontsize=9)
@@ -123,7 +127,8 @@ def forest(labels: list[str], panels: list[tuple[str, list[float], list[float], 
     if legend:
         handles = [Line2D([], [], color=c, marker="o", ls="-", label=k)
                    for k, c in legend.items()]
-        axes[0][-1].legend(handles=handles, fontsize=7, loc="lower right")
+        axes[0][-1].legend(handles=handles, fontsize=7, loc="upper left",
+                           bbox_to_anchor=(1.01, 1.0))  # outside: it hides no point
     return _png(fig)
 
 
