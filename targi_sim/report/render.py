@@ -87,6 +87,17 @@ def _cell(r: dict, c: str, pct: bool, points: bool) -> str:
     return fmt(r[c], pct)
 
 
+def _excess(r: dict, c: str) -> str:
+    """A grade's excess over the model, in percentage points with its interval."""
+    v, lo, hi = r[c], r.get(f"{c}_lo"), r.get(f"{c}_hi")
+    if v is None or not math.isfinite(v):
+        return "–"
+    text = f"{100 * v:+.1f} pts"
+    if lo is not None and hi is not None and math.isfinite(lo) and math.isfinite(hi):
+        text += f" ({100 * lo:+.1f} to {100 * hi:+.1f})"
+    return text
+
+
 def rows(table: Table, compact: bool = False) -> Iterator[tuple[list[str], bool]]:
     """(formatted cells, greyed) per row; a rate with an interval shows 'x (lo–hi)'.
     A row whose `pct_flag` column is true shows its values as percentages (and their
@@ -98,6 +109,9 @@ def rows(table: Table, compact: bool = False) -> Iterator[tuple[list[str], bool]
         flagged = bool(table.pct_flag and r.get(table.pct_flag))
         for c in cols:
             numeric = df.schema[c].is_float()
+            if c.endswith("_excess") and numeric:  # a difference of rates: points
+                cells.append(_excess(r, c))
+                continue
             pct = numeric and (_is_pct(c) or (flagged and c in _FLAGGED))
             text = _cell(r, c, pct, flagged and numeric and c in _POINTS)
             if f"{c}_lo" in r and f"{c}_hi" in r and r[f"{c}_lo"] is not None \
