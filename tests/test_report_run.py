@@ -3,6 +3,8 @@ and the CLI's error handling (one `Error:` line, exit 2)."""
 
 from __future__ import annotations
 
+import re
+
 import duckdb
 import polars as pl
 import pytest
@@ -170,6 +172,8 @@ def test_mirror_run_reads_at_a_glance(real_run, real_report):
     assert html.index("id='findings'") < html.index("id='overview'")
     md = (real_report / "report.md").read_text()
     assert "- First player: the round-1 first player scores" in md
+    # the excess over the grade model is a difference of rates: percentage points
+    assert re.search(r"\| [+-]\d+\.\d pts \([+-]\d+\.\d to [+-]\d+\.\d\) \|", md)
     # grades are VP- and cost-adjusted: the excess is orthogonal to printed VP over the
     # graded cards (weighted), so VP no longer sets the grade
     cards = table(real_report, "cards_tribe").filter(pl.col("grade").is_not_null())
