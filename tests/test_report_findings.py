@@ -263,3 +263,18 @@ def test_a_plot_of_one_category_is_a_sentence():
     two = pl.concat([one, one.with_columns(pl.lit("display_full").alias("end_reason"))])
     _interval_plot(sec, "k", "t", two, "end_reason", "end reason")
     assert len(sec.plots) == 1 and sec.plots[0].png[:4] == b"\x89PNG"
+
+
+def test_analyse_takes_card_values(tmp_path):
+    """The hook for causal card values: `analyse(run, card_values=...)` grades on them
+    and says so (the fixture's three cards are too few for a grade)."""
+    from targi_sim.report import plots
+
+    run = build_fixture(tmp_path / "run")
+    values = pl.DataFrame({"card_id": [0, 1, 2], "value": [0.1, 0.2, 0.3], "se": [0.01] * 3})
+    with plots.skipped():
+        report = analyse(open_run(run), 1, card_values=values)
+    tribe = report.table("cards_tribe").df.sort("card_id")
+    assert tribe["value"].to_list() == [0.1, 0.2, 0.3]
+    text = " ".join(next(s for s in report.sections if s.key == "cards").text)
+    assert "causal card value" in text and "at least 4 cards" in text
