@@ -12,6 +12,7 @@ SELECT pair_id, p0_strategy, p1_strategy, count(*)::INTEGER AS games,
        sum((winner = 1)::INTEGER)::INTEGER AS wins_p1,
        sum(CASE WHEN winner = 0 THEN 1.0 WHEN winner = -1 THEN 0.5 ELSE 0.0 END) AS points_p0,
        sum(rounds::INTEGER)::INTEGER AS rounds,
-       sum(rounds::INTEGER * rounds::INTEGER)::INTEGER AS rounds_sq
+       sum(rounds::INTEGER * rounds::INTEGER)::INTEGER AS rounds_sq,
+       sum((tiebreak IN ('gold', 'goods'))::INTEGER)::INTEGER AS tiebreak_decided
 FROM games
 GROUP BY ALL;

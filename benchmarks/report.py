@@ -1,7 +1,8 @@
 """Benchmark: `targi-sim report` on a 1e6-game balanced-vs-balanced run.
 
-Generates the run with the real runner once (kept outside the repo, default
-/work/runs-bench/balanced-1e6; about 1-2 minutes on 2 cores) and reuses it
+Generates the run with the real runner once (default runs/bench-balanced-1e6 under
+the current folder, which git ignores when it is the repository root; about 1-2
+minutes on 2 cores) and reuses it
 afterwards, then times `targi-sim report` in a child process and prints the wall
 time (median of --repeats runs) and the children's peak RSS
 (resource.getrusage(RUSAGE_CHILDREN)).
@@ -46,7 +47,7 @@ def ensure_run(run: Path, games: str, jobs: int) -> None:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--run", default="/work/runs-bench/balanced-1e6")
+    ap.add_argument("--run", default="runs/bench-balanced-1e6")
     ap.add_argument("--games", default="1e6")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--repeats", type=int, default=3, help="report runs; the median is printed")

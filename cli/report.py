@@ -150,6 +150,8 @@ def register(app: typer.Typer) -> None:
         typer.echo(f"{moved.height} metric(s) moved significantly "
                    f"({'Holm' if correction == 'holm' else 'Benjamini-Hochberg'}, 0.05).")
         for r in moved.head(15).iter_rows(named=True):
-            typer.echo(f"  {r['metric']}: {r['a']:.4g} -> {r['b']:.4g} "
+            a, b = ((f"{r['a']:.1%}", f"{r['b']:.1%}") if r.get("is_rate")
+                    else (f"{r['a']:.4g}", f"{r['b']:.4g}"))  # as the report shows them
+            typer.echo(f"  {r['metric']}: {a} -> {b} "
                        f"(p adj {r['p_holm'] if correction == 'holm' else r['p_bh']:.2g})")
         typer.echo(f"comparison written in {seconds:.1f} s: {shown(out_dir)}/report.html")

@@ -23,6 +23,7 @@ Examples:
 
   targi-sim run --games 1_000_000 --seed 42 --jobs 2 --quiet
 
+  cp data/decks/base.toml my-deck.toml   # make your deck first (`targi-sim decks`)
   targi-sim run --games 1e5 --deck ./my-deck.toml --out runs/my-deck
 
   targi-sim run --games 1e6 --backend dask --scheduler tcp://10.0.0.5:8786
@@ -114,10 +115,12 @@ def one_line(tally, outcome, wall: float, play: float) -> str:
     if wall - play >= 1.0:  # a cold engine compile takes minutes: say so, or games/s looks wrong
         speed = f"{wall - play:.1f} s engine load, then {speed}"
     first = (tally.first_wins + 0.5 * tally.draws) / n
+    half = 0.5 * tally.draws
     return (f"{n:,} games in {wall:.1f} s wall ({speed}), "
             f"{_human_bytes(size)} written ({size / n:,.0f} B/game); first player {first:.1%}; "
             f"{s0} (seat 0) {tally.wins[0] / n:.1%}, {s1} (seat 1) {tally.wins[1] / n:.1%}, "
-            f"draws {tally.draws / n:.1%}")
+            f"draws {tally.draws / n:.1%} (draws as half, as in the report: "
+            f"{(tally.wins[0] + half) / n:.1%} / {(tally.wins[1] + half) / n:.1%})")
 
 
 def register(app: typer.Typer) -> None:

@@ -20,7 +20,7 @@ from rich.table import Table
 from targi_sim.pairing import DESCRIPTIONS
 from targi_sim.stats import ClusterAccumulator, ClusteredRate
 
-RATES = ("seat0", "seat1", "draws", "first")
+RATES = ("seat0", "seat1", "draws", "first", "points0", "points1")
 
 
 @dataclass
@@ -55,11 +55,13 @@ class Tally:
         draw = 0.5 * (w == -1)
         self.clusters.add(games["pair_id"].to_numpy(), np.ones(len(w)), {
             "seat0": (w == 0) * 1.0, "seat1": (w == 1) * 1.0, "draws": (w == -1) * 1.0,
-            "first": (w == games["first_player"].to_numpy()) + draw})
+            "first": (w == games["first_player"].to_numpy()) + draw,
+            "points0": (w == 0) + draw, "points1": (w == 1) + draw})
 
     def rates(self) -> dict[str, ClusteredRate]:
-        """Seat 0's and seat 1's win rates, the draw rate and the round-1
-        first player's rate, each with its pair-clustered interval."""
+        """Seat 0's and seat 1's win rates (a draw is no win), the draw rate, the round-1
+        first player's rate and each seat's rate with draws as half (the report's
+        win_rate), each with its pair-clustered interval."""
         return self.clusters.result()
 
 
@@ -105,6 +107,8 @@ def render(
         (f"seat 0 ({s0}) wins", "seat0"),
         (f"seat 1 ({s1}) wins", "seat1"),
         ("draws", "draws"),
+        (f"seat 0 ({s0}), draws = half", "points0"),
+        (f"seat 1 ({s1}), draws = half", "points1"),
         ("round-1 first player wins (draws = half)", "first"),
     ]
     for label, key in rows:
@@ -116,9 +120,10 @@ def render(
             rates.add_row(label, "n/a", "n/a", "")
     console.print(rates)
     if n:
-        console.print("Intervals: Wilson on games / design effect, the design effect being "
-                      "the variance over pairs (pair_id) relative to independent games.",
-                      highlight=False, style="dim")
+        console.print("wins: a draw counts as no win. draws = half: the rate the report "
+                      "calls win_rate. Intervals: Wilson on games / design effect, the "
+                      "design effect being the variance over pairs (pair_id) relative to "
+                      "independent games.", highlight=False, style="dim")
     if not n:
         return
     other = Table(box=None, show_header=False, pad_edge=False)

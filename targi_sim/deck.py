@@ -154,7 +154,14 @@ def _provenance(r: FieldReader) -> tuple[str, str]:
 
 
 def _entries(path: Path, items: list[Any], label: str) -> list[FieldReader]:
-    return [FieldReader(path, f"{label} #{i + 1}", item) for i, item in enumerate(items)]
+    """A reader per entry, named by its index from 0 (the numbering of card_id) and its
+    name when it has one; loaders refine `where` once they know the card's id."""
+    out = []
+    for i, item in enumerate(items):
+        name = item.get("name") if isinstance(item, dict) else None
+        out.append(FieldReader(path, f"{label} {i}" + (f" ({name})" if isinstance(name, str)
+                                                        else ""), item))
+    return out
 
 
 def _load_border(path: Path, items: list[Any]) -> dict[str, Any]:
@@ -334,8 +341,7 @@ def _load_goods(path: Path, items: list[Any]) -> dict[str, Any]:
     names, sources, confs, rows = [], [], [], []
     for r in _entries(path, items, "goods entry"):
         name = r.data.get("name")
-        if isinstance(name, str):
-            r.where += f" ({name})"
+        r.where = f"goods card {len(rows)}" + (f" ({name})" if isinstance(name, str) else "")
         r.check_keys(_GOODS_FIELDS, required=("name", "source", "confidence"))
         row = [r.get_int(k, 0, hi=L.GAIN) for k in GAIN_KEYS] + [
             r.get_int("choose_one", 0, hi=L.GAIN)]
@@ -399,10 +405,15 @@ def _load_tribe(path: Path, items: list[Any]) -> dict[str, Any]:
         )
     }
     auto: Counter[tuple[str, int]] = Counter()
-    for r in _entries(path, items, "tribe card"):
+    for i, r in enumerate(_entries(path, items, "tribe card")):
+        # one numbering in user-facing text: the card_id of every table (from 0), with
+        # the card's name beside it (its default name when the fields allow one)
         name = r.data.get("name")
-        if isinstance(name, str):
-            r.where += f" ({name})"
+        raw_symbol, raw_vp = r.data.get("symbol"), r.data.get("vp")
+        if not isinstance(name, str) and raw_symbol in C.SYMBOL_NAMES \
+                and type(raw_vp) is int:
+            name = f"{raw_symbol} {raw_vp}VP #{auto[raw_symbol, raw_vp] + 1}"
+        r.where = f"tribe card {i}" + (f" ({name})" if isinstance(name, str) else "")
         r.check_keys(_TRIBE_FIELDS, required=("symbol", "vp", "cost", "source", "confidence"))
         symbol = r.get_choice("symbol", C.SYMBOL_NAMES)
         vp = r.get_int("vp", hi=L.TRIBE_VP)

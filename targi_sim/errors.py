@@ -25,7 +25,8 @@ def _fmt_allowed(allowed: str | Iterable[Any] | None) -> str:
 class DataError(ValueError):
     """A deck or rules file holds something the loader cannot accept.
 
-    `where` names the card or section ("tribe card #12", "border card 5 (Merchant)"),
+    `where` names the card or section ("tribe card 11 (Camel Rider 2VP #3)": the
+    card_id, from 0, and the name; "border card 5 (Merchant)": the position),
     `field` the key, `got` the offending value (None when absent), `allowed` what
     would be accepted, `problem` an optional short phrase ("is missing").
     """

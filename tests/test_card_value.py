@@ -52,7 +52,7 @@ def _cards(match) -> pl.DataFrame:
 def _plus3_deck(tmp: Path) -> Path:
     """base.toml with card BOOSTED's VP raised from 2 to 5 (nothing else changed)."""
     text = (ROOT / "data/decks/base.toml").read_text(encoding="utf-8")
-    at = text.index("[[tribe]]  # #3\n")
+    at = text.index("[[tribe]]  # card_id 2: Targia 2VP #1\n")
     vp = text.index("vp = 2", at)
     text = text[:vp] + "vp = 5" + text[vp + len("vp = 2"):]
     path = tmp / "plus3.toml"

@@ -23,7 +23,7 @@ from targi_sim.sprt import FAIL, H1, PASS
 runner = CliRunner()
 SHIPPED = data_dir() / "baselines" / "default.toml"
 BASE_DECK = data_dir() / "decks" / "base.toml"
-# tribe card #1 (a 3-VP Targia) made worth 12 VP for a single salt
+# tribe card 0 (Targia 3VP #1) made worth 12 VP for a single salt
 STRONG_CARD = ("vp = 3\ncost = { salt = 2, pepper = 2, dates = 1 }", "vp = 12\ncost = { salt = 1 }")
 # `balanced` that ignores victory points: every other weight as shipped
 WEAK_BALANCED = """\

@@ -37,8 +37,9 @@ runner = CliRunner()
 ROOT = Path(__file__).resolve().parents[1]
 BASE_DECK = data_dir() / "decks" / "base.toml"
 # tribe card #6 ("Targia 1VP #1") made free and worth 3 VP more
-CARD6 = '[[tribe]]  # #6\nsymbol = "Targia"\nvp = 1\ncost = { pepper = 2, gold = 1 }'
-CHEAP6 = '[[tribe]]  # #6\nsymbol = "Targia"\nvp = 4\ncost = {}'
+HEAD6 = "[[tribe]]  # card_id 5: Targia 1VP #1\n"
+CARD6 = HEAD6 + 'symbol = "Targia"\nvp = 1\ncost = { pepper = 2, gold = 1 }'
+CHEAP6 = HEAD6 + 'symbol = "Targia"\nvp = 4\ncost = {}'
 
 
 # ------------------------------------------------------------------ known answers
@@ -463,8 +464,7 @@ def test_ci_steps_on_a_git_repository_fail_a_much_cheaper_card_and_pass_a_commen
     _sh("git add -A && git commit -qm 'deck and baseline'", repo, env)
     script = "set -e\n" + "\n".join(_ci_steps()) + "\n"
 
-    (repo / "my-deck.toml").write_text(deck.replace("[[tribe]]  # #6\n",
-                                                    "[[tribe]]  # #6, a comment edited\n"))
+    (repo / "my-deck.toml").write_text(deck.replace(HEAD6, HEAD6[:-1] + ", a comment edited\n"))
     _sh("git commit -qam 'a comment'", repo, env)
     passed = _sh(["bash", "-c", script], repo, env, check=False)
     assert passed.returncode == 0, passed.stdout + passed.stderr

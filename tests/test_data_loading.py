@@ -244,7 +244,7 @@ def test_rules_with_overrides() -> None:
 
 
 def test_errors_pickle() -> None:
-    err = DataError("x.toml", "tribe card #1", "vp", -1, "an integer >= 0", "must not be negative")
+    err = DataError("x.toml", "tribe card 0 (", "vp", -1, "an integer >= 0", "must not be negative")
     assert str(pickle.loads(pickle.dumps(err))) == str(err)
     u = UsageError("deck", "x", ["base"])
     assert str(pickle.loads(pickle.dumps(u))) == str(u)
@@ -279,7 +279,7 @@ def test_missing_required_field(tmp_path: Path) -> None:
     del d["tribe"][11]["vp"]
     assert_names(
         deck_error(tmp_path, d),
-        "tribe card #12",
+        "tribe card 11:",
         "'vp'",
         "missing",
         "required fields: symbol, vp, cost",
@@ -297,7 +297,7 @@ def test_unknown_field_lists_allowed(tmp_path: Path) -> None:
     d["tribe"][3]["colour"] = "red"
     assert_names(
         deck_error(tmp_path, d),
-        "tribe card #4",
+        "tribe card 3 (",
         "'colour'",
         "not a known field",
         "'symbol'",
@@ -316,7 +316,7 @@ def test_wrong_type(tmp_path: Path) -> None:
     d = base_data()
     d["tribe"][0]["vp"] = "three"
     assert_names(
-        deck_error(tmp_path, d), "tribe card #1", "'vp'", "'three'", "wrong type",
+        deck_error(tmp_path, d), "tribe card 0:", "'vp'", "'three'", "wrong type",
         "an integer 0..20",
     )
 
@@ -324,14 +324,14 @@ def test_wrong_type(tmp_path: Path) -> None:
 def test_bool_is_not_an_integer(tmp_path: Path) -> None:
     d = base_data()
     d["goods"][0]["salt"] = True
-    assert_names(deck_error(tmp_path, d), "goods entry #1 (1 salt)", "'salt'", "wrong type")
+    assert_names(deck_error(tmp_path, d), "goods card 0 (1 salt)", "'salt'", "wrong type")
 
 
 def test_negative_amount(tmp_path: Path) -> None:
     d = base_data()
     d["tribe"][4]["cost"]["salt"] = -1
     assert_names(
-        deck_error(tmp_path, d), "tribe card #5", "'cost.salt'", "negative", "-1",
+        deck_error(tmp_path, d), "tribe card 4 (", "'cost.salt'", "negative", "-1",
         "an integer 0..50",
     )
 
@@ -339,7 +339,7 @@ def test_negative_amount(tmp_path: Path) -> None:
 def test_unknown_cost_resource(tmp_path: Path) -> None:
     d = base_data()
     d["tribe"][2]["cost"]["water"] = 1
-    assert_names(deck_error(tmp_path, d), "tribe card #3", "'cost.water'", "'gold'")
+    assert_names(deck_error(tmp_path, d), "tribe card 2 (", "'cost.water'", "'gold'")
 
 
 def test_unknown_border_kind(tmp_path: Path) -> None:
@@ -360,7 +360,7 @@ def test_unknown_symbol(tmp_path: Path) -> None:
     d["tribe"][20]["symbol"] = "Camels"
     assert_names(
         deck_error(tmp_path, d),
-        "tribe card #21",
+        "tribe card 20:",
         "'symbol'",
         "'Camels'",
         "'Camel Rider'",
@@ -373,7 +373,7 @@ def test_unknown_ability_kind(tmp_path: Path) -> None:
     d["tribe"][0]["ability"] = {"kind": "fly"}
     assert_names(
         deck_error(tmp_path, d),
-        "tribe card #1",
+        "tribe card 0 (",
         "'ability.kind'",
         "'fly'",
         "'immediate'",
@@ -416,7 +416,7 @@ def test_unknown_confidence(tmp_path: Path) -> None:
     d["goods"][2]["confidence"] = "sure"
     assert_names(
         deck_error(tmp_path, d),
-        "goods entry #3 (1 date)",
+        "goods card 4 (1 date)",
         "'confidence'",
         "'sure'",
         "'high'",
@@ -434,7 +434,7 @@ def test_border_positions_once_each(tmp_path: Path) -> None:
 def test_border_position_out_of_range(tmp_path: Path) -> None:
     d = base_data()
     d["border"][2]["position"] = 17
-    assert_names(deck_error(tmp_path, d), "border entry #3", "'position'", "17", "1..16")
+    assert_names(deck_error(tmp_path, d), "border entry 2 (", "'position'", "17", "1..16")
 
 
 def test_border_count(tmp_path: Path) -> None:
@@ -519,7 +519,7 @@ def test_ability_params_out_of_range(
 ) -> None:
     d = base_data()
     d["tribe"][6]["ability"] = ability
-    assert_names(deck_error(tmp_path, d), "tribe card #7", field, allowed)
+    assert_names(deck_error(tmp_path, d), "tribe card 6 (", field, allowed)
 
 
 def test_ability_param_vector(tmp_path: Path) -> None:

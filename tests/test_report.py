@@ -114,9 +114,9 @@ def test_tribe_cards(report):
     assert c0["improvement"] == approx(0.5)
     assert c2["improvement"] == approx(-2 / 3)
     assert c0["cost"] == "2s2p1d" and c1["cost"] == "1g"
-    # grades of WR played 0.75, 1, 0: mean 7/12, sd sqrt(0.270833) = 0.52042
-    assert c0["z"] == approx((0.75 - 7 / 12) / math.sqrt(0.2708333333), rel=1e-6)
-    assert (c0["grade"], c1["grade"], c2["grade"]) == ("C+", "B-", "D")
+    # three cards cannot fit WR played on VP and cost (tests/test_report_findings.py
+    # has the grading's known answers): no grade
+    assert (c0["grade"], c1["grade"], c2["grade"]) == (None, None, None)
 
 
 def test_symbols(report):

@@ -3,6 +3,8 @@ and the CLI's error handling (one `Error:` line, exit 2)."""
 
 from __future__ import annotations
 
+import re
+
 import duckdb
 import polars as pl
 import pytest
@@ -153,3 +155,28 @@ def test_a_a_comparison_of_balanced_mirrors_flags_nothing(tmp_path, pairing, def
     naive, _ = two_proportion_test(row["a"] * row["n_a"], row["n_a"], row["b"] * row["n_b"],
                                    row["n_b"])
     assert naive / row["z"] == pytest.approx(deff**0.5, abs=0.15)
+
+
+def test_mirror_run_reads_at_a_glance(real_run, real_report):
+    """The issue's mirror-run reproducers (balanced vs balanced): the first-player table
+    repeated one row three times, the strategy matrix was an empty table with headers
+    only, the game-length plot was one bar; the report now opens with its Findings and
+    shows the card forest plot."""
+    assert table(real_report, "first_player")["scope"].to_list() == ["all games"]
+    html = (real_report / "report.html").read_text()
+    assert "id='strategy_matrix'" not in html
+    assert (real_report / "tables" / "strategy_matrix.csv").is_file()  # still written
+    assert "No game-length plot: every game lasted 12 rounds" in html
+    assert not (real_report / "plots" / "game_length.png").exists()
+    assert (real_report / "plots" / "cards_forest.png").stat().st_size > 10_000
+    assert html.index("id='findings'") < html.index("id='overview'")
+    md = (real_report / "report.md").read_text()
+    assert "- First player: the round-1 first player scores" in md
+    # the excess over the grade model is a difference of rates: percentage points
+    assert re.search(r"\| [+-]\d+\.\d pts \([+-]\d+\.\d to [+-]\d+\.\d\) \|", md)
+    # grades are VP- and cost-adjusted: the excess is orthogonal to printed VP over the
+    # graded cards (weighted), so VP no longer sets the grade
+    cards = table(real_report, "cards_tribe").filter(pl.col("grade").is_not_null())
+    w = 1 / cards["played_wr_se"] ** 2
+    assert abs(float((w * cards["played_wr_excess"] * cards["vp"]).sum())) < 1e-6 * float(
+        (w * cards["vp"]).sum())

@@ -2,8 +2,10 @@
 
 Modules, one job each: rundir (open and check a run), queries (DuckDB over the
 Parquet with the SQL in analyses/), metrics (intervals, tests, grades, Ludii
-metrics), sections (the six report sections), plots, render / html / markdown
-(renderers), output (atomic writes), build (build_report), compare (compare_runs).
+metrics), grading (cost- and VP-adjusted card grades), findings (the rules that write the
+Findings), sections (the six report sections), plots, render / html / markdown
+(renderers), glossary (column tooltips), output (atomic writes), build (build_report),
+compare (compare_runs).
 
 The entry points below load DuckDB and matplotlib only when called, so that
 `import targi_sim` stays fast.
@@ -18,6 +20,8 @@ from typing import TYPE_CHECKING
 from .rundir import ReportError, RunInfo, open_run
 
 if TYPE_CHECKING:
+    import polars as pl
+
     from .model import Report
 
 
@@ -50,11 +54,15 @@ def compare_runs(run_a: str | Path, run_b: str | Path, out_dir: str | Path | Non
 
 
 def analyse(run: RunInfo, min_n: int = 500,
-            progress: Callable[[str], None] | None = None) -> Report:
-    """The Report of a run (every table and plot in memory), without writing files."""
+            progress: Callable[[str], None] | None = None,
+            card_values: pl.DataFrame | None = None) -> Report:
+    """The Report of a run (every table and plot in memory), without writing files.
+
+    card_values: optional per-card values (card_id, value, se), e.g. causal values from
+    forked play; the tribe-card grades then use them instead of WR played."""
     from .build import analyse as _analyse
 
-    return _analyse(run, min_n, progress)
+    return _analyse(run, min_n, progress, card_values)
 
 
 __all__ = ["ReportError", "RunInfo", "analyse", "build_report", "compare_runs", "open_run"]

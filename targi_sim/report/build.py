@@ -10,6 +10,7 @@ import polars as pl
 from . import card_value, sections
 from .examples import add_examples
 from .family import ALPHA, POWER, annotate_report_mde, games_for_change
+from .findings import findings
 from .model import Report
 from .output import write_report
 from .queries import Analyses
@@ -42,8 +43,13 @@ def _facts(run: RunInfo, games: int, matchups: int, pairs: int) -> list[tuple[st
 
 
 def analyse(run: RunInfo, min_n: int = DEFAULT_MIN_N,
-            progress: Callable[[str], None] | None = None) -> Report:
-    """Run every analysis over a run directory and assemble the Report (no files written)."""
+            progress: Callable[[str], None] | None = None,
+            card_values: pl.DataFrame | None = None) -> Report:
+    """Run every analysis over a run directory and assemble the Report (no files written).
+
+    card_values: optional per-card values (card_id, value, se) that the tribe-card grades
+    use instead of WR played; by default the run's causal card values when it has forks
+    (targi-sim card-value), else none."""
     step = progress or (lambda _msg: None)
     headline: list[dict] = []
     with Analyses(run) as a:
@@ -55,7 +61,9 @@ def analyse(run: RunInfo, min_n: int = DEFAULT_MIN_N,
         step("first-player advantage")
         first = sections.first_player(a, min_n, headline, pairs)
         step("card balance")
-        cards = sections.cards(a, min_n, info["games"])
+        if card_values is None:  # a run with forks is graded on its causal card values
+            card_values = card_value.grading_values(run, min_n)
+        cards = sections.cards(a, min_n, info["games"], card_values)
         step("causal card value")  # only with forks (targi-sim card-value)
         causal = card_value.section(run, cards.tables[0].df, min_n)
         step("raid impact")
@@ -74,6 +82,7 @@ def analyse(run: RunInfo, min_n: int = DEFAULT_MIN_N,
             "n": pl.Float64, "sd": pl.Float64, "deff": pl.Float64, "se": pl.Float64}),
     )
     _note_mde(report, info["games"], min_n)
+    report.findings = findings(report)
     return report
 
 

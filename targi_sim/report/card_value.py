@@ -17,6 +17,22 @@ from .rundir import RunInfo
 MIN_FORKS_DIVISOR = 5  # a card is graded with n_forks >= --min-n / 5 (a fork is 2 games)
 
 
+def grading_values(run: RunInfo, min_n: int) -> pl.DataFrame | None:
+    """(card_id, value, se) of the causal values the tribe-card grades use when the run
+    has forks (cards with fewer than --min-n / 5 forks get none: ungraded); None without
+    forks, so the grades fall back to WR played."""
+    from ..cardvalue.values import card_values
+
+    try:
+        values = card_values(run.path)
+    except InputError:
+        return None
+    min_forks = max(1, min_n // MIN_FORKS_DIVISOR)
+    enough = pl.col("n_forks") >= min_forks
+    return values.select(pl.col("card_id"), pl.when(enough).then(pl.col("value")).alias("value"),
+                         pl.when(enough).then(pl.col("se")).alias("se"))
+
+
 def section(run: RunInfo, observed: pl.DataFrame, min_n: int) -> Section | None:
     """None when the run has no forks; `observed` is the cards_tribe table (its
     `improvement` is plotted against the causal value)."""

@@ -126,17 +126,19 @@ def comparison_report(a: RunInfo, b: RunInfo, ra: Report, rb: Report, min_n: int
              ("pairing", f"{a.pairing} vs {b.pairing}"),
              ("correction", name)]
     hidden = ("n_min", "variance")
+    pct = "is_rate"  # rates in %, their changes and mde in percentage points
     sections = [
         Section("moved", "Significant changes", text=text, tables=[
             Table("compare_significant", "Metrics that moved (adjusted p < 0.05)", moved,
-                  n_col="n_min", hidden=hidden)]),
+                  n_col="n_min", hidden=hidden, pct_flag=pct)]),
         Section("all", "Every metric", tables=[
             Table("compare_headline", "Headline metrics",
-                  df.filter(pl.col("group") == "headline"), n_col="n_min", hidden=hidden),
+                  df.filter(pl.col("group") == "headline"), n_col="n_min", hidden=hidden,
+                  pct_flag=pct),
             Table("compare_symbols", "Per symbol", df.filter(pl.col("group") == "cards_symbol"),
-                  n_col="n_min", hidden=hidden),
+                  n_col="n_min", hidden=hidden, pct_flag=pct),
             Table("compare_cards", "Per tribe card", df.filter(pl.col("group") == "cards_tribe"),
-                  n_col="n_min", hidden=hidden),
+                  n_col="n_min", hidden=hidden, pct_flag=pct),
         ]),
     ]
     return Report(title=f"targi-sim compare: {a.name} (A) vs {b.name} (B)", facts=facts,

@@ -38,7 +38,8 @@ CARD_TABLES = (("cards_tribe", "name"), ("cards_symbol", "symbol"))
 
 SCHEMA = {"group": pl.String, "metric": pl.String, "a": pl.Float64, "n_a": pl.Float64,
           "deff_a": pl.Float64, "b": pl.Float64, "n_b": pl.Float64, "deff_b": pl.Float64,
-          "change": pl.Float64, "z": pl.Float64, "p_value": pl.Float64, "variance": pl.Float64}
+          "change": pl.Float64, "z": pl.Float64, "p_value": pl.Float64, "variance": pl.Float64,
+          "is_rate": pl.Boolean}
 
 
 def _f(v: object) -> float:
@@ -46,11 +47,11 @@ def _f(v: object) -> float:
 
 
 def _row(metric: str, group: str, va: float, na: float, da: float, vb: float, nb: float,
-         db: float, test: tuple[float, float], variance: float) -> dict:
+         db: float, test: tuple[float, float], variance: float, is_rate: bool = True) -> dict:
     change = vb - va if not (math.isnan(va) or math.isnan(vb)) else math.nan
     return {"group": group, "metric": metric, "a": va, "n_a": na, "deff_a": da, "b": vb,
             "n_b": nb, "deff_b": db, "change": change, "z": test[0], "p_value": test[1],
-            "variance": variance}
+            "variance": variance, "is_rate": is_rate}
 
 
 def _rate_test(xa: float, na: float, da: float, xb: float, nb: float,
@@ -79,7 +80,7 @@ def compare_tables(ra: Report, rb: Report) -> pl.DataFrame:
         else:
             test, var = (math.nan, math.nan), math.nan
         rows.append(_row(r["metric"], "headline", x["value"], x["n"], da, r["value"], r["n"],
-                         db, test, var))
+                         db, test, var, is_rate=r["kind"] == "rate"))
     for key, label in CARD_TABLES:
         ta, tb = ra.table(key).df, rb.table(key).df
         by_a = {r[label]: r for r in ta.iter_rows(named=True)}

@@ -11,7 +11,8 @@ import polars as pl
 class Table:
     """A result table. `n_col` names the sample size that greys rows below --min-n
     (the frame then carries a boolean `low_n` column); `hidden` columns are written
-    to CSV/Parquet but not shown in the documents."""
+    to CSV/Parquet but not shown in the documents. The HTML shows `compact` columns
+    openly and the whole table collapsed, so that a wide table does not run off the page."""
 
     key: str
     title: str
@@ -19,6 +20,9 @@ class Table:
     n_col: str | None = None
     note: str = ""
     hidden: tuple[str, ...] = ()
+    compact: tuple[str, ...] = ()  # shown open; the full table then goes in a <details>
+    shown: bool = True  # False: written to CSV/Parquet only (e.g. an empty table)
+    pct_flag: str | None = None  # a boolean column: that row's values are rates (compare)
 
 
 @dataclass
@@ -35,6 +39,16 @@ class Link:
     label: str
     text: str
     href: str
+
+
+@dataclass
+class Finding:
+    """One sentence of the Findings section, written by a rule from the data, and the
+    table it comes from (its key: the HTML anchor and Markdown link)."""
+
+    rule: str
+    text: str
+    table: str
 
 
 @dataclass
@@ -57,6 +71,7 @@ class Report:
     sections: list[Section]
     min_n: int
     headline: pl.DataFrame | None = None
+    findings: list[Finding] = field(default_factory=list)
 
     def tables(self) -> list[Table]:
         return [t for s in self.sections for t in s.tables]

@@ -11,6 +11,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import polars as pl  # noqa: E402
+from matplotlib.lines import Line2D  # noqa: E402
+from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 _DRAW = [True]
 
@@ -62,6 +64,7 @@ def score_gap(df: pl.DataFrame) -> bytes:
     ax.plot(x, df["gap_mean"].to_list(), marker="o")
     ax.fill_between(x, df["gap_mean_lo"].to_list(), df["gap_mean_hi"].to_list(), alpha=0.25)
     ax.axhline(0.0, color="grey", lw=0.8)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("after round")
     ax.set_ylabel("first - second (score)")
     return _png(fig)
@@ -69,17 +72,63 @@ def score_gap(df: pl.DataFrame) -> bytes:
 
 def curves(df: pl.DataFrame, columns: list[tuple[str, str]],
            label: Callable[[str, int], str] | None = None) -> bytes:
-    """Small multiples: one panel per quantity, one line per (strategy, seat)."""
+    """Small multiples: one panel per quantity, one line per (strategy, seat); seat 1
+    dashed with markers so that two nearly equal lines (a mirror run) stay visible;
+    whole-round ticks."""
     name = label or (lambda strategy, seat: f"{strategy} (seat {seat})")
     fig, axes = plt.subplots(1, len(columns), figsize=(3.0 * len(columns), 3))
     groups = df.select("strategy", "seat").unique().sort("strategy", "seat").rows()
+    styles = [{"ls": "-", "marker": None}, {"ls": "--", "marker": "o", "ms": 3}]
     for ax, (col, label) in zip(axes, columns, strict=True):
-        for strategy, seat in groups:
+        for k, (strategy, seat) in enumerate(groups):
             sub = df.filter((pl.col("strategy") == strategy) & (pl.col("seat") == seat))
-            ax.plot(sub["round"].to_list(), sub[col].to_list(), label=name(strategy, seat))
+            ax.plot(sub["round"].to_list(), sub[col].to_list(), label=name(strategy, seat),
+                    **styles[k % 2])
         ax.set_title(label, fontsize=9)
         ax.set_xlabel("round", fontsize=8)
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     axes[0].legend(fontsize=7)
+    return _png(fig)
+
+
+SYMBOL_COLOURS = {"Targia": "#4477aa", "Camel Rider": "#ee6677", "Camp": "#228833",
+                  "Well": "#ccbb44", "Oasis": "#66ccee"}
+
+
+def forest(labels: list[str], panels: list[tuple[str, list[float], list[float], list[float],
+                                                 float | None]],
+           colours: list[str], greyed: list[bool], legend: dict[str, str] | None = None
+           ) -> bytes:
+    """Forest plot: one row per label, one panel per quantity (title, values, lo, hi,
+    reference line), a point and its 95% interval; greyed rows hollow and grey."""
+    height = max(2.2, 0.2 * len(labels) + 1.2)
+    fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels) + 1.5, height),
+                             sharey=True, squeeze=False)
+    ys = list(range(len(labels)))
+    shown = ["#bbbbbb" if g else c for c, g in zip(colours, greyed, strict=True)]
+    faces = ["white" if g else c for c, g in zip(shown, greyed, strict=True)]
+    for ax, (title, values, lo, hi, ref) in zip(axes[0], panels, strict=True):
+        def ok(*xs: float | None) -> bool:
+            return all(x is not None and x == x for x in xs)
+
+        bars = [k for k in ys if ok(values[k], lo[k], hi[k])]
+        ax.hlines([ys[k] for k in bars], [lo[k] for k in bars], [hi[k] for k in bars],
+                  colors=[shown[k] for k in bars], lw=1.2)  # one collection, not a line each
+        points = [k for k in ys if ok(values[k])]
+        ax.scatter([values[k] for k in points], [ys[k] for k in points], s=16, zorder=3,
+                   c=[faces[k] for k in points], edgecolors=[shown[k] for k in points])
+        if ref is not None and ref == ref:
+            ax.axvline(ref, color="grey", lw=0.8, ls="--")
+        ax.set_title(title, fontsize=9)
+        ax.tick_params(axis="x", labelsize=8)
+        ax.grid(axis="x", color="#eeeeee")
+    axes[0][0].set_yticks(ys, labels, fontsize=7)
+    axes[0][0].invert_yaxis()
+    if legend:
+        handles = [Line2D([], [], color=c, marker="o", ls="-", label=k)
+                   for k, c in legend.items()]
+        axes[0][-1].legend(handles=handles, fontsize=7, loc="upper left",
+                           bbox_to_anchor=(1.01, 1.0))  # outside: it hides no point
     return _png(fig)
 
 

@@ -22,6 +22,7 @@ from ..stats import (
 )
 from ..tournament import fit_elo_model
 from . import plots
+from .grading import GradeModel, grade_values
 from .metrics import (
     border_counts,
     card_mask_counts,
@@ -86,6 +87,8 @@ def overview(a: Analyses, min_n: int, headline: list[dict],
     first = rate("AdvantageP1", fp_i, "round-1 first player's rate, draws = half")
     drawn = rate("Drawishness", draws_i, "share of drawn games")
     rate("Completion", n_i - draws_i, "share of games with a winner")
+    rate("Tie-break decided", pairs["tiebreak_decided"].cast(pl.Float64).to_numpy(),
+         "share of games with equal scores decided by a tie-break (gold, then goods)")
     duration = _clustered_mean(rounds_i, n_i, rounds_sq)
     rows.append({"metric": "Duration (mean rounds)", "value": s["rounds_mean"], "n": games,
                  "value_lo": duration["lo"], "value_hi": duration["hi"],
@@ -103,6 +106,8 @@ def overview(a: Analyses, min_n: int, headline: list[dict],
     viability = pl.DataFrame(rows, schema={
         "metric": pl.String, "value": pl.Float64, "n": pl.Int64, "value_lo": pl.Float64,
         "value_hi": pl.Float64, "value_deff": pl.Float64, "note": pl.String})
+    viability = viability.with_columns(pl.col("metric").is_in(
+        ["AdvantageP1", "Drawishness", "Completion", "Tie-break decided"]).alias("is_rate"))
 
     _headline(headline, "first player rate", "rate", adv, games, fp, deff=first.deff,
               se=first.se)
@@ -137,14 +142,20 @@ def overview(a: Analyses, min_n: int, headline: list[dict],
         "is played once): Wilson on games / design effect, the design effect (deff) being "
         "the pair-clustered variance over that of independent games.",
     ], tables=[
-        Table("viability", "Viability metrics (Ludii style)", viability),
+        Table("viability", "Viability metrics (Ludii style)", viability, pct_flag="is_rate"),
         Table("strategies_by_seat", "Win and draw rates per strategy and seat", seat,
               n_col="n"),
         Table("matchups", "Matchups (seat 0 strategy vs seat 1 strategy)", matchups,
               n_col="games", hidden=("points_p0",)),
         Table("game_length", "Game length", length),
     ], plots=[])
-    sec.plots.append(_plot("game_length", "Games by rounds played", plots.game_length(length)))
+    if length["rounds"].n_unique() > 1 or length["end_reason"].n_unique() > 1:
+        sec.plots.append(_plot("game_length", "Games by rounds played",
+                               plots.game_length(length)))
+    elif length.height:
+        r = length.row(0, named=True)
+        sec.text.append(f"No game-length plot: every game lasted {r['rounds']} rounds and "
+                        f"ended by {r['end_reason']}.")
     return sec, {"games": games, "matchups": int(s["matchups"]), "pairs": len(n_i)}
 
 
@@ -267,10 +278,12 @@ def first_player(a: Analyses, min_n: int, headline: list[dict],
 
     scope("all games", pairs)
     mirror = pairs.filter(pl.col("p0_strategy") == pl.col("p1_strategy"))
-    scope("mirror matches", mirror)
-    for (p0, p1), df in sorted(pairs.group_by("p0_strategy", "p1_strategy"),
-                               key=lambda kv: kv[0]):
-        scope(f"{p0} vs {p1}", df)
+    groups = sorted(pairs.group_by("p0_strategy", "p1_strategy"), key=lambda kv: kv[0])
+    if mirror.height < pairs.height:  # else the same games as "all games"
+        scope("mirror matches", mirror)
+    if len(groups) > 1:  # one matchup: its row would repeat "all games"
+        for (p0, p1), df in groups:
+            scope(f"{p0} vs {p1}", df)
     table = pl.DataFrame(rows, schema={
         "scope": pl.String, "n": pl.Int64, "pairs": pl.Int64, "first_wins": pl.Int64,
         "draws": pl.Int64, "first_points": pl.Float64, "first_rate": pl.Float64,
@@ -307,9 +320,34 @@ def first_player(a: Analyses, min_n: int, headline: list[dict],
               "95% interval with the pair as the unit)", gap, n_col="n",
               hidden=("gap_mean_se",)),
     ])
-    sec.plots.append(_plot("score_gap", "Score gap per round (round-1 first - second)",
-                           plots.score_gap(gap)))
+    _interval_plot(sec, "first_player_by_matchup", "Round-1 first player's rate by matchup "
+                   "(95% intervals; dashed: 50%)",
+                   table.filter(~pl.col("scope").is_in(["all games", "mirror matches"])),
+                   "scope", "matchup")
+    _interval_plot(sec, "first_player_by_end_reason_plot", "Round-1 first player's rate by "
+                   "end reason (95% intervals; dashed: 50%)", er, "end_reason", "end reason")
+    if gap.height > 1:
+        sec.plots.append(_plot("score_gap", "Score gap per round (round-1 first - second)",
+                               plots.score_gap(gap)))
+    else:
+        sec.text.append(f"No score-gap plot: {gap.height} round(s); the table has it.")
     return sec
+
+
+def _interval_plot(sec: Section, key: str, title: str, df: pl.DataFrame, by: str,
+                   what: str) -> None:
+    """The first-player rate per `by` as a forest plot, or one sentence when there is
+    only one category (a plot of one point says nothing the table does not)."""
+    if df.height < 2:
+        only = f" ({df[by][0]})" if df.height else ""
+        sec.text.append(f"No first-player plot by {what}: this run has one {what}{only}; "
+                        "the table above has its rate.")
+        return
+    rows = list(df.iter_rows(named=True))
+    sec.plots.append(_plot(key, title, plots.forest(
+        [f"{r[by]} (n {r['n']:,})" for r in rows],
+        [("round-1 first player's rate", *_cols(df, "first_rate"), 0.5)],
+        ["#4477aa"] * df.height, df["low_n"].to_list())))
 
 
 def _cost(r: dict) -> str:
@@ -318,17 +356,49 @@ def _cost(r: dict) -> str:
     return "".join(parts) or "free"
 
 
-def _card_rates(df: pl.DataFrame, min_n: int) -> pl.DataFrame:
+def _card_rates(df: pl.DataFrame, min_n: int, z_grades: bool = True) -> pl.DataFrame:
     df = with_rate(df, "acquire_rate", "taken_games", "offered_games")
     df = with_rate(df, "played_wr", "played_points", "played_n")
     df = with_rate(df, "not_taken_wr", "not_taken_points", "not_taken_n")
     df = df.with_columns((pl.col("played_wr") - pl.col("not_taken_wr")).alias("improvement"))
     df = mark_low_n(drop_sums(df), "played_n", min_n)
+    if not z_grades:
+        return df
     z, g = grades(df["played_wr"].fill_nan(None).fill_null(math.nan).to_list(),
                   [not x for x in df["low_n"].to_list()])
     return df.with_columns(pl.Series("z", z, dtype=pl.Float64),
                            pl.Series("grade", g, dtype=pl.String))
 
+
+def grade_tribe(tribe: pl.DataFrame, values: pl.DataFrame | None = None
+                ) -> tuple[pl.DataFrame, GradeModel]:
+    """Cost- and VP-adjusted grades of the tribe cards (targi_sim.report.grading).
+
+    values: a per-card table (card_id, value, se), e.g. causal card values from forked
+    play; graded on those when given (every card with a value is eligible), else on WR
+    played among the cards with played_n >= --min-n."""
+    cost = sum(pl.col(c).fill_null(0) for c in COST_COLUMNS)
+    base = tribe.select("card_id", pl.col("vp"), cost.alias("cost"), "low_n")
+    if values is None:
+        base = base.with_columns(tribe["played_wr"].alias("value"),
+                                 tribe["played_wr_se"].alias("se"))
+        eligible, name, prefix = ~base["low_n"], "WR played", "played_wr"
+    else:
+        base = base.join(values.select(pl.col("card_id").cast(pl.Int32), "value", "se"),
+                         on="card_id", how="left")
+        eligible, name, prefix = base["value"].is_not_null(), "causal card value", "value"
+    graded, model = grade_values(base, eligible=eligible, value_name=name)
+    cols = [pl.col("expected").alias(f"{prefix}_expected"),
+            pl.col("residual").alias(f"{prefix}_excess"),
+            pl.col("residual_lo").alias(f"{prefix}_excess_lo"),
+            pl.col("residual_hi").alias(f"{prefix}_excess_hi"),
+            pl.col("residual_z").alias("grade_z"), "grade"]
+    if values is not None:
+        cols = [pl.col("value"), pl.col("se").alias("value_se"), *cols]
+    return tribe.with_columns(graded.select(cols)), model
+
+
+COST_COLUMNS = ("cost_salt", "cost_pepper", "cost_dates", "cost_gold")
 
 # rates of the tribe-card and symbol tables that `compare` tests and that get an MDE
 CARD_RATE_COLUMNS = ("acquire_rate", "played_wr", "not_taken_wr")
@@ -337,8 +407,11 @@ _CARD_HIDDEN = ("played_points", "not_taken_points", "taken_games", "acquisition
                 *(f"{r}_se" for r in CARD_RATE_COLUMNS))
 
 
-def cards(a: Analyses, min_n: int, games: int) -> Section:
-    """Tribe cards (17lands style), per symbol, border cards and goods cards."""
+def cards(a: Analyses, min_n: int, games: int,
+          values: pl.DataFrame | None = None) -> Section:
+    """Tribe cards (17lands style), per symbol, border cards and goods cards.
+
+    values: optional per-card values (card_id, value, se) to grade on (grade_tribe)."""
     tribe = a.frame("cards_tribe").with_columns(pl.col("card_id").cast(pl.Int32))
     by_symbol: dict[str, list[int]] = {}
     for cid, sym in tribe.select("card_id", "symbol").iter_rows():
@@ -348,7 +421,7 @@ def cards(a: Analyses, min_n: int, games: int) -> Section:
     tribe = tribe.join(counts, on="card_id", how="left").sort("card_id")
     tribe = tribe.with_columns(
         pl.Series("cost", [_cost(r) for r in tribe.iter_rows(named=True)], dtype=pl.String))
-    tribe = _card_rates(tribe, min_n)
+    tribe, model = grade_tribe(_card_rates(tribe, min_n, z_grades=False), values)
     tribe = tribe.with_columns((pl.col("acquired") / max(games, 1)).alias("acquired_per_game"))
 
     sums = ["offered_rounds", "acquired", "acquired_centre", "acquired_expansion", "played",
@@ -387,14 +460,20 @@ def cards(a: Analyses, min_n: int, games: int) -> Section:
     goods = with_rate(goods, "taker_wr", "taker_points", "taker_n")
     goods = mark_low_n(drop_sums(goods), "taker_n", min_n)
 
-    order = tribe.sort("played_wr", descending=True, nulls_last=True)
     sec = Section("cards", "3. Card balance", text=[
         "Tribe cards: offered = face up in the centre when placement starts; acquire rate = "
         "games in which someone took the card from the centre / games in which it was "
         "offered; WR played = rate of the players who played it to their display; WR not "
         "taken = rate of the players in games where it was offered who did not acquire it; "
-        "improvement = their difference. Grades are z-scores of WR played among cards with "
-        f"n played >= {min_n} (C = average, one step per third of a standard deviation).",
+        "improvement = their difference.",
+        f"Grades compare a card with the cards it competes with: {model.value_name} against "
+        "what a line of it on printed VP and total cost across the cards predicts for a "
+        "card of its VP and cost (`*_expected`); `*_excess` is the difference with its 95% "
+        "interval, and the grade reads it in SDs of the cards' excesses: C = as its VP and "
+        "cost predict, one step per third of an SD (A = well above, F = well below). Only "
+        f"cards with n played >= {min_n} are graded. Symbols are graded by the z-score of "
+        "their WR played among the symbols.",
+        model.describe(),
         "Border cards: use rate = Targi placements / rounds the card was open (robber "
         "elsewhere); WR used = rate of players who used the card at least once in the game.",
         "Intervals and tests count each pair_id (the games sharing a deal) as one unit; "
@@ -403,24 +482,60 @@ def cards(a: Analyses, min_n: int, games: int) -> Section:
         "power (see the note under the tribe-card table).",
     ], tables=[
         Table("cards_tribe", "Tribe cards", tribe, n_col="played_n", hidden=(
-            "cost_salt", "cost_pepper", "cost_dates", "cost_gold", *_CARD_HIDDEN)),
+            "cost_salt", "cost_pepper", "cost_dates", "cost_gold", *_CARD_HIDDEN),
+            compact=("name", "card_id", "symbol", "vp", "cost", "played_n", "played_wr",
+                     "played_wr_expected", "played_wr_excess", "value", "value_excess",
+                     "grade", "acquire_rate")),
         Table("cards_symbol", "Tribe cards per symbol (pooled over the symbol's cards)", symbol,
-              n_col="played_n", hidden=_CARD_HIDDEN),
+              n_col="played_n", hidden=_CARD_HIDDEN,
+              compact=("symbol", "cards", "played_n", "played_wr", "acquire_rate",
+                       "not_taken_wr", "grade")),
         Table("cards_border", "Border cards", border, n_col="used_n",
               hidden=("used_points", "use_rate_se", "used_wr_se")),
         Table("cards_goods", "Goods cards (one id per physical card)", goods, n_col="taker_n",
               hidden=("taker_points", "taker_wr_se")),
     ])
-    sec.plots.append(_plot(
-        "cards_played_wr", "Win rate when played, per tribe card (grey: n below --min-n)",
-        plots.card_bars(order["name"].to_list(), _nan0(order["played_wr"]),
-                        order["played_wr_lo"].to_list(), order["played_wr_hi"].to_list(),
-                        order["low_n"].to_list(), "win rate when played", ref=0.5)))
+    _card_forests(sec, tribe, symbol)
     return sec
 
 
-def _nan0(s: pl.Series) -> list[float]:
-    return [0.0 if (v is None or math.isnan(v)) else v for v in s.to_list()]
+def _pooled(df: pl.DataFrame, x: str, n: str) -> float:
+    total = float(df[n].sum())
+    return float(df[x].sum()) / total if total else math.nan
+
+
+def _card_forests(sec: Section, tribe: pl.DataFrame, symbol: pl.DataFrame) -> None:
+    """Forest plots of WR played and acquire rate per card and per symbol, sorted by WR
+    played, coloured by symbol, a dashed line at the rate pooled over every card."""
+    wr_ref = _pooled(tribe, "played_points", "played_n")
+    acq_ref = _pooled(tribe, "taken_games", "offered_games")
+    for df, key, title, label in (
+            (tribe, "cards_forest", "Tribe cards: WR played and acquire rate (95% intervals; "
+             "hollow grey: n below --min-n; dashed: all cards pooled)",
+             lambda r: f"{r['name']} (id {r['card_id']})"),
+            (symbol, "symbols_forest", "Per symbol: WR played and acquire rate (95% "
+             "intervals; dashed: all cards pooled)", lambda r: r["symbol"])):
+        if df.height < 2:
+            sec.text.append(f"{title.split(':')[0]}: only {df.height} row(s), no plot.")
+            continue
+        order = df.sort("played_wr", descending=True, nulls_last=True)
+        rows = list(order.iter_rows(named=True))
+        panels = [("win rate when played", *_cols(order, "played_wr"), wr_ref),
+                  ("acquire rate (taken / offered games)", *_cols(order, "acquire_rate"),
+                   acq_ref)]
+        if "played_wr_excess" in order.columns:
+            panels.append(("WR played - expected for its VP and cost (grade)",
+                           *_cols(order, "played_wr_excess"), 0.0))
+        sec.plots.append(_plot(key, title, plots.forest(
+            [label(r) for r in rows], panels,
+            [plots.SYMBOL_COLOURS.get(r["symbol"], "#444444") for r in rows],
+            order["low_n"].to_list(),
+            legend={k: v for k, v in plots.SYMBOL_COLOURS.items()
+                    if k in set(order["symbol"].to_list())})))
+
+
+def _cols(df: pl.DataFrame, c: str) -> tuple[list, list, list]:
+    return df[c].to_list(), df[f"{c}_lo"].to_list(), df[f"{c}_hi"].to_list()
 
 
 def raids(a: Analyses, min_n: int, headline: list[dict], rates: VpRates) -> Section:
@@ -529,7 +644,8 @@ def strategies(a: Analyses, min_n: int, pairs: pl.DataFrame) -> Section:
     text = []
     tables = [Table("strategy_matrix", "Row strategy's rate against column strategy (both "
                     "seats pooled, draws = half; 95% interval with the pair as the unit)",
-                    matrix, n_col="games", hidden=("points_a",))]
+                    matrix, n_col="games", hidden=("points_a",),
+                    shown=matrix.height > 0)]  # an empty one is still written as CSV
     in_matrix = sorted(set(matrix["a"].to_list()))
     if len(in_matrix) >= 2:
         fit = fit_elo_model(in_matrix, matrix)
