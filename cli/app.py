@@ -133,6 +133,7 @@ def _progress(console: Console, quiet: bool) -> Progress:
 def _register_commands() -> None:
     """Commands that live in their own modules (each adds itself to the app)."""
     from . import check, ladder, play, replay, report, run, tune
+    from . import sweep as sweep_command
 
     run.register(app)
     replay.register(app)
@@ -141,6 +142,7 @@ def _register_commands() -> None:
     play.register(app)
     ladder.register(app)
     tune.register(app)
+    sweep_command.register(app)
 
 
 _register_commands()
