@@ -221,7 +221,9 @@ def test_most_changed_and_variance_reduction_tables():
         "z": [2.0, 5.0, 0.0, -3.0], "p_value": [0.04, 1e-6, 1.0, 0.003],
         "p_holm": [0.1, 1e-5, 1.0, 0.01], "significant": [False, True, False, True],
         "variance_ratio": [0.5, 0.25, math.nan, 1.0], "games_factor": [2.0, 4.0, math.nan, 1.0]})
-    top = most_changed(rows, 2)
+    rows = pl.concat([rows, rows.head(1).with_columns(pl.lit(0.0).alias("variance_ratio"),
+                                                      pl.lit(math.nan).alias("games_factor"))])
+    top = most_changed(rows.head(4), 2)
     assert top["card"].to_list() == ["a", "c"] and top["variant"].to_list() == ["v02", "v01"]
     red = variance_reduction(rows).row(0, named=True)
     assert red["comparisons"] == 3 and red["games_factor_median"] == 2.0

@@ -14,6 +14,7 @@ import math
 from collections.abc import Sequence
 from pathlib import Path
 
+import numpy as np
 import polars as pl
 
 from ..atomic import atomic_write
@@ -31,18 +32,40 @@ CARD_HEATMAP_MAX_VARIANTS = 30
 
 SCHEMA = {"variant": pl.String, "label": pl.String, "group": pl.String, "card_id": pl.Int64,
           "card": pl.String, "symbol": pl.String, "metric": pl.String, "baseline": pl.Float64,
-          "value": pl.Float64, "change": pl.Float64, "change_lo": pl.Float64,
+          "baseline_lo": pl.Float64, "baseline_hi": pl.Float64, "value": pl.Float64,
+          "value_lo": pl.Float64, "value_hi": pl.Float64, "change": pl.Float64,
+          "change_lo": pl.Float64,
           "change_hi": pl.Float64, "se": pl.Float64, "z": pl.Float64, "p_value": pl.Float64,
           "deals": pl.Int64, "n_baseline": pl.Float64, "n_variant": pl.Float64,
           "var_paired": pl.Float64, "var_independent": pl.Float64,
           "variance_ratio": pl.Float64, "games_factor": pl.Float64}
 
 
-def _row(v: Variant, group: str, metric: str, pc: PairedChange, card_id: int | None = None,
-         card: str | None = None, symbol: str | None = None) -> dict:
+def own_interval(x, n, rate: bool) -> tuple[float, float]:
+    """One run's 95% interval of x/n with the deal as the unit: Wilson on the effective
+    n for a rate (as the report's), normal for a mean."""
+    c = ClusterSums.of(x, n)
+    if rate:
+        r = rates_from_sums(c.clusters, c.x, c.n, c.xx, c.xn, c.nn)
+        return float(r["lo"]), float(r["hi"])
+    m, var = ratio_variance(c.clusters, c.x, c.n, c.xx, c.xn, c.nn)
+    se = math.sqrt(float(var)) if np.isfinite(var) else math.nan
+    return float(m) - Z95 * se, float(m) + Z95 * se
+
+
+def _paired(xb, nb, xv, nv, rate: bool) -> tuple[PairedChange, dict]:
+    pc = paired_change(xb, nb, xv, nv)
+    (blo, bhi), (vlo, vhi) = own_interval(xb, nb, rate), own_interval(xv, nv, rate)
+    return pc, {"baseline_lo": blo, "baseline_hi": bhi, "value_lo": vlo, "value_hi": vhi}
+
+
+def _row(v: Variant, group: str, metric: str, paired: tuple[PairedChange, dict],
+         card_id: int | None = None, card: str | None = None,
+         symbol: str | None = None) -> dict:
+    pc, own = paired
     return {"variant": v.key, "label": v.label, "group": group, "card_id": card_id,
             "card": card, "symbol": symbol, "metric": metric, "baseline": pc.base,
-            "value": pc.variant, "change": pc.change, "change_lo": pc.lo, "change_hi": pc.hi,
+            "value": pc.variant, **own, "change": pc.change, "change_lo": pc.lo, "change_hi": pc.hi,
             "se": pc.se, "z": pc.z, "p_value": pc.p_value, "deals": pc.deals,
             "n_baseline": pc.n_base, "n_variant": pc.n_variant, "var_paired": pc.var_paired,
             "var_independent": pc.var_independent, "variance_ratio": pc.variance_ratio,
@@ -61,14 +84,15 @@ def changes(variants: Sequence[Variant], data: dict[str, DealData],
         for key in HEADLINE:
             xb, nb = base.headline[key]
             xv, nv = d.headline[key]
-            rows.append(_row(v, "headline", key, paired_change(xb[ib], nb[ib], xv[iv], nv[iv])))
+            rate = HEADLINE[key][1] == "rate"
+            rows.append(_row(v, "headline", key, _paired(xb[ib], nb[ib], xv[iv], nv[iv], rate)))
         for card_id, name in base.card_names.items():
             if card_id not in d.card_names:
                 continue
             for key in CARD_METRICS:
                 xb, nb = base.cards[card_id, key]
                 xv, nv = d.cards[card_id, key]
-                rows.append(_row(v, "card", key, paired_change(xb[ib], nb[ib], xv[iv], nv[iv]),
+                rows.append(_row(v, "card", key, _paired(xb[ib], nb[ib], xv[iv], nv[iv], True),
                                  card_id, name, base.card_symbols[card_id]))
     df = pl.DataFrame(rows, schema=SCHEMA)
     df = df.with_columns(pl.col(pl.Float64).fill_null(math.nan))
@@ -96,8 +120,10 @@ def baseline_table(data: DealData) -> pl.DataFrame:
 
 def variance_reduction(df: pl.DataFrame) -> pl.DataFrame:
     """Per metric, over the variants (and cards): the paired variance over the
-    independent-seeds variance, and the games factor it is worth."""
-    ok = df.filter(pl.col("variance_ratio").is_finite())
+    independent-seeds variance, and the games factor it is worth. A comparison whose
+    paired variance is 0 (the variant played every deal exactly as the baseline) measures
+    nothing and is left out."""
+    ok = df.filter(pl.col("variance_ratio").is_finite() & (pl.col("variance_ratio") > 0))
     return (ok.group_by("group", "metric", maintain_order=True)
             .agg(pl.len().alias("comparisons"),
                  pl.col("variance_ratio").median().alias("variance_ratio_median"),
@@ -113,13 +139,15 @@ def most_changed(cards: pl.DataFrame, k: int = MOST_CHANGED) -> pl.DataFrame:
     best = (ok.with_columns(pl.col("z").abs().alias("_az"))
             .sort(["p_value", "_az"], descending=[False, True])
             .unique("card_id", keep="first", maintain_order=True).head(k).drop("_az"))
-    return best.select("card", "symbol", "variant", "label", "metric", "baseline", "value",
-                       "change", "change_lo", "change_hi", "p_value", "p_holm", "significant")
+    cols = ("card", "symbol", "variant", "label", "metric", "baseline", "baseline_lo",
+            "baseline_hi", "value", "value_lo", "value_hi", "change", "change_lo", "change_hi",
+            "p_value", "p_holm", "significant")
+    return best.select([c for c in cols if c in best.columns])
 
 
-_SHOWN = ("variant", "label", "metric", "baseline", "value", "change", "change_lo",
-          "change_hi", "z", "p_value", "p_holm", "significant", "deals", "variance_ratio",
-          "games_factor")
+_SHOWN = ("variant", "label", "metric", "baseline", "baseline_lo", "baseline_hi", "value",
+          "value_lo", "value_hi", "n_variant", "change", "change_lo", "change_hi", "z",
+          "p_value", "p_holm", "significant", "deals", "variance_ratio", "games_factor")
 
 
 def _plots(axes: Sequence[Axis], variants: Sequence[Variant], one_at_a_time: bool,
