@@ -20,6 +20,7 @@ from targi_sim.cli.app import app
 from targi_sim.deck import load_deck
 from targi_sim.errors import DataError, InputError, UsageError
 from targi_sim.rules import load_rules
+from targi_sim.runner import RunConfig, resolve_run
 from targi_sim.stats import clustered_rate
 from targi_sim.sweep import SweepSpec, load_sweep_file, plan_sweep, resolve_file_path
 from targi_sim.sweep.paired import paired_change
@@ -263,6 +264,10 @@ def test_every_variant_plays_the_baseline_s_seeds(swept):
                                                                .glob("part-*.parquet"))])
         seeds[v["key"]] = games.sort("game_id").select("seed", "first_player")
     assert all(s.equals(seeds["v00"]) for s in seeds.values())
+    # the baseline is exactly the plain `targi-sim run` of the same games and seed
+    plain = resolve_run(RunConfig(games=GAMES, chunk_size=100))
+    baseline = json.loads((out / "runs" / "v00" / "manifest.json").read_text())
+    assert baseline["config_hash"] == plain.config_hash
     edited = load_deck(out / "inputs" / "v02" / "deck.toml")
     card = BASE.tribe_names.index(VP_CARD)
     assert edited.tribe_vp[card] == 12 and _differing(BASE, edited) == {"tribe_vp"}
