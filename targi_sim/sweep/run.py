@@ -207,13 +207,13 @@ def _run(plan: SweepPlan, out: Path, jobs: int, backend: str, scheduler: str | N
          report_step: Callable[[str], None] | None) -> SweepResult:
     old = check_out(plan, out, force)  # again, now that the lock is held
     status = {v.key: "pending" for v in plan.variants}
+    manifest = _manifest(plan, command, old, status)
+    atomic_write_json(out / SWEEP_FILE, manifest)  # first: the folder is a sweep from now on
     resolved = {v.key: _resolve(plan.spec, out, v.key, plan.inputs[v.key])
                 for v in plan.variants}
     for i, v in enumerate(plan.variants):  # the files written here must be the ones planned
         if resolved[v.key].config_hash != plan.identity["variants"][i]["config_hash"]:
             raise InputError(f"the inputs of {v.key} changed while the sweep started; rerun")
-    manifest = _manifest(plan, command, old, status)
-    atomic_write_json(out / SWEEP_FILE, manifest)
     t0 = time.perf_counter()
     played: dict[str, int] = {}
     for v in plan.variants:
