@@ -72,6 +72,8 @@ def register(app: typer.Typer) -> None:
                                              help="Dask scheduler (with --backend dask)."),
         correction: str = typer.Option("holm", "--correction", metavar="holm|bh",
                                        help="Multiple-testing control of 'significant'."),
+        min_n: str = typer.Option("500", "--min-n", metavar="N",
+                                  help="Grey card rows with fewer plays/offers than N."),
         force: bool = typer.Option(False, "--force",
                                    help="Replace a different sweep (or runs) in OUT."),
         quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
@@ -118,6 +120,7 @@ def register(app: typer.Typer) -> None:
             if correction not in ("holm", "bh"):
                 raise InputError(f"--correction must be holm or bh; got {correction!r}")
             spec = SweepSpec(**kwargs)
+            n_min = parse_whole_number(min_n, "--min-n", 0, 10**12)
             n_jobs = parse_whole_number(jobs, "--jobs", 0, 4096) or (os.cpu_count() or 1)
             if not (backend == "dask" and scheduler):
                 n_jobs = cap_jobs(n_jobs)
@@ -145,6 +148,7 @@ def register(app: typer.Typer) -> None:
 
                 result = run_sweep(spec, out_dir, jobs=n_jobs, backend=backend,
                                    scheduler=scheduler, force=force, correction=correction,
+                                   min_n=n_min,
                                    command=["targi-sim", *sys.argv[1:]], progress=step,
                                    report_step=say, plan=plan)
         except (InputError, UsageError, DataError, ReportError) as exc:

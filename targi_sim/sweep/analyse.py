@@ -10,7 +10,7 @@ from .report import sweep_report, write_sweep_report
 
 
 def report_sweep(result, correction: str = "holm",
-                 step: Callable[[str], None] | None = None) -> None:
+                 step: Callable[[str], None] | None = None, min_n: int = 500) -> None:
     """Analyse every variant's run (each opened and checked like `report` does) and write
     the sweep report; fills result.report_files and result.tables."""
     plan, out = result.plan, result.out
@@ -33,7 +33,8 @@ def report_sweep(result, correction: str = "holm",
              ("variants", str(len(plan.variants)))]
     say("testing differences")
     report, everything = sweep_report(spec.name, facts, plan.axes, plan.variants,
-                                      spec.one_at_a_time, runs, data, games, correction)
+                                      spec.one_at_a_time, runs, data, games, correction,
+                                      min_n)
     say("writing")
     result.report_files = write_sweep_report(report, everything, out / "report")
     result.tables = {t.key: t.df for t in report.tables()} | {"sweep_all": everything}

@@ -19,7 +19,7 @@ import polars as pl
 
 from ..atomic import atomic_write
 from ..report.compare import adjust
-from ..report.model import Plot, Report, Section, Table
+from ..report.model import Plot, Report, Section, Table, mark_low_n
 from ..report.output import write_report
 from ..stats import Z95, ClusterSums, rates_from_sums, ratio_variance
 from .deals import CARD_METRICS, HEADLINE, DealData
@@ -95,7 +95,8 @@ def changes(variants: Sequence[Variant], data: dict[str, DealData],
                 rows.append(_row(v, "card", key, _paired(xb[ib], nb[ib], xv[iv], nv[iv], True),
                                  card_id, name, base.card_symbols[card_id]))
     df = pl.DataFrame(rows, schema=SCHEMA)
-    df = df.with_columns(pl.col(pl.Float64).fill_null(math.nan))
+    df = df.with_columns(pl.col(pl.Float64).fill_null(math.nan),
+                         pl.min_horizontal("n_baseline", "n_variant").alias("n_min"))
     return adjust(df, correction)
 
 
@@ -142,12 +143,13 @@ def most_changed(cards: pl.DataFrame, k: int = MOST_CHANGED) -> pl.DataFrame:
     cols = ("card", "symbol", "variant", "label", "metric", "baseline", "baseline_lo",
             "baseline_hi", "value", "value_lo", "value_hi", "change", "change_lo", "change_hi",
             "p_value", "p_holm", "significant")
-    return best.select([c for c in cols if c in best.columns])
+    return best.select([c for c in (*cols, "n_min", "low_n") if c in best.columns])
 
 
 _SHOWN = ("variant", "label", "metric", "baseline", "baseline_lo", "baseline_hi", "value",
           "value_lo", "value_hi", "n_variant", "change", "change_lo", "change_hi", "z",
-          "p_value", "p_holm", "significant", "deals", "variance_ratio", "games_factor")
+          "p_value", "p_holm", "significant", "deals", "variance_ratio", "games_factor",
+          "n_min", "low_n")
 
 
 def _plots(axes: Sequence[Axis], variants: Sequence[Variant], one_at_a_time: bool,
@@ -204,9 +206,10 @@ def variants_table(axes: Sequence[Axis], variants: Sequence[Variant],
 def sweep_report(name: str, facts: list[tuple[str, str]], axes: Sequence[Axis],
                  variants: Sequence[Variant], one_at_a_time: bool, runs: dict[str, Path],
                  data: dict[str, DealData], games: dict[str, int],
-                 correction: str = "holm") -> tuple[Report, pl.DataFrame]:
-    """The Report (shown tables and plots) and the full table of every change."""
-    df = changes(variants, data, correction)
+                 correction: str = "holm", min_n: int = 500) -> tuple[Report, pl.DataFrame]:
+    """The Report (shown tables and plots) and the full table of every change; rows
+    whose smaller n (baseline or variant) is below `min_n` are greyed, as in `report`."""
+    df = mark_low_n(changes(variants, data, correction), "n_min", min_n)
     head = df.filter(pl.col("group") == "headline")
     cards = df.filter(pl.col("group") == "card")
     moved = cards.filter(pl.col("significant")).sort("p_value")
@@ -241,7 +244,7 @@ def sweep_report(name: str, facts: list[tuple[str, str]], axes: Sequence[Axis],
             Table("sweep_baseline", "The baseline (95% intervals, the deal as the unit)",
                   baseline_table(data[variants[0].key])),
             Table("sweep_headline", "Change of each headline metric (variant - baseline)",
-                  head.select(_SHOWN)),
+                  head.select(_SHOWN), n_col="n_min", hidden=("n_min",)),
         ], plots=_plots(axes, variants, one_at_a_time, df)),
         Section("variance", "3. Variance reduction from common random numbers",
                 text=[gain] if gain else [], tables=[
@@ -249,18 +252,22 @@ def sweep_report(name: str, facts: list[tuple[str, str]], axes: Sequence[Axis],
                           "metric (median over variants, and cards)", reduction)]),
         Section("cards", "4. Tribe cards", text=[
             "Per tribe card, the report's acquire rate, WR played and WR not taken "
-            "(docs/report.md), each changed against the baseline with the same paired test; "
+            "(docs/report.md), each changed against the baseline with the same paired test "
+            f"(rows with fewer than --min-n = {min_n:,} plays, offers or players in either run "
+            "are greyed); "
             "cards are matched by their number in the deck (a card's automatic name changes "
             "with its VP). Every card x metric x variant: tables/sweep_cards_all.csv."],
             tables=[
                 Table("sweep_most_changed", f"The {MOST_CHANGED} most changed cards (each "
-                      "card's smallest p over variants and metrics)", most_changed(cards)),
+                      "card's smallest p over variants and metrics)", most_changed(cards),
+                      n_col="n_min", hidden=("n_min",)),
                 Table("sweep_cards_significant", "Every significant card change",
-                      moved.select("card", "symbol", *_SHOWN)),
+                      moved.select("card", "symbol", *_SHOWN), n_col="n_min",
+                      hidden=("n_min",)),
             ]),
     ]
     return Report(title=f"targi-sim sweep: {name}", facts=facts, sections=sections,
-                  min_n=0), df
+                  min_n=min_n), df
 
 
 def write_sweep_report(report: Report, everything: pl.DataFrame, out: Path) -> list[Path]:

@@ -176,6 +176,7 @@ def _manifest(plan: SweepPlan, command: list[str], old: dict | None,
 
 def run_sweep(spec: SweepSpec, out: str | Path, *, jobs: int = 1, backend: str = "loky",
               scheduler: str | None = None, force: bool = False, correction: str = "holm",
+              min_n: int = 500,
               command: list[str] | None = None, progress: Progress | None = None,
               report_step: Callable[[str], None] | None = None,
               plan: SweepPlan | None = None) -> SweepResult:
@@ -197,14 +198,14 @@ def run_sweep(spec: SweepSpec, out: str | Path, *, jobs: int = 1, backend: str =
                          "choose another --out") from None
     try:
         return _run(plan, out, jobs, backend, scheduler, force, correction,
-                    command or sys.argv, progress, report_step)
+                    command or sys.argv, progress, report_step, min_n)
     finally:
         lock.release()
 
 
 def _run(plan: SweepPlan, out: Path, jobs: int, backend: str, scheduler: str | None,
          force: bool, correction: str, command: list[str], progress: Progress | None,
-         report_step: Callable[[str], None] | None) -> SweepResult:
+         report_step: Callable[[str], None] | None, min_n: int) -> SweepResult:
     old = check_out(plan, out, force)  # again, now that the lock is held
     status = {v.key: "pending" for v in plan.variants}
     manifest = _manifest(plan, command, old, status)
@@ -238,7 +239,7 @@ def _run(plan: SweepPlan, out: Path, jobs: int, backend: str, scheduler: str | N
     result = SweepResult(out, plan, played, seconds)
     from .analyse import report_sweep
 
-    report_sweep(result, correction, report_step)
+    report_sweep(result, correction, report_step, min_n)
     return result
 
 
