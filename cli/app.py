@@ -160,6 +160,7 @@ def _progress(console: Console, quiet: bool, get_time=None) -> Progress:
 def _register_commands() -> None:
     """Commands that live in their own modules (each adds itself to the app)."""
     from . import card_value, check, ladder, play, replay, report, run, tune
+    from . import sweep as sweep_command
 
     run.register(app)
     replay.register(app)
@@ -169,6 +170,7 @@ def _register_commands() -> None:
     ladder.register(app)
     tune.register(app)
     card_value.register(app)
+    sweep_command.register(app)
 
 
 _register_commands()

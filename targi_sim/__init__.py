@@ -54,6 +54,7 @@ _EXPORTS = {
     **dict.fromkeys(("card_values", "symbol_values", "round_values"), ".cardvalue"),
     **dict.fromkeys(("game_page", "write_game_page"), ".viewer"),  # the HTML game viewer
     **dict.fromkeys(("InitConfig", "init_baseline"), ".check_init"),  # issue 19: check init
+    **dict.fromkeys(("run_sweep", "plan_sweep", "SweepSpec"), ".sweep"),
 }
 
 __all__ = sorted(_EXPORTS)
