@@ -46,7 +46,9 @@ _TOKEN = re.compile(r"""\s*(?:
 @dataclass(frozen=True)
 class Edit:
     """One parsed path: its root, the entry it selects (None for rules) and the keys
-    below it (str for a table key, int for a 1-based list index)."""
+    below it (str for a table key, int for a 1-based list index). A tribe card is
+    selected by its card_id (0-based, as in the run tables), a border card by its
+    position, a goods entry by its 1-based place in the [[goods]] list."""
 
     text: str
     root: str
@@ -98,6 +100,11 @@ def _select(text: str, kind: str, token: tuple[str, str | int], deck: D.Deck,
                 return positions.index(what), f"border card {what} ({names[positions.index(what)]})"
             raise InputError(f"--set path {text!r}: border[{what}] names no card; allowed: "
                              f"positions 1..{len(items)}")
+        if kind == "tribe":  # by card_id, the tribe card's number in every table
+            if not 0 <= int(what) < len(items):
+                raise InputError(f"--set path {text!r}: tribe[{what}] names no card; allowed: "
+                                 f"card_id 0..{len(items) - 1}")
+            return int(what), f"tribe card {what} ({names[int(what)]})"
         if not 1 <= int(what) <= len(items):
             raise InputError(f"--set path {text!r}: {kind}[{what}] names no entry; allowed: "
                              f"1..{len(items)} (the order of [[{kind}]] entries in the deck)")
@@ -112,12 +119,12 @@ def _select(text: str, kind: str, token: tuple[str, str | int], deck: D.Deck,
         if kind == "border":
             where = ", ".join(f"border[{items[i].get('position')}]" for i in hits)
         else:
-            where = ", ".join(f"{kind}[{i + 1}]" for i in hits)
+            where = ", ".join(f"{kind}[{i if kind == 'tribe' else i + 1}]" for i in hits)
         raise InputError(f"--set path {text!r}: {len(hits)} {kind} entries are named {what!r}; "
                          f"name one by number: {where}")
     i = hits[0]
     label = (f"border card {items[i].get('position')} ({what})" if kind == "border"
-             else f"{kind} #{i + 1} ({what})")
+             else f"tribe card {i} ({what})" if kind == "tribe" else f"{kind} #{i + 1} ({what})")
     return i, label
 
 

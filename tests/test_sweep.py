@@ -89,7 +89,7 @@ def test_cards_by_number_and_position_and_rules_paths():
     ("border.Dates.gain", ["2 border entries are named 'Dates'", "border[2], border[7]"]),
     ("border.Merchant.trade[1]", ["no field 'trade'", "allowed: source, confidence, trades"]),
     ("border.Silversmith.trades[4].get_amount", ["trades[4] does not exist", "1..3"]),
-    ("tribe[46].vp", ["tribe[46] names no entry", "1..45"]),
+    ("tribe[45].vp", ["tribe[45] names no card", "card_id 0..44"]),
     ("border[17].name", ["border[17] names no card", "1..16"]),
     ("tribe[1].cost.spice", ["no field 'spice'", "salt, pepper, dates, gold"]),
     ("tribe[1].name", ["no field 'name'", "symbol, vp, cost"]),
@@ -113,7 +113,7 @@ def test_a_value_the_loader_refuses_names_the_set_card_field_and_allowed_values(
         variant_inputs(spec, axes, variants(axes, False)[1])
     text = str(err.value)
     assert text.startswith("--set (tribe[3].cost = {salt = 1, spice = 2})")
-    assert "tribe card #3" in text and "cost.spice" in text and "'salt'" in text
+    assert "tribe card 3 (Targia 2VP #2)" in text and "cost.spice" in text and "'salt'" in text
     spec = SweepSpec(games=10, sets=("rules.final_raid_end = never",))
     axes = build_axes(spec)
     with pytest.raises(DataError, match="'immediate', 'finish_round'"):
@@ -317,7 +317,7 @@ def test_a_different_sweep_or_bad_input_is_one_error_line(swept, tmp_path):
     one_error_line(runner.invoke(app, ["sweep", "--set", "tribe['Nope'].vp = 2"]),
                    "tribe['Nope']", "allowed:", "'Oasis 3VP #1'")
     one_error_line(runner.invoke(app, ["sweep", "--set", "tribe[1].vp = -1"]),
-                   "--set", "tribe card #1", "'vp'", "0..20")
+                   "--set", "tribe card 1", "'vp'", "0..20")
     one_error_line(runner.invoke(app, ["sweep", "--set", "border.Merchant.trades[1].give"]),
                    "expected PATH = VALUE")
     one_error_line(runner.invoke(app, ["sweep", "uncertain-rules", "--rules", "default"]),
