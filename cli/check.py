@@ -106,12 +106,12 @@ def _render_drift(console: Console, result, table: Table) -> None:
                            f"Holm at alpha {e.alpha:g}; fail: Holm p < alpha and moved more "
                            "than half the tolerance")
     labels = d.failed_labels()
-    table.add_row("moved", escape(", ".join(labels)) if labels else "no card")
+    table.add_row("moved", escape("; ".join(labels)) if labels else "no card")
     if d.untested:
         table.add_row("not tested", f"{len(d.untested)} (too few units): "
                       + escape("; ".join(d.untested[:3])) + (" ..." if len(d.untested) > 3 else ""))
     if d.new_cards:
-        table.add_row("new cards", escape(", ".join(d.new_cards)) + " (not in the baseline; "
+        table.add_row("new cards", escape("; ".join(d.new_cards)) + " (not in the baseline; "
                       "--update adds them)")
     console.print(table)
     if d.failures or d.missing:
@@ -132,7 +132,7 @@ def render_result(console: Console, result) -> None:
                   title_justify="left")
     table.add_column("what", style="dim")
     table.add_column("value")
-    table.add_row("measures", escape(e.describe()))
+    table.add_row("measures", escape(e.describe(result.card_names)))
     if result.drift is not None:
         _render_drift(console, result, table)
         return

@@ -10,6 +10,11 @@ comments and order, so that the diff shows exactly what moved.
 Rates and tolerances are written in percent / win-rate points (`rate = 97.0`,
 `tolerance = 1.0`); the Expectation object holds fractions. The format is
 documented in docs/check.md.
+
+Cards are numbered as everywhere else in targi-sim: by `card_id`, the card's place
+among the deck's [[tribe]] entries counting from 0 (the run tables' card_id column, the
+deck's `# card_id 26: Camp 1VP #4` comments), with the card's name beside the number
+in every message (`card_label`).
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .constants import MAX_TRIBE
 from .errors import FieldReader, read_toml
 
 KINDS = ("win_rate", "first_player_rate", "card_rate", "game_shape", "raid_loss", "deck_drift")
@@ -41,9 +47,10 @@ KIND_FIELDS = {
 }
 DRIFT_GAMES = 100_000  # deck_drift's fixed number of games when the file gives none
 NORMAL_CAP = 200_000  # the cap of a paired-normal test when the file gives none
-CARD_KEYS = ("number", "name", "acquire_rate", "acquire_rate_se", "acquire_rate_tolerance",
+CARD_KEYS = ("card_id", "name", "acquire_rate", "acquire_rate_se", "acquire_rate_tolerance",
              "played_wr", "played_wr_se", "played_wr_tolerance")
 DEFAULT_BATCH_GAMES = 1000
+MAX_CARD_ID = MAX_TRIBE - 1  # card_ids are checked against the deck when it is loaded
 MAX_SEED = 2**31 - 1
 MAX_GAMES = 2**31  # pair ids must fit in 32 bits (targi_sim.api.pair_seed)
 CAP_FACTOR = 1.5  # default cap: this many times the fixed-sample size (see `default_cap`)
@@ -74,7 +81,7 @@ class Expectation:
     path: Path | None = None
     index: int = 0  # position in the file (0-based)
     metric: str = ""  # card_rate, game_shape, raid_loss (targi_sim.check_metrics.METRICS)
-    card: int | str | None = None  # card_rate: 1-based number or name in the deck
+    card: int | str | None = None  # card_rate: card_id (0-based) or name in the deck
     symbol: str = ""  # card_rate: a symbol's cards pooled instead of one card
     raid: int = 0  # raid_loss: 1..4
     cards: tuple[CardBaseline, ...] = ()  # deck_drift: every card's measured rates
@@ -90,21 +97,31 @@ class Expectation:
 
         return bool(self.metric) and self.metric not in PERCENT
 
+    def card_text(self, card_names: tuple[str, ...] | list[str] = ()) -> str:
+        """A card_rate's card as `card_id 5 (Targia 1VP #1)` when the deck's names are
+        known (else `card_id 5`, or the name the file gives)."""
+        names = tuple(card_names)
+        if isinstance(self.card, int):
+            return card_label(self.card, names[self.card] if self.card < len(names) else "")
+        if self.card in names:
+            return card_label(names.index(self.card), self.card)
+        return f"card {self.card!r}"
+
     @property
     def value_key(self) -> str:
         """The file's key of the expected value: `mean` for a mean, else `rate`."""
         return "mean" if self.is_mean else "rate"
 
-    def describe(self) -> str:
-        """One line: what is measured, in plain words."""
+    def describe(self, card_names: tuple[str, ...] | list[str] = ()) -> str:
+        """One line: what is measured, in plain words. `card_names`: the deck's tribe
+        names, so that a card_rate's card shows both its card_id and its name."""
         from .check_metrics import DESCRIPTIONS
 
         setting = f"deck {Path(self.deck).stem}, rules {Path(self.rules).stem}"
         match = (f"mirror {_short(self.strategy)}" if self.strategy == self.opponent
                  else f"{_short(self.strategy)} vs {_short(self.opponent)}")
         if self.kind == "card_rate":
-            about = (f"symbol {self.symbol}" if self.symbol else
-                     f"card #{self.card}" if isinstance(self.card, int) else f"card {self.card!r}")
+            about = f"symbol {self.symbol}" if self.symbol else self.card_text(card_names)
             return f"{match}: {about}'s {DESCRIPTIONS[self.metric]} ({setting})"
         if self.kind == "game_shape":
             return f"{match}: {DESCRIPTIONS[self.metric]} ({setting})"
@@ -119,14 +136,26 @@ class Expectation:
         return f"{match}: first player's win rate ({setting})"
 
 
+def card_label(card_id: int, name: str = "", was: str = "", note: str = "") -> str:
+    """A tribe card as every check message names it: `card_id 5 (Targia 1VP #1)`; a card
+    renamed since its baseline: `card_id 5 (Targia 4VP #1, was Targia 1VP #1)`."""
+    inside = [s for s in (name, f"was {was}" if was and was != name else "", note) if s]
+    return f"card_id {card_id}" + (f" ({', '.join(inside)})" if inside else "")
+
+
 @dataclass(frozen=True)
 class CardBaseline:
     """deck_drift: one tribe card's measured rates, as fractions: metric -> (value, its
-    standard error, tolerance). `number` is 1-based in the deck's [[tribe]] list."""
+    standard error, tolerance). `card_id` is the card's place among the deck's [[tribe]]
+    entries counting from 0 (the run tables' card_id)."""
 
-    number: int
+    card_id: int
     name: str
     values: dict[str, tuple[float, float, float]]
+
+    @property
+    def label(self) -> str:
+        return card_label(self.card_id, self.name)
 
 
 @dataclass(frozen=True)
@@ -256,11 +285,16 @@ def _card_baselines(r: FieldReader) -> tuple[CardBaseline, ...]:
     out, seen = [], set()
     for k, item in enumerate(items):
         c = FieldReader(r.path, r.where, item, f"cards[{k}].")
-        c.check_keys(CARD_KEYS, required=("number", "name"))
-        number = c.get_int("number", lo=1, hi=64)
-        if number in seen:
-            raise c.error("number", number, "each card number once", "is used twice")
-        seen.add(number)
+        if isinstance(item, dict) and "number" in item and "card_id" not in item:
+            # the first files counted from 1: refuse them rather than shift every card
+            raise c.error("number", item["number"], f"`card_id` 0..{MAX_CARD_ID} (counting "
+                          "from 0, as in the run tables; card_id = number - 1), e.g. by "
+                          "rerunning `targi-sim check init`", "is an old field (counted from 1)")
+        c.check_keys(CARD_KEYS, required=("card_id", "name"))
+        card_id = c.get_int("card_id", lo=0, hi=MAX_CARD_ID)
+        if card_id in seen:
+            raise c.error("card_id", card_id, "each card_id once", "is used twice")
+        seen.add(card_id)
         values = {}
         for metric in CARD_METRICS:
             if metric not in c.data:
@@ -269,7 +303,7 @@ def _card_baselines(r: FieldReader) -> tuple[CardBaseline, ...]:
             se = _get_float(c, f"{metric}_se", None, -1e-9, 100.0, " (percent)") / 100
             tol = _get_float(c, f"{metric}_tolerance", None, 0.0, 100.0, " (rate points)") / 100
             values[metric] = (value, se, tol)
-        out.append(CardBaseline(number, c.get_str("name"), values))
+        out.append(CardBaseline(card_id, c.get_str("name"), values))
     return tuple(out)
 
 
@@ -294,8 +328,8 @@ def _target_fields(r: FieldReader, kind: str, path: Path) -> dict[str, Any]:
         out["metric"] = r.get_choice("metric", METRICS[kind], METRICS[kind][0])
     if "card|symbol" in needs:
         if ("card" in r.data) == ("symbol" in r.data):
-            raise r.error("card", r.data.get("card"), "either `card` (its 1-based number in "
-                          "the deck, or its name) or `symbol`, not both",
+            raise r.error("card", r.data.get("card"), "either `card` (its card_id, counting "
+                          "from 0 as in the run tables, or its name) or `symbol`, not both",
                           "is missing" if "card" not in r.data else "is given with symbol")
         if "symbol" in r.data:
             from .constants import SYMBOL_NAMES
@@ -303,10 +337,16 @@ def _target_fields(r: FieldReader, kind: str, path: Path) -> dict[str, Any]:
             out["symbol"] = r.get_choice("symbol", SYMBOL_NAMES)
         else:
             card = r.data["card"]
+            expected = f"a card_id 0..{MAX_CARD_ID} (counting from 0) or a card name"
             if isinstance(card, str) and card.strip():
                 out["card"] = card
+            elif isinstance(card, bool) or not isinstance(card, int):
+                raise r.error("card", card, expected, "is empty" if isinstance(card, str)
+                              else "has the wrong type")
+            elif not 0 <= card <= MAX_CARD_ID:
+                raise r.error("card", card, expected, "is out of range")
             else:
-                out["card"] = r.get_int("card", lo=1, hi=64)
+                out["card"] = card
     if "raid" in needs:
         out["raid"] = r.get_int("raid", lo=1, hi=4)
     if "cards" in needs:
@@ -421,10 +461,11 @@ def _rate_line(prefix: str, m: Measured) -> str:
 
 def cards_text(cards: tuple[CardBaseline, ...], games: int) -> str:
     """deck_drift's `cards = [...]` block: one inline table per card (percent)."""
-    out = [f"# {len(cards)} tribe cards measured on {games:,} games (value, its standard "
-           "error, tolerance: rate points)\n", "cards = [\n"]
+    out = [f"# {len(cards)} tribe cards measured on {games:,} games (card_id from 0 as in "
+           "the run tables; value, its standard error, tolerance: rate points)\n",
+           "cards = [\n"]
     for c in cards:
-        parts = [f"number = {c.number}", f"name = {_toml_value(c.name)}"]
+        parts = [f"card_id = {c.card_id}", f"name = {_toml_value(c.name)}"]
         for metric, (value, se, tol) in c.values.items():
             parts += [f"{metric} = {100 * value:.2f}", f"{metric}_se = {100 * se:.3f}",
                       f"{metric}_tolerance = {100 * tol:.1f}"]
@@ -542,7 +583,7 @@ def _load_cards(items: list[dict[str, Any]]) -> tuple[CardBaseline, ...]:
     """Cards as read from a file already validated (percent -> fractions)."""
     from .check_metrics import CARD_METRICS
 
-    return tuple(CardBaseline(int(c["number"]), str(c["name"]), {
+    return tuple(CardBaseline(int(c["card_id"]), str(c["name"]), {
         m: (c[m] / 100, c[f"{m}_se"] / 100, c[f"{m}_tolerance"] / 100)
         for m in CARD_METRICS if m in c}) for c in items)
 
@@ -559,7 +600,8 @@ def write_atomic(path: Path, text: str) -> None:
 
 
 __all__ = [
-    "BaselineFile", "CardBaseline", "Expectation", "KINDS", "Measured", "cards_text",
+    "BaselineFile", "CardBaseline", "Expectation", "KINDS", "Measured", "card_label",
+    "cards_text",
     "default_cap", "derived_seed",
     "dump_text", "list_baselines", "load_baseline", "updated_text", "write_atomic",
 ]

@@ -64,6 +64,7 @@ class CheckResult:
     unit: str = ""  # how the games share deals (targi_sim.pairing.DESCRIPTIONS)
     sums: np.ndarray | None = None  # paired-normal kinds: the units' sums (check_metrics)
     drift: object | None = None  # deck_drift: targi_sim.drift.DriftOutcome
+    card_names: tuple[str, ...] = ()  # the deck's tribe names (card_id -> name), if known
 
     @property
     def rate(self) -> float:
@@ -123,13 +124,17 @@ def _target(e: Expectation, deck) -> Target | None:
                             sorted({SYMBOL_NAMES[int(c)] for c in deck.tribe_symbol}),
                             f"has no cards in deck {deck.name!r}")
     elif e.kind == "card_rate" and isinstance(e.card, int):
-        if not 1 <= e.card <= len(names):
-            raise DataError(e.path, e.where, "card", e.card, f"1..{len(names)} (the deck's "
-                            f"tribe cards in file order)", f"is not a card of deck {deck.name!r}")
-        cards = (e.card - 1,)
+        if not 0 <= e.card < len(names):
+            raise DataError(e.path, e.where, "card", e.card,
+                            f"card_id 0..{len(names) - 1} (the deck's [[tribe]] entries "
+                            "counting from 0, as in the run tables) or a card name",
+                            f"is not a card of deck {deck.name!r}")
+        cards = (e.card,)
     elif e.kind == "card_rate":
         if e.card not in names:
-            raise DataError(e.path, e.where, "card", e.card, names,
+            raise DataError(e.path, e.where, "card", e.card,
+                            f"card_id 0..{len(names) - 1} or a card name: "
+                            + ", ".join(f"{k} {n!r}" for k, n in enumerate(names)),
                             f"is not a card name of deck {deck.name!r}")
         cards = (names.index(e.card),)
     if e.kind == "raid_loss" and e.raid not in {int(r) for r in deck.raid_number if r > 0}:
@@ -277,7 +282,8 @@ def run_expectation(e: Expectation, parallel, jobs: int, *, match: Prepared | No
     seconds = time.perf_counter() - t0
     if normal:
         return CheckResult(e, verdict, test, np.zeros(0, dtype=np.int64), games, capped,
-                           seconds, sums_interval(total, e.is_mean), match.unit, sums=total)
+                           seconds, sums_interval(total, e.is_mean), match.unit, sums=total,
+                           card_names=match.card_names)
     return CheckResult(e, verdict, test, total, games, capped, seconds,
                        rate_interval(total), match.unit)
 

@@ -47,7 +47,7 @@ def summary_line(r) -> str:
         failed = d.failed_labels()
         head = (f"{len(d.tests)} card tests on {r.games:,} games, Holm at alpha {e.alpha:g}: "
                 f"{len(d.failures)} moved")
-        return head + (f" -- {', '.join(failed)}" if failed else "")
+        return head + (f" -- {'; '.join(failed)}" if failed else "")
     lo, hi = r.ci
     sides = "; ".join(f"LLR {s.name} {s.llr:+.2f} in [{s.lower:.2f}, {s.upper:.2f}] "
                       f"({s.state})" for s in r.test.sides)
@@ -66,7 +66,7 @@ def drift_lines(r, limit: int | None = None) -> list[str]:
         out.append(f"{t.label} {t.metric}: {100 * t.measured:.2f}% vs {100 * t.expected:.2f}% "
                    f"(tolerance {100 * t.tolerance:.1f} points, n {t.n:,.0f}, "
                    f"p {t.p:.2g}, Holm p {t.p_holm:.2g})")
-    out += [f"#{c.number} {c.name}: in the baseline, not in the deck" for c in d.missing]
+    out += [f"{c.label}: in the baseline, not in the deck" for c in d.missing]
     return out
 
 
@@ -82,7 +82,7 @@ def junit_xml(results: Results, seconds: float = 0.0) -> str:
             e = r.expectation
             case = ET.SubElement(suite, "testcase", name=e.name, classname=Path(path).stem,
                                  time=f"{r.seconds:.3f}")
-            detail = [e.describe(), summary_line(r)]
+            detail = [e.describe(getattr(r, "card_names", ())), summary_line(r)]
             if r.unit:
                 detail.append(f"unit: {r.unit}")
             if r.drift is not None:
@@ -122,7 +122,7 @@ def summary_markdown(results: Results, seconds: float = 0.0, reports: dict | Non
         if r.drift is not None:
             labels = r.drift.failed_labels()
             expected = f"{len(e.cards)} cards within tolerance"
-            measured = (f"moved: {', '.join(labels)}" if labels
+            measured = (f"moved: {'; '.join(labels)}" if labels
                         else f"no card moved ({len(r.drift.tests)} tests, Holm)")
         else:
             lo, hi = r.ci

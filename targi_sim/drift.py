@@ -32,7 +32,7 @@ from statistics import NormalDist
 
 import numpy as np
 
-from .baseline import CardBaseline, Expectation
+from .baseline import CardBaseline, Expectation, card_label
 from .check_metrics import CARD_METRICS, estimate
 
 MIN_UNITS = 30  # a card's rate is tested (and written) only with this many units holding it
@@ -43,7 +43,7 @@ TOLERANCE_STEP = 0.001  # tolerances are rounded up to 0.1 rate points
 class CardTest:
     """One card's metric: baseline, measurement, p-values and verdict (fractions)."""
 
-    number: int  # 1-based in the deck's [[tribe]] list
+    card_id: int  # the card's place among the deck's [[tribe]] entries, from 0
     name: str  # the card's name in the deck checked
     baseline_name: str  # its name when the baseline was measured
     metric: str
@@ -60,9 +60,9 @@ class CardTest:
 
     @property
     def label(self) -> str:
-        """The card by number and name, e.g. "#12 Well 3VP #1"."""
-        renamed = f" (was {self.baseline_name})" if self.baseline_name != self.name else ""
-        return f"#{self.number} {self.name}{renamed}"
+        """The card by card_id and name, e.g. "card_id 27 (Well 3VP #1)"; renamed since
+        the baseline: "card_id 5 (Targia 4VP #1, was Targia 1VP #1)"."""
+        return card_label(self.card_id, self.name, self.baseline_name)
 
     @property
     def moved(self) -> float:
@@ -74,7 +74,7 @@ class DriftOutcome:
     """Every card test of a deck_drift expectation, plus what could not be tested."""
 
     tests: list[CardTest]
-    untested: list[str] = field(default_factory=list)  # "#n name metric: why"
+    untested: list[str] = field(default_factory=list)  # "card_id k (name) metric: why"
     missing: list[CardBaseline] = field(default_factory=list)  # in the baseline, not the deck
     new_cards: list[str] = field(default_factory=list)  # in the deck, not the baseline
 
@@ -87,12 +87,13 @@ class DriftOutcome:
         return bool(self.failures or self.missing)
 
     def failed_labels(self) -> list[str]:
-        """The failing cards by number and name, each once, in deck order."""
+        """The failing cards by card_id and name, each once, in deck order."""
         out: list[str] = []
-        for t in sorted(self.failures, key=lambda t: t.number):
+        for t in sorted(self.failures, key=lambda t: t.card_id):
             if t.label not in out:
                 out.append(t.label)
-        return out + [f"#{c.number} {c.name} (not in the deck)" for c in self.missing]
+        return out + [card_label(c.card_id, c.name, note="not in the deck")
+                      for c in self.missing]
 
 
 def card_tests(sums: np.ndarray, names: tuple[str, ...], e: Expectation) -> DriftOutcome:
@@ -104,7 +105,7 @@ def card_tests(sums: np.ndarray, names: tuple[str, ...], e: Expectation) -> Drif
     tests: list[CardTest] = []
     outcome = DriftOutcome(tests)
     for card in e.cards:
-        k = card.number - 1
+        k = card.card_id
         if k >= len(names):
             outcome.missing.append(card)
             continue
@@ -113,16 +114,16 @@ def card_tests(sums: np.ndarray, names: tuple[str, ...], e: Expectation) -> Drif
             units = int(sums[k, j, 0])
             m, v = float(est[k, j]), float(var[k, j])
             if units < MIN_UNITS or not math.isfinite(v):
-                outcome.untested.append(f"#{card.number} {names[k]} {metric}: "
+                outcome.untested.append(f"{card_label(k, names[k], card.name)} {metric}: "
                                         f"{units} units hold it (needs {MIN_UNITS})")
                 continue
             sd = math.sqrt(v + se_base ** 2)
             z = (m - value) / sd if sd > 0 else (0.0 if m == value else math.inf)
-            tests.append(CardTest(card.number, names[k], card.name, metric, value, se_base,
+            tests.append(CardTest(k, names[k], card.name, metric, value, se_base,
                                   tol, m, math.sqrt(v), units, float(sums[k, j, 2]),
                                   float(2 * norm.sf(abs(z)))))
-    covered = {c.number for c in e.cards}
-    outcome.new_cards = [f"#{k + 1} {n}" for k, n in enumerate(names) if k + 1 not in covered]
+    covered = {c.card_id for c in e.cards}
+    outcome.new_cards = [card_label(k, n) for k, n in enumerate(names) if k not in covered]
     if tests:
         reject, p_holm, _, _ = multipletests([t.p for t in tests], alpha=e.alpha, method="holm")
         tests[:] = [CardTest(**{**t.__dict__, "p_holm": float(ph),
@@ -160,7 +161,7 @@ def measured_cards(sums: np.ndarray, names: tuple[str, ...], e: Expectation,
     est, var = estimate(sums)
     ok = (sums[..., 0] >= MIN_UNITS) & np.isfinite(var)
     m = int(ok.sum())
-    old = {c.number: c for c in e.cards}
+    old = {c.card_id: c for c in e.cards}
     out = []
     for k, name in enumerate(names):
         values = {}
@@ -168,13 +169,13 @@ def measured_cards(sums: np.ndarray, names: tuple[str, ...], e: Expectation,
             if not ok[k, j]:
                 continue
             se = math.sqrt(float(var[k, j]))
-            kept = old.get(k + 1)
+            kept = old.get(k)
             if kept is not None and metric in kept.values:
                 tol = kept.values[metric][2]
             else:
                 tol = tolerance(se * math.sqrt(games / e.max_games), se, m, e.alpha, e.beta)
             values[metric] = (float(est[k, j]), se, tol)
-        out.append(CardBaseline(k + 1, name, values))
+        out.append(CardBaseline(k, name, values))
     return tuple(out)
 
 

@@ -36,7 +36,7 @@ approx = pytest.approx
 runner = CliRunner()
 ROOT = Path(__file__).resolve().parents[1]
 BASE_DECK = data_dir() / "decks" / "base.toml"
-# tribe card #6 ("Targia 1VP #1") made free and worth 3 VP more
+# tribe card 5 ("Targia 1VP #1") made free and worth 3 VP more
 HEAD6 = "[[tribe]]  # card_id 5: Targia 1VP #1\n"
 CARD6 = HEAD6 + 'symbol = "Targia"\nvp = 1\ncost = { pepper = 2, gold = 1 }'
 CHEAP6 = HEAD6 + 'symbol = "Targia"\nvp = 4\ncost = {}'
@@ -120,37 +120,41 @@ def _sums(values: list[tuple[float, float]], units: int = 400) -> np.ndarray:
     return out
 
 
-def test_deck_drift_holm_names_the_moved_card_by_number_and_name():
+def test_deck_drift_holm_names_the_moved_card_by_card_id_and_name():
     from statsmodels.stats.multitest import multipletests
 
     names = ("Targia 3VP #1", "Well 2VP #1", "Oasis 4VP #1")
-    base = [CardBaseline(k + 1, n, {"acquire_rate": (0.5, 0.01, 0.10),
-                                    "played_wr": (0.5, 0.01, 0.10)})
+    base = [CardBaseline(k, n, {"acquire_rate": (0.5, 0.01, 0.10),
+                                "played_wr": (0.5, 0.01, 0.10)})
             for k, n in enumerate(names)]
-    base.append(CardBaseline(4, "Camp 1VP #1", {"acquire_rate": (0.5, 0.01, 0.1)}))
+    base.append(CardBaseline(3, "Camp 1VP #1", {"acquire_rate": (0.5, 0.01, 0.1)}))
     e = replace(load_baseline(ROOT / "data" / "baselines" / "default.toml").expectations[0],
                 kind="deck_drift", cards=tuple(base))
-    # card 2 acquired 80% of the time instead of 50%; card 3 moved 3 points (< half the
+    # card_id 1 acquired 80% of the time instead of 50%; card_id 2 moved 3 points (< half the
     # 10-point tolerance): significant perhaps, but not a failure
     d = card_tests(_sums([(0.5, 0.5), (0.8, 0.5), (0.53, 0.5)], units=4000), names, e)
-    assert [t.label for t in d.failures] == ["#2 Well 2VP #1"]
-    assert d.failed_labels() == ["#2 Well 2VP #1", "#4 Camp 1VP #1 (not in the deck)"]
+    assert [t.label for t in d.failures] == ["card_id 1 (Well 2VP #1)"]
+    assert d.failed_labels() == ["card_id 1 (Well 2VP #1)",
+                                 "card_id 3 (Camp 1VP #1, not in the deck)"]
     assert len(d.tests) == 6 and d.failed
     expected = multipletests([t.p for t in d.tests], alpha=e.alpha, method="holm")[1]
     assert [t.p_holm for t in d.tests] == approx(list(expected))
-    t = next(t for t in d.tests if t.number == 2 and t.metric == "acquire_rate")
+    t = next(t for t in d.tests if t.card_id == 1 and t.metric == "acquire_rate")
     # z uses both standard errors: the check's (binomial here) and the baseline's
     se = math.sqrt(0.8 * 0.2 / 4000)
     assert t.se == approx(se, rel=1e-3)
     assert t.p == approx(math.erfc(abs(0.3 / math.hypot(se, 0.01)) / math.sqrt(2)), rel=1e-6)
-    # a deck with a renamed card (its VP changed) is still card #2
+    # a deck with a renamed card (its VP changed) is still card_id 1
     renamed = card_tests(_sums([(0.5, 0.5), (0.8, 0.5), (0.5, 0.5), (0.5, 0.5)], 4000),
                          (*names[:1], "Well 5VP #1", *names[2:], "Camp 1VP #1"), e)
-    assert renamed.failed_labels() == ["#2 Well 5VP #1 (was Well 2VP #1)"]
+    assert renamed.failed_labels() == ["card_id 1 (Well 5VP #1, was Well 2VP #1)"]
     quiet = card_tests(_sums([(0.5, 0.5)] * 4, 4000), (*names, "Camp 1VP #1"), e)
     assert not quiet.failed and quiet.new_cards == []
     few = card_tests(_sums([(0.9, 0.9)] * 4, units=10), (*names, "Camp 1VP #1"), e)
     assert not few.tests and len(few.untested) == 7  # under MIN_UNITS: not tested
+    assert few.untested[0].startswith("card_id 0 (Targia 3VP #1) acquire_rate: 10 units")
+    grown = card_tests(_sums([(0.5, 0.5)] * 5, 4000), (*names, "Camp 1VP #1", "Well 9VP #1"), e)
+    assert grown.new_cards == ["card_id 4 (Well 9VP #1)"]
 
 
 def test_tolerances_are_the_minimum_detectable_effect():
@@ -179,7 +183,7 @@ def _exp(**fields) -> str:
     return "[[expectation]]\nname = \"x\"\nstrategy = \"greedy\"\n" + "\n".join(lines) + "\n"
 
 
-CARD = {"kind": '"card_rate"', "metric": '"acquire_rate"', "card": "3", "rate": "40.0",
+CARD = {"kind": '"card_rate"', "metric": '"acquire_rate"', "card": "2", "rate": "40.0",
         "tolerance": "5.0"}
 
 
@@ -188,8 +192,13 @@ CARD = {"kind": '"card_rate"', "metric": '"acquire_rate"', "card": "3", "rate": 
     (_exp(**{**CARD, "card": None}), ["'card'", "either `card`", "or `symbol`"]),
     (_exp(**{**CARD, "symbol": '"Well"'}), ["'card'", "not both"]),
     (_exp(**{**CARD, "card": None, "symbol": '"Tent"'}), ["'symbol'", "'Oasis'"]),
-    (_exp(**{**CARD, "card": "46"}), ["'card'", "1..45", "not a card of deck 'base'"]),
-    (_exp(**{**CARD, "card": '"Targia 9VP #1"'}), ["'card'", "'Targia 3VP #1'"]),
+    (_exp(**{**CARD, "card": "45"}), ["'card'", "(got 45)", "card_id 0..44 (the deck's",
+                                      "or a card name", "not a card of deck 'base'"]),
+    (_exp(**{**CARD, "card": "-1"}), ["'card'", "card_id 0..63", "or a card name",
+                                      "out of range"]),
+    (_exp(**{**CARD, "card": "2.5"}), ["'card'", "card_id 0..63", "wrong type"]),
+    (_exp(**{**CARD, "card": '"Targia 9VP #1"'}), ["'card'", "card_id 0..44 or a card name",
+                                                   "0 'Targia 3VP #1'"]),
     (_exp(**{**CARD, "mean": "3.0"}), ["'mean'", "this metric is a rate"]),
     (_exp(**{**CARD, "raid": "2"}), ["'raid'", "is not a field of kind 'card_rate'"]),
     (_exp(kind='"game_shape"', metric='"rounds_mean"', rate="50.0", tolerance="1"),
@@ -200,13 +209,18 @@ CARD = {"kind": '"card_rate"', "metric": '"acquire_rate"', "card": "3", "rate": 
     (_exp(kind='"raid_loss"', mean="2.0", tolerance="0.1"), ["'raid'", "is missing"]),
     (_exp(kind='"deck_drift"'), ["'cards'", "is missing"]),
     (_exp(kind='"deck_drift"', cards="[]"), ["'cards'", "check init"]),
-    (_exp(kind='"deck_drift"', cards='[{ number = 0, name = "a" }]'),
-     ["'cards[0].number'", "1..64"]),
-    (_exp(kind='"deck_drift"', cards='[{ number = 1, name = "a", acquire_rate = 40.0 }]'),
+    (_exp(kind='"deck_drift"', cards='[{ card_id = 64, name = "a" }]'),
+     ["'cards[0].card_id'", "0..63"]),
+    (_exp(kind='"deck_drift"',
+          cards='[{ card_id = 1, name = "a" }, { card_id = 1, name = "b" }]'),
+     ["'cards[1].card_id'", "each card_id once"]),
+    (_exp(kind='"deck_drift"', cards='[{ number = 6, name = "a" }]'),  # counted from 1
+     ["'cards[0].number'", "an old field (counted from 1)", "card_id = number - 1"]),
+    (_exp(kind='"deck_drift"', cards='[{ card_id = 1, name = "a", acquire_rate = 40.0 }]'),
      ["'cards[0].acquire_rate_se'", "is missing"]),
-    (_exp(kind='"deck_drift"', cards='[{ number = 1, name = "a", colour = 1 }]'),
+    (_exp(kind='"deck_drift"', cards='[{ card_id = 1, name = "a", colour = 1 }]'),
      ["'cards[0].colour'", "is not a known field", "played_wr_tolerance"]),
-    (_exp(kind='"deck_drift"', rate="40.0", cards='[{ number = 1, name = "a" }]'),
+    (_exp(kind='"deck_drift"', rate="40.0", cards='[{ card_id = 1, name = "a" }]'),
      ["'rate'", "is not a field of kind 'deck_drift'"]),
 ])
 def test_bad_new_kind_fields_exit_2_naming_file_field_and_allowed_values(tmp_path, text,
@@ -215,6 +229,37 @@ def test_bad_new_kind_fields_exit_2_naming_file_field_and_allowed_values(tmp_pat
     path.write_text(text, encoding="utf-8")
     line = one_error_line(runner.invoke(app, ["check", str(path), "--quiet"]), *needles)
     assert str(path) in line and "expectation 'x'" in line
+
+
+def test_card_rate_card_is_the_card_id_or_the_name_and_is_named_with_both(tmp_path):
+    """`card = 5` is card_id 5 (counting from 0, as in the run tables and the deck's
+    `# card_id 5: Targia 1VP #1` comment); the name picks the same card; what the check
+    prints and writes names it `card_id 5 (Targia 1VP #1)`."""
+    from targi_sim.check import CheckResult, prepare
+
+    path = tmp_path / "cards.toml"
+    path.write_text(_exp(**CARD).replace('"x"', '"by id"').replace("card = 2", "card = 5")
+                    + _exp(**{**CARD, "card": '"Targia 1VP #1"'}).replace('"x"', '"by name"'),
+                    encoding="utf-8")
+    by_id, by_name = load_baseline(path).expectations
+    assert by_id.card == 5 and by_name.card == "Targia 1VP #1"
+    names = load_deck_names()
+    for e in (by_id, by_name):
+        assert prepare(e).target.cards == (5,)
+        assert e.describe(names).startswith("mirror greedy: card_id 5 (Targia 1VP #1)'s "
+                                            "acquire rate")
+    assert "card_id 5's" in by_id.describe()  # before the deck is known: the id alone
+    result = CheckResult(by_id, PASS, TwoSidedSprt(0.4, 0.05), np.zeros(0, dtype=np.int64),
+                         0, False, card_names=names)
+    assert "card_id 5 (Targia 1VP #1)" in junit_xml([(path, [result])])
+
+
+def load_deck_names() -> tuple[str, ...]:
+    from targi_sim.deck import load_deck
+
+    names = load_deck("base").tribe_names
+    assert names[5] == "Targia 1VP #1" and f"# card_id 5: {names[5]}" in HEAD6
+    return tuple(names)
 
 
 # ------------------------------------------------------------------ runs, outputs, update
@@ -252,8 +297,8 @@ strategy = "greedy"
 max_games = 1200
 # 2 tribe cards measured on 1 games
 cards = [
-  {{ number = 6, name = "Targia 1VP #1", acquire_rate = {card6}, {rest} }},
-  {{ number = 7, name = "Targia 1VP #2", acquire_rate = 50.0, {rest} }},
+  {{ card_id = 5, name = "Targia 1VP #1", acquire_rate = {card6}, {rest} }},
+  {{ card_id = 6, name = "Targia 1VP #2", acquire_rate = 50.0, {rest} }},
 ]
 """
 
@@ -278,10 +323,11 @@ def test_new_kinds_decide_on_real_games(small):
     assert score.verdict == FAIL and 5 < score.rate < 29  # a greedy mirror scores ~14, not 30
     assert drift.games == 1200 and drift.drift is not None
     labels = drift.drift.failed_labels()
-    # both cards were written as 50%: whichever is far from it fails, by number and name
+    # both cards were written as 50%: whichever is far from it fails, by card_id and name
     for t in drift.drift.tests:
         assert t.failed == (t.p_holm < 0.05 and abs(t.moved) > 0.05), t
-    assert all(re.fullmatch(r"#[67] Targia 1VP #[12]", label) for label in labels)
+    assert all(label in ("card_id 5 (Targia 1VP #1)", "card_id 6 (Targia 1VP #2)")
+               for label in labels), labels
     assert len(drift.drift.new_cards) == 43
 
 
@@ -295,8 +341,8 @@ def test_new_kinds_do_not_depend_on_jobs(small):
                                                         other.capped)
     assert results[0].sums.tolist() == two[0].sums.tolist()
     assert [s.llr for s in results[0].test.sides] == [s.llr for s in two[0].test.sides]
-    assert [(t.number, t.metric, t.measured, t.p_holm) for t in results[2].drift.tests] == \
-        [(t.number, t.metric, t.measured, t.p_holm) for t in two[1].drift.tests]
+    assert [(t.card_id, t.metric, t.measured, t.p_holm) for t in results[2].drift.tests] == \
+        [(t.card_id, t.metric, t.measured, t.p_holm) for t in two[1].drift.tests]
 
 
 def test_jobs_default_to_auto_under_ci(monkeypatch):
@@ -347,8 +393,11 @@ def test_update_rewrites_means_rates_and_the_card_list_only(small, tmp_path):
     assert re.search(r"^rate = \d+\.\d\d  # measured on 1,200 games, 95% CI", after, re.M)
     assert re.search(r"^mean = \d+\.\d{3}  # measured on 1,200 games, 95% CI", after, re.M)
     assert re.search(r"^# 45 tribe cards measured on 1,200 games", after, re.M)
+    assert re.search(r'^  \{ card_id = 0, name = "Targia 3VP #1", ', after, re.M)
+    assert "number =" not in after
     (_, _, drift) = load_baseline(path).expectations
     assert len(drift.cards) == 45
+    assert [c.card_id for c in drift.cards] == list(range(45))
     assert drift.cards[5].values["acquire_rate"][2] == approx(0.10)  # a kept tolerance
     assert before.count("\n") < after.count("\n")
     assert not list(tmp_path.glob(".*.tmp"))
@@ -473,13 +522,14 @@ def test_ci_steps_on_a_git_repository_fail_a_much_cheaper_card_and_pass_a_commen
     assert not (repo / "targi-check-reports").exists()
 
     (repo / "my-deck.toml").write_text(deck.replace(CARD6, CHEAP6), encoding="utf-8")
-    _sh("git commit -qam 'card 6: free and 3 VP more'", repo, env)
+    _sh("git commit -qam 'card_id 5: free and 3 VP more'", repo, env)
     failed = _sh(["bash", "-c", script], repo, env, check=False)
     assert failed.returncode == 1, failed.stdout + failed.stderr
     root = ET.parse(repo / "targi-check.xml").getroot()
     drift = next(c for c in root.iter("testcase") if c.get("name").startswith("deck drift"))
     message = drift.find("failure").get("message")
-    assert "#6 Targia 4VP #1 (was Targia 1VP #1)" in message, message
-    assert "#6 Targia 4VP #1" in failed.stdout  # the summary table, printed by the step
+    assert "card_id 5 (Targia 4VP #1, was Targia 1VP #1)" in message, message
+    assert "card_id 5 (Targia 4VP #1" in failed.stdout  # the summary table, printed by the step
+    assert "#6" not in message
     reports = list((repo / "targi-check-reports").glob("*/report/report.html"))
     assert any("deck-drift" in str(p) for p in reports), reports
