@@ -296,6 +296,14 @@ def test_report_shows_the_causal_card_value_section(forked_run, tmp_path):
     assert graded.height >= 2 and (graded["n_forks"] >= 10).all()
     assert pl.read_parquet(out / "tables" / "card_value_symbol.parquet").height == 5
     assert card_value_section(open_run(plain), pl.DataFrame(), 50) is None  # no forks
+    # with forks the tribe-card grades are fitted on the causal values (issue 18, part 3)
+    tribe = pl.read_parquet(out / "tables" / "cards_tribe.parquet")
+    assert "value_excess" in tribe.columns and "played_wr_excess" not in tribe.columns
+    causal = table.select("card_id", pl.col("value").alias("causal"), "n_forks")
+    joined = tribe.select(pl.col("card_id").cast(pl.Int64), "value").join(causal, on="card_id")
+    enough = joined.filter(pl.col("n_forks") >= 10)
+    assert enough.height >= 2 and (enough["value"] - enough["causal"]).abs().max() < 1e-12
+    assert "causal card value" in md
 
 
 def test_scatter_plot_is_a_png():
