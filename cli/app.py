@@ -132,7 +132,7 @@ def _progress(console: Console, quiet: bool) -> Progress:
 
 def _register_commands() -> None:
     """Commands that live in their own modules (each adds itself to the app)."""
-    from . import check, ladder, play, replay, report, run, tune
+    from . import balance, check, ladder, play, replay, report, run, tune
 
     run.register(app)
     replay.register(app)
@@ -141,6 +141,7 @@ def _register_commands() -> None:
     play.register(app)
     ladder.register(app)
     tune.register(app)
+    balance.register(app)
 
 
 _register_commands()

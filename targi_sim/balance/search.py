@@ -1,0 +1,359 @@
+"""The search: Optuna's TPE sampler over small card edits, raced on common random numbers.
+
+Every candidate deck plays the same deals, block after block (common random numbers,
+so two candidates differ by their edits, not by their luck). After each block the
+candidate's objective so far is reported to Optuna's successive-halving pruner, which
+stops candidates that are out of contention: only those still in it get more games.
+The study lives in an append-only journal file (Optuna's JournalStorage) in the
+output folder, so a stopped search resumes
+where it stopped; each trial reseeds the sampler from (seed, trial number), so a
+resumed search proposes what an uninterrupted one would have.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from ..api import Match, prepare_match
+from ..deck import COST_KEYS, Deck
+from ..errors import InputError
+from ..pairing import games_per_deal, plan, resolve_pairing
+from ..strategy import resolve_strategy
+from .measure import DeckStats, measure, with_deck
+from .objective import Terms, terms
+from .settings import Settings
+from .space import Edits, apply_edits, edits_from_deltas, edits_key, problem, value_of
+
+CHUNK_DEALS = 1000  # deals per worker task: fixed, so results do not depend on --jobs
+NONE = "-"
+
+
+def stream_seed(seed: int, purpose: str) -> int:
+    """A run seed (0..2^31-1) for one use of the balance seed: "search", "validate"."""
+    digest = hashlib.sha256(f"targi-balance\0{purpose}\0{seed}".encode()).digest()
+    return int.from_bytes(digest[:8], "little") % 2**31
+
+
+@dataclass(frozen=True)
+class BalanceConfig:
+    """Everything a search's result depends on (a resume must match it exactly)."""
+
+    deck: str = "base"
+    rules: str = "default"
+    strategies: tuple[str, ...] = ("balanced",)
+    budget: int = 1_000_000
+    block_deals: int = 5000
+    blocks: int = 4
+    seed: int = 0
+    validate_deals: int = 30_000
+    resamples: int = 1000  # paired-bootstrap resamples of the validation
+
+
+@dataclass
+class Candidate:
+    """One evaluated proposal."""
+
+    number: int
+    edits: Edits
+    value: float
+    terms: list[Terms]
+    blocks: int
+    pruned: bool = False
+
+
+@dataclass
+class SearchState:
+    trials: int = 0
+    games: int = 0
+    best: Candidate | None = None
+    base: Candidate | None = None
+    history: list[tuple[int, int, float]] = field(default_factory=list)  # trial, games, best
+    seen: dict[str, float | None] = field(default_factory=dict)  # edits -> value (None: pruned)
+
+
+Progress = Callable[[SearchState, int], None]  # state, budget
+
+
+class Evaluator:
+    """Plays candidate decks on the search's common deals, through a joblib pool."""
+
+    def __init__(self, config: BalanceConfig, settings: Settings, parallel, jobs: int) -> None:
+        self.config, self.settings = config, settings
+        self.parallel, self.jobs = parallel, jobs
+        strategies = [resolve_strategy(s) for s in config.strategies]
+        self.matches: list[Match] = [prepare_match((s, s), config.deck, config.rules)
+                                     for s in strategies]
+        self.pairings = [resolve_pairing("auto", [s, s]) for s in strategies]
+        self.deck: Deck = self.matches[0].deck
+        self.seed = stream_seed(config.seed, "search")
+
+    def block_games(self, m: int) -> int:
+        return self.config.block_deals * games_per_deal(self.pairings[m])
+
+    def _tasks(self, deck: Deck, block: int, seed: int, deals: int) -> list[tuple]:
+        tasks = []
+        for m, match in enumerate(self.matches):
+            gpd = games_per_deal(self.pairings[m])
+            mm = with_deck(match, deck)
+            for lo in range(0, deals, CHUNK_DEALS):
+                k = min(CHUNK_DEALS, deals - lo)
+                start = (block * deals + lo) * gpd
+                tasks.append((m, mm, plan(k * gpd, seed, self.pairings[m], start=start),
+                              self.pairings[m]))
+        return tasks
+
+    def play_block(self, deck: Deck, block: int) -> list[DeckStats]:
+        """Each match's stats of block `block` of the search deals (chunk order fixed)."""
+        from joblib import delayed
+
+        tasks = self._tasks(deck, block, self.seed, self.config.block_deals)
+        if self.jobs == 1:
+            results = [measure(mm, p, pr) for _, mm, p, pr in tasks]
+        else:
+            results = self.parallel(delayed(measure)(mm, p, pr) for _, mm, p, pr in tasks)
+        out: list[DeckStats | None] = [None] * len(self.matches)
+        for (m, *_), r in zip(tasks, results, strict=True):
+            out[m] = r if out[m] is None else out[m] + r
+        return out  # type: ignore[return-value]
+
+    def terms_of(self, deck: Deck, stats: Sequence[DeckStats]) -> list[Terms]:
+        return [terms(s, deck, self.settings.objective) for s in stats]
+
+    def value(self, ts: Sequence[Terms], changed: int) -> float:
+        obj = self.settings.objective
+        return float(np.mean([t.total(obj, changed) for t in ts]))
+
+
+def suggest(trial, deck: Deck, cards: Sequence[int], settings: Settings) -> Edits:
+    """A proposal from the trial: up to max_changes slots, each a card (or none) and
+    its fields' deltas; deltas that would leave the space are repaired (clipped to
+    cost >= 0, cost decreases undone below the minimum total)."""
+    space = settings.space
+    deltas: dict[int, dict[str, int]] = {}
+    choices = [NONE] + [str(c + 1) for c in cards]
+    for s in range(space.max_changes):
+        pick = trial.suggest_categorical(f"slot{s}", choices)
+        if pick == NONE:
+            continue
+        card = int(pick) - 1
+        deltas[card] = {f: trial.suggest_int(f"card{card + 1}.{f}", -space.step, space.step)
+                        for f in space.fields}
+    return repair(deck, deltas, settings)
+
+
+def repair(deck: Deck, deltas: dict[int, dict[str, int]], settings: Settings) -> Edits:
+    space = settings.space
+    fixed: dict[int, dict[str, int]] = {}
+    for card, d in deltas.items():
+        d = {f: max(v, -value_of(deck, card, f)) for f, v in d.items()}  # values >= 0
+        total = sum(value_of(deck, card, k) + d.get(k, 0) for k in COST_KEYS)
+        if total < space.min_total_cost:
+            d = {f: (0 if f in COST_KEYS and v < 0 else v) for f, v in d.items()}
+        fixed[card] = d
+    edits = edits_from_deltas(deck, fixed)
+    why = problem(deck, edits, space)
+    if why is not None:  # cannot happen after the repair; keep the search honest if it does
+        raise AssertionError(why)
+    return edits
+
+
+def seed_proposals(deck: Deck, base: Terms, cards: Sequence[int], settings: Settings
+                   ) -> list[dict[int, dict[str, int]]]:
+    """Data-driven starting points: the cards furthest from their VP group's mean value,
+    made dearer (too strong) or cheaper (too weak) in their largest cost."""
+    space = settings.space
+    allowed = set(cards)
+    value, elig = base.card_value, base.eligible
+    dev = np.full(deck.n_tribe, np.nan)
+    for g in np.unique(deck.tribe_vp):
+        sel = elig & (deck.tribe_vp == g)
+        if sel.sum() >= 2:
+            dev[sel] = value[sel] - value[sel].mean()
+    order = [int(c) for c in np.argsort(-np.nan_to_num(np.abs(dev), nan=-1.0))
+             if np.isfinite(dev[c]) and int(c) in allowed]
+    costs = [f for f in COST_KEYS if f in space.fields]
+    out = []
+    for k in sorted({space.max_changes, max(1, space.max_changes // 2), 2, 1}, reverse=True):
+        for use_vp in (False, True):
+            deltas: dict[int, dict[str, int]] = {}
+            for c in order[:k]:
+                sign = 1 if dev[c] > 0 else -1  # too strong: dearer / fewer VP
+                if use_vp and "vp" in space.fields:
+                    deltas[c] = {"vp": -sign}
+                elif costs:
+                    f = max(costs, key=lambda k2: value_of(deck, c, k2))
+                    deltas[c] = {f: sign}
+            if deltas:
+                out.append(deltas)
+    return out
+
+
+def trial_params(deltas: dict[int, dict[str, int]], settings: Settings) -> dict:
+    """Optuna parameters that make `suggest` return these deltas (for enqueue_trial)."""
+    params: dict = {}
+    cards = list(deltas)[: settings.space.max_changes]
+    for s in range(settings.space.max_changes):
+        params[f"slot{s}"] = str(cards[s] + 1) if s < len(cards) else NONE
+    for c in cards:
+        for f in settings.space.fields:
+            params[f"card{c + 1}.{f}"] = int(deltas[c].get(f, 0))
+    return params
+
+
+def fingerprint(config: BalanceConfig, settings: Settings, deck: Deck) -> str:
+    text = repr((asdict(config), settings.text, deck.sha256))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def search(config: BalanceConfig, settings: Settings, out: Path, *, jobs: int = 1,
+           resume: bool = False, progress: Progress | None = None,
+           stop_after: int | None = None) -> SearchState:
+    """Run (or resume) the search in `out`; returns the state with the best candidate."""
+    import optuna
+    from joblib import Parallel
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    db = out / "study.journal"
+    if db.exists() and not resume:
+        raise InputError(f"{str(out)!r} already holds a balance search; pass --resume to "
+                         "continue it or choose another --out")
+    out.mkdir(parents=True, exist_ok=True)
+    with Parallel(n_jobs=jobs, backend="loky") as parallel:
+        ev = Evaluator(config, settings, parallel, jobs)
+        deck = ev.deck
+        frozen = settings.space.frozen_ids(deck, settings.path)
+        cards = [c for c in range(deck.n_tribe) if c not in frozen]
+        fp = fingerprint(config, settings, deck)
+        from optuna.storages import JournalStorage
+        from optuna.storages.journal import JournalFileBackend
+
+        storage = JournalStorage(JournalFileBackend(str(db)))
+        study = optuna.create_study(
+            storage=storage, study_name="balance", direction="minimize", load_if_exists=True,
+            pruner=optuna.pruners.SuccessiveHalvingPruner(min_resource=1, reduction_factor=3))
+        saved = study.user_attrs.get("fingerprint")
+        if saved is None:
+            study.set_user_attr("fingerprint", fp)
+        elif saved != fp:
+            raise InputError(f"--resume: {str(db)!r} was written by a search with other "
+                             "settings, deck, strategies or budget; use another --out")
+        state = _replay(study, deck, ev)
+        if not study.trials:
+            study.enqueue_trial(trial_params({}, settings))
+        while state.games < config.budget:
+            if stop_after is not None and state.trials >= stop_after:
+                break
+            if state.trials == 1 and not study.user_attrs.get("seeded"):
+                for d in seed_proposals(deck, state.base.terms[0], cards, settings):
+                    study.enqueue_trial(trial_params(d, settings))
+                study.set_user_attr("seeded", True)
+            study.sampler = optuna.samplers.TPESampler(
+                seed=stream_seed(config.seed, f"tpe{len(study.trials)}"), n_startup_trials=10,
+                multivariate=False)
+            trial = study.ask()
+            edits = suggest(trial, deck, cards, settings)
+            state.games += _evaluate(study, trial, edits, deck, ev, state)
+            state.trials += 1
+            state.history.append((state.trials, state.games,
+                                  state.best.value if state.best else float("nan")))
+            if progress is not None:
+                progress(state, config.budget)
+    return state
+
+
+def _evaluate(study, trial, edits: Edits, deck: Deck, ev: Evaluator, state: SearchState) -> int:
+    """Race one candidate block by block; returns the games it played."""
+    from optuna.trial import TrialState
+
+    key = edits_key(edits)
+    trial.set_user_attr("edits", key)
+    if key in state.seen:  # the same deck on the same deals: the same result, no games
+        value = state.seen[key]
+        trial.set_user_attr("games", 0)
+        if value is None:
+            study.tell(trial, state=TrialState.PRUNED)
+        else:
+            study.tell(trial, value)
+        return 0
+    cand_deck = apply_edits(deck, edits)
+    stats: list[DeckStats] | None = None
+    games = 0
+    for b in range(ev.config.blocks):
+        block = ev.play_block(cand_deck, b)
+        games += sum(s.games for s in block)
+        stats = block if stats is None else [a + c for a, c in zip(stats, block, strict=True)]
+        ts = ev.terms_of(cand_deck, stats)
+        value = ev.value(ts, len(edits))
+        trial.report(value, b)
+        if b < ev.config.blocks - 1 and trial.should_prune():
+            trial.set_user_attr("games", games)
+            study.tell(trial, state=TrialState.PRUNED)
+            state.seen[key] = None
+            return games
+    trial.set_user_attr("games", games)
+    trial.set_user_attr("terms", [t.as_dict() for t in ts])
+    study.tell(trial, value)
+    state.seen[key] = value
+    cand = Candidate(trial.number, edits, value, ts, ev.config.blocks)
+    if not edits and state.base is None:
+        state.base = cand
+    if state.best is None or value < state.best.value:
+        state.best = cand
+    return games
+
+
+def _replay(study, deck: Deck, ev: Evaluator) -> SearchState:
+    """The state of a resumed study: games spent, and the base and best candidates
+    (their terms are measured again from the common deals: cheap and exact)."""
+    from optuna.trial import TrialState
+
+    state = SearchState()
+    best = None
+    for t in study.trials:
+        if t.state in (TrialState.COMPLETE, TrialState.PRUNED):
+            state.trials += 1
+            state.games += int(t.user_attrs.get("games", 0))
+            if t.state == TrialState.COMPLETE and (best is None or t.value < best.value):
+                best_value = float(t.value)
+            else:
+                best_value = float(best.value) if best is not None else float("nan")
+            state.history.append((state.trials, state.games, best_value))
+            if "edits" in t.user_attrs:
+                state.seen[t.user_attrs["edits"]] = (
+                    float(t.value) if t.state == TrialState.COMPLETE else None)
+            if t.state == TrialState.COMPLETE and (best is None or t.value < best.value):
+                best = t
+        elif t.state == TrialState.RUNNING:  # interrupted mid-race: gone, not counted
+            study.tell(t.number, state=TrialState.FAIL)
+    for t in (study.trials[0] if study.trials else None, best):
+        if t is None or t.state != TrialState.COMPLETE:
+            continue
+        edits = parse_key(t.user_attrs["edits"])
+        d = apply_edits(deck, edits)
+        stats = None
+        for b in range(ev.config.blocks):
+            block = ev.play_block(d, b)
+            stats = block if stats is None else [a + c for a, c in zip(stats, block, strict=True)]
+        cand = Candidate(t.number, edits, float(t.value), ev.terms_of(d, stats),
+                         ev.config.blocks)
+        if not edits:
+            state.base = cand
+        if t is best:
+            state.best = cand
+    return state
+
+
+def parse_key(key: str) -> Edits:
+    """The inverse of space.edits_key."""
+    if key == "-":
+        return {}
+    out: Edits = {}
+    for part in key.split(";"):
+        card, fields = part.split(":")
+        out[int(card)] = {f: int(v) for f, v in (x.split("=") for x in fields.split(","))}
+    return out
