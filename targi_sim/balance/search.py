@@ -74,6 +74,7 @@ class SearchState:
     base: Candidate | None = None
     history: list[tuple[int, int, float]] = field(default_factory=list)  # trial, games, best
     seen: dict[str, float | None] = field(default_factory=dict)  # edits -> value (None: pruned)
+    cards: list[int] = field(default_factory=list)  # the cards the search may edit
 
 
 Progress = Callable[[SearchState, int], None]  # state, budget
@@ -162,34 +163,48 @@ def repair(deck: Deck, deltas: dict[int, dict[str, int]], settings: Settings) ->
     return edits
 
 
-def seed_proposals(deck: Deck, base: Terms, cards: Sequence[int], settings: Settings
-                   ) -> list[dict[int, dict[str, int]]]:
-    """Data-driven starting points: the cards furthest from their VP group's mean value,
-    made dearer (too strong) or cheaper (too weak) in their largest cost."""
-    space = settings.space
-    allowed = set(cards)
-    value, elig = base.card_value, base.eligible
+def deviations(deck: Deck, base: Terms) -> np.ndarray:
+    """Each card's value minus its VP group's mean value (NaN if not measured)."""
     dev = np.full(deck.n_tribe, np.nan)
     for g in np.unique(deck.tribe_vp):
-        sel = elig & (deck.tribe_vp == g)
+        sel = base.eligible & (deck.tribe_vp == g)
         if sel.sum() >= 2:
-            dev[sel] = value[sel] - value[sel].mean()
-    order = [int(c) for c in np.argsort(-np.nan_to_num(np.abs(dev), nan=-1.0))
-             if np.isfinite(dev[c]) and int(c) in allowed]
-    costs = [f for f in COST_KEYS if f in space.fields]
+            dev[sel] = base.card_value[sel] - base.card_value[sel].mean()
+    return dev
+
+
+def single_edits(deck: Deck, base: Terms, cards: Sequence[int], settings: Settings
+                 ) -> list[dict[int, dict[str, int]]]:
+    """The screening stage: every one-field, one-step edit of a candidate card in the
+    direction its value asks for (a card above its group's mean gets dearer or loses
+    a VP; one below gets cheaper or gains a VP), furthest cards first."""
+    space = settings.space
+    dev = deviations(deck, base)
+    order = sorted((c for c in cards if np.isfinite(dev[c])), key=lambda c: (-abs(dev[c]), c))
     out = []
-    for k in sorted({space.max_changes, max(1, space.max_changes // 2), 2, 1}, reverse=True):
-        for use_vp in (False, True):
-            deltas: dict[int, dict[str, int]] = {}
-            for c in order[:k]:
-                sign = 1 if dev[c] > 0 else -1  # too strong: dearer / fewer VP
-                if use_vp and "vp" in space.fields:
-                    deltas[c] = {"vp": -sign}
-                elif costs:
-                    f = max(costs, key=lambda k2: value_of(deck, c, k2))
-                    deltas[c] = {f: sign}
-            if deltas:
+    for c in order:
+        sign = 1 if dev[c] > 0 else -1  # too strong: dearer / fewer VP
+        for f in space.fields:
+            step = -sign if f == "vp" else sign
+            deltas = {c: {f: step}}
+            if repair(deck, deltas, settings):  # a step the space allows
                 out.append(deltas)
+    return out
+
+
+def combinations(deck: Deck, singles: Sequence[tuple[float, dict[int, dict[str, int]]]],
+                 settings: Settings) -> list[dict[int, dict[str, int]]]:
+    """Greedy combinations of the screened single edits that beat the base: the best
+    edit of each card, best cards first, 2..max_changes of them."""
+    best_per_card: dict[int, tuple[float, dict[str, int]]] = {}
+    for gain, deltas in sorted(singles, key=lambda x: -x[0]):
+        (card, d), = deltas.items()
+        if gain > 0 and card not in best_per_card:
+            best_per_card[card] = (gain, d)
+    ranked = list(best_per_card.items())
+    out = []
+    for k in range(2, min(settings.space.max_changes, len(ranked)) + 1):
+        out.append({c: d for c, (_, d) in ranked[:k]})
     return out
 
 
@@ -210,12 +225,43 @@ def fingerprint(config: BalanceConfig, settings: Settings, deck: Deck) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+def candidate_cards(deck: Deck, base: Terms, settings: Settings) -> list[int]:
+    """The cards the search may edit: not frozen, and (with `candidates` > 0) only the
+    ones furthest from their VP group's mean value in the base measurement."""
+    frozen = settings.space.frozen_ids(deck, settings.path)
+    free = [c for c in range(deck.n_tribe) if c not in frozen]
+    k = settings.space.candidates
+    if not k or k >= len(free):
+        return free
+    dev = np.zeros(deck.n_tribe)
+    for g in np.unique(deck.tribe_vp):
+        sel = base.eligible & (deck.tribe_vp == g)
+        if sel.sum() >= 2:
+            dev[sel] = np.abs(base.card_value[sel] - base.card_value[sel].mean())
+    ranked = sorted(free, key=lambda c: (-dev[c], c))
+    return sorted(ranked[:k])
+
+
+def measure_full(ev: Evaluator, deck: Deck) -> tuple[list[Terms], int]:
+    """A deck's terms over every block of the search deals, and the games played."""
+    stats = None
+    for b in range(ev.config.blocks):
+        block = ev.play_block(deck, b)
+        stats = block if stats is None else [a + c for a, c in zip(stats, block, strict=True)]
+    return ev.terms_of(deck, stats), sum(s.games for s in stats)
+
+
 def search(config: BalanceConfig, settings: Settings, out: Path, *, jobs: int = 1,
            resume: bool = False, progress: Progress | None = None,
            stop_after: int | None = None) -> SearchState:
-    """Run (or resume) the search in `out`; returns the state with the best candidate."""
+    """Run (or resume) the search in `out`; returns the state with the best candidate.
+
+    The base deck is measured first on the same deals (it is candidate 0, outside the
+    study: its measurement chooses the candidate cards and the starting proposals)."""
     import optuna
     from joblib import Parallel
+    from optuna.storages import JournalStorage
+    from optuna.storages.journal import JournalFileBackend
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     db = out / "study.journal"
@@ -226,15 +272,10 @@ def search(config: BalanceConfig, settings: Settings, out: Path, *, jobs: int = 
     with Parallel(n_jobs=jobs, backend="loky") as parallel:
         ev = Evaluator(config, settings, parallel, jobs)
         deck = ev.deck
-        frozen = settings.space.frozen_ids(deck, settings.path)
-        cards = [c for c in range(deck.n_tribe) if c not in frozen]
         fp = fingerprint(config, settings, deck)
-        from optuna.storages import JournalStorage
-        from optuna.storages.journal import JournalFileBackend
-
-        storage = JournalStorage(JournalFileBackend(str(db)))
         study = optuna.create_study(
-            storage=storage, study_name="balance", direction="minimize", load_if_exists=True,
+            storage=JournalStorage(JournalFileBackend(str(db))), study_name="balance",
+            direction="minimize", load_if_exists=True,
             pruner=optuna.pruners.SuccessiveHalvingPruner(min_resource=1, reduction_factor=3))
         saved = study.user_attrs.get("fingerprint")
         if saved is None:
@@ -242,28 +283,66 @@ def search(config: BalanceConfig, settings: Settings, out: Path, *, jobs: int = 
         elif saved != fp:
             raise InputError(f"--resume: {str(db)!r} was written by a search with other "
                              "settings, deck, strategies or budget; use another --out")
-        state = _replay(study, deck, ev)
-        if not study.trials:
-            study.enqueue_trial(trial_params({}, settings))
+        base_terms, base_games = measure_full(ev, deck)
+        base = Candidate(-1, {}, ev.value(base_terms, 0), base_terms, config.blocks)
+        state = _replay(study, deck, ev, base, base_games)
+        cards = candidate_cards(deck, base_terms[0], settings)
+        state.cards = cards
+        if not study.user_attrs.get("screened"):
+            for d in single_edits(deck, base_terms[0], cards, settings):
+                study.enqueue_trial(trial_params(d, settings), user_attrs={"stage": "single"})
+            study.set_user_attr("screened", True)
+        if progress is not None:
+            progress(state, config.budget)
         while state.games < config.budget:
             if stop_after is not None and state.trials >= stop_after:
                 break
-            if state.trials == 1 and not study.user_attrs.get("seeded"):
-                for d in seed_proposals(deck, state.base.terms[0], cards, settings):
-                    study.enqueue_trial(trial_params(d, settings))
-                study.set_user_attr("seeded", True)
+            if not study.user_attrs.get("combined") and not _waiting(study):
+                for d in combinations(deck, _single_gains(study, base.value), settings):
+                    study.enqueue_trial(trial_params(d, settings),
+                                        user_attrs={"stage": "combination"})
+                study.set_user_attr("combined", True)
             study.sampler = optuna.samplers.TPESampler(
-                seed=stream_seed(config.seed, f"tpe{len(study.trials)}"), n_startup_trials=10,
-                multivariate=False)
+                seed=stream_seed(config.seed, f"tpe{len(study.trials)}"), n_startup_trials=10)
             trial = study.ask()
             edits = suggest(trial, deck, cards, settings)
             state.games += _evaluate(study, trial, edits, deck, ev, state)
             state.trials += 1
-            state.history.append((state.trials, state.games,
-                                  state.best.value if state.best else float("nan")))
+            state.history.append((state.trials, state.games, state.best.value))
             if progress is not None:
                 progress(state, config.budget)
     return state
+
+
+def _waiting(study) -> bool:
+    """True while enqueued trials are still to be run."""
+    from optuna.trial import TrialState
+
+    return any(t.state == TrialState.WAITING for t in study.get_trials(deepcopy=False))
+
+
+def _single_gains(study, base_value: float) -> list[tuple[float, dict[int, dict[str, int]]]]:
+    """(objective gain over the base, deltas) of every completed screening trial."""
+    from optuna.trial import TrialState
+
+    out = []
+    for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)):
+        if t.user_attrs.get("stage") == "single":
+            out.append((base_value - float(t.value), deltas_of(t.params)))
+    return out
+
+
+def deltas_of(params: dict) -> dict[int, dict[str, int]]:
+    """The non-zero deltas a trial's parameters ask for (the inverse of trial_params)."""
+    out: dict[int, dict[str, int]] = {}
+    for key, pick in params.items():
+        if key.startswith("slot") and pick != NONE:
+            card = int(pick)
+            d = {k.split(".", 1)[1]: int(v) for k, v in params.items()
+                 if k.startswith(f"card{card}.") and int(v) != 0}
+            if d:
+                out[card - 1] = d
+    return out
 
 
 def _evaluate(study, trial, edits: Edits, deck: Deck, ev: Evaluator, state: SearchState) -> int:
@@ -299,52 +378,39 @@ def _evaluate(study, trial, edits: Edits, deck: Deck, ev: Evaluator, state: Sear
     trial.set_user_attr("terms", [t.as_dict() for t in ts])
     study.tell(trial, value)
     state.seen[key] = value
-    cand = Candidate(trial.number, edits, value, ts, ev.config.blocks)
-    if not edits and state.base is None:
-        state.base = cand
-    if state.best is None or value < state.best.value:
-        state.best = cand
+    if value < state.best.value:
+        state.best = Candidate(trial.number, edits, value, ts, ev.config.blocks)
     return games
 
 
-def _replay(study, deck: Deck, ev: Evaluator) -> SearchState:
-    """The state of a resumed study: games spent, and the base and best candidates
-    (their terms are measured again from the common deals: cheap and exact)."""
+def _replay(study, deck: Deck, ev: Evaluator, base: Candidate, base_games: int
+            ) -> SearchState:
+    """The state of a (possibly resumed) study: games spent, the history, and the best
+    candidate (its terms measured again on the common deals: exact, and cheap)."""
     from optuna.trial import TrialState
 
-    state = SearchState()
+    state = SearchState(games=base_games, best=base, base=base)
+    state.history.append((0, base_games, base.value))
     best = None
     for t in study.trials:
-        if t.state in (TrialState.COMPLETE, TrialState.PRUNED):
-            state.trials += 1
-            state.games += int(t.user_attrs.get("games", 0))
-            if t.state == TrialState.COMPLETE and (best is None or t.value < best.value):
-                best_value = float(t.value)
-            else:
-                best_value = float(best.value) if best is not None else float("nan")
-            state.history.append((state.trials, state.games, best_value))
-            if "edits" in t.user_attrs:
-                state.seen[t.user_attrs["edits"]] = (
-                    float(t.value) if t.state == TrialState.COMPLETE else None)
-            if t.state == TrialState.COMPLETE and (best is None or t.value < best.value):
-                best = t
-        elif t.state == TrialState.RUNNING:  # interrupted mid-race: gone, not counted
+        if t.state == TrialState.RUNNING:  # interrupted mid-race: gone, not counted
             study.tell(t.number, state=TrialState.FAIL)
-    for t in (study.trials[0] if study.trials else None, best):
-        if t is None or t.state != TrialState.COMPLETE:
             continue
-        edits = parse_key(t.user_attrs["edits"])
+        if t.state not in (TrialState.COMPLETE, TrialState.PRUNED):
+            continue
+        state.trials += 1
+        state.games += int(t.user_attrs.get("games", 0))
+        done = t.state == TrialState.COMPLETE
+        state.seen[t.user_attrs["edits"]] = float(t.value) if done else None
+        if done and t.value < (best.value if best is not None else base.value):
+            best = t
+        state.history.append((state.trials, state.games,
+                              float(best.value) if best is not None else base.value))
+    if best is not None:
+        edits = parse_key(best.user_attrs["edits"])
         d = apply_edits(deck, edits)
-        stats = None
-        for b in range(ev.config.blocks):
-            block = ev.play_block(d, b)
-            stats = block if stats is None else [a + c for a, c in zip(stats, block, strict=True)]
-        cand = Candidate(t.number, edits, float(t.value), ev.terms_of(d, stats),
-                         ev.config.blocks)
-        if not edits:
-            state.base = cand
-        if t is best:
-            state.best = cand
+        terms_, _ = measure_full(ev, d)
+        state.best = Candidate(best.number, edits, float(best.value), terms_, ev.config.blocks)
     return state
 
 

@@ -14,7 +14,7 @@ FIELDS = ("vp", *COST_KEYS)
 VALUES = ("play_win", "acquire")
 OBJECTIVE_KEYS = ("value", "spread", "extremes", "never", "always", "first_player",
                   "tiebreak", "rounds", "rounds_target", "change", "min_plays")
-SPACE_KEYS = ("fields", "step", "min_total_cost", "max_changes", "frozen")
+SPACE_KEYS = ("fields", "step", "min_total_cost", "max_changes", "frozen", "candidates")
 
 
 @dataclass(frozen=True)
@@ -28,7 +28,7 @@ class Objective:
     tiebreak: float = 0.25
     rounds: float = 0.0
     rounds_target: float = 12.0
-    change: float = 0.002
+    change: float = 0.0002
     min_plays: int = 200
 
 
@@ -39,6 +39,7 @@ class Space:
     min_total_cost: int = 1
     max_changes: int = 6
     frozen: tuple[str | int, ...] = ()
+    candidates: int = 18
 
     def frozen_ids(self, deck: Deck, path: Path | None = None) -> frozenset[int]:
         """Card ids of the frozen entries (names or 1-based numbers) of `deck`."""
@@ -116,7 +117,8 @@ def _space(r: FieldReader) -> Space:
     return Space(fields=tuple(dict.fromkeys(fields)), step=r.get_int("step", d.step, lo=1, hi=5),
                  min_total_cost=r.get_int("min_total_cost", d.min_total_cost, hi=20),
                  max_changes=r.get_int("max_changes", d.max_changes, lo=1, hi=45),
-                 frozen=tuple(frozen))
+                 frozen=tuple(frozen),
+                 candidates=r.get_int("candidates", d.candidates, hi=64))
 
 
 def load_settings(path: str | Path | None = None) -> Settings:
