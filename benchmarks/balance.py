@@ -51,7 +51,7 @@ def main() -> None:
           f"({st.games / wall:,.0f} games/s including validation time); "
           f"peak RSS {peak_rss_mb():.0f} MB (main process)")
     for r in describe(result.base, result.edits):
-        print(f"  #{r['card']} {r['name']}: {r['field']} {r['old']} -> {r['new']}")
+        print(f"  card_id {r['card_id']} {r['name']}: {r['field']} {r['old']} -> {r['new']}")
     t = {r["term"]: r for r in result.validation.table.iter_rows(named=True)}
     for name, r in t.items():
         print(f"  {name:>13}: {r['base']:.4f} -> {r['proposal']:.4f}  change {r['change']:+.4f} "

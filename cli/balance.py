@@ -153,8 +153,9 @@ def balance(
     console.print(f"[bold]balance[/bold] {escape(base.name)}: {result.state.trials} candidates, "
                   f"{result.state.games:,} games, {time.perf_counter() - t0:.0f} s; "
                   f"{len(result.edits)} card(s) changed", highlight=False)
-    for r in result.validation.cards.join(_changes(result), on="card").iter_rows(named=True):
-        console.print(f"  #{r['card']} {escape(r['name'])}: {escape(r['what'])}", highlight=False)
+    for r in result.validation.cards.join(_changes(result), on="card_id").iter_rows(named=True):
+        console.print(f"  card_id {r['card_id']} {escape(r['name'])}: {escape(r['what'])}",
+                      highlight=False)
     console.print(f"fresh seeds ({result.validation.deals:,} deals per match): card-value "
                   f"spread {spread['base']:.4f} -> {spread['proposal']:.4f} "
                   f"({spread['verdict']}), first-player rate {fp['base']:.1%} -> "
@@ -171,6 +172,6 @@ def _changes(result):
 
     rows: dict[int, list[str]] = {}
     for r in describe(result.base, result.edits):
-        rows.setdefault(r["card"], []).append(f"{r['field']} {r['old']} -> {r['new']}")
-    return pl.DataFrame({"card": list(rows), "what": [", ".join(v) for v in rows.values()]},
-                        schema={"card": pl.Int64, "what": pl.Utf8})
+        rows.setdefault(r["card_id"], []).append(f"{r['field']} {r['old']} -> {r['new']}")
+    return pl.DataFrame({"card_id": list(rows), "what": [", ".join(v) for v in rows.values()]},
+                        schema={"card_id": pl.Int64, "what": pl.Utf8})

@@ -57,7 +57,7 @@ def test_bad_settings_name_file_field_and_allowed(tmp_path, text, field, allowed
 
 def test_frozen_cards_by_name_or_number(tmp_path, base):
     p = tmp_path / "obj.toml"
-    p.write_text('[space]\nfrozen = ["Camp 1VP #4", 1]\n')
+    p.write_text('[space]\nfrozen = ["Camp 1VP #4", 0]\n')
     assert load_settings(p).space.frozen_ids(base) == {26, 0}
     p.write_text('[space]\nfrozen = ["Camp 9VP #1"]\n')
     with pytest.raises(DataError, match="names no card"):
@@ -73,7 +73,8 @@ def test_rendered_proposal_loads_back_with_the_edits_and_old_values(tmp_path, ba
     edits = {0: {"vp": 2, "salt": 3}, 26: {"gold": 1}}
     text = render_deck(base, edits, "# header\n")
     assert "vp = 2  # was 3" in text
-    assert "cost = { salt = 3, pepper = 2, dates = 1 }  # was { salt = 2, pepper = 2, dates = 1 }" in text
+    assert ("cost = { salt = 3, pepper = 2, dates = 1 }  # was "
+            "{ salt = 2, pepper = 2, dates = 1 }") in text
     p = tmp_path / "proposal.toml"
     p.write_text(text)
     loaded = load_deck(p)

@@ -58,7 +58,8 @@ def balance_deck(config: BalanceConfig, out: str | Path, *, settings: Settings |
         proposal = load_deck(paths["proposal"])
     except DataError as exc:  # the writer produced a deck the loader rejects: a bug
         raise RuntimeError(f"the written proposal does not load: {exc}") from exc
-    return BalanceResult(edits, state, val, proposal, paths, base)
+    return BalanceResult(edits=edits, state=state, validation=val, proposal=proposal,
+                         base=base, paths=paths)
 
 
 __all__ = ["BalanceConfig", "BalanceResult", "Settings", "balance_deck", "load_settings",

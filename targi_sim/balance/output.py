@@ -38,7 +38,7 @@ def write_proposal(out: Path, deck: Deck, edits: Edits, header: str) -> Path:
 
 def changes_frame(deck: Deck, edits: Edits) -> pl.DataFrame:
     rows = describe(deck, edits)
-    return pl.DataFrame(rows, schema={"card": pl.Int64, "name": pl.Utf8, "field": pl.Utf8,
+    return pl.DataFrame(rows, schema={"card_id": pl.Int64, "name": pl.Utf8, "field": pl.Utf8,
                                       "old": pl.Int64, "new": pl.Int64})
 
 
@@ -85,9 +85,10 @@ def summary_markdown(config: BalanceConfig, deck: Deck, edits: Edits, state: Sea
     worse = t.filter(pl.col("verdict") == "worse")["term"].to_list()
     lines.append("- Terms that got worse beyond their interval: "
                  + (", ".join(worse) if worse else "none") + ".")
-    lines += ["", "## Changes", "", "| card | name | field | old | new |", "|---|---|---|---|---|"]
+    lines += ["", "## Changes", "", "| card_id | name | field | old | new |",
+              "|---|---|---|---|---|"]
     for r in describe(deck, edits):
-        lines.append(f"| {r['card']} | {r['name']} | {r['field']} | {r['old']} | {r['new']} |")
+        lines.append(f"| {r['card_id']} | {r['name']} | {r['field']} | {r['old']} | {r['new']} |")
     if not edits:
         lines.append("| – | no change beat the base deck | | | |")
     lines += ["", "## Validation on fresh seeds", "",
@@ -102,10 +103,10 @@ def summary_markdown(config: BalanceConfig, deck: Deck, edits: Edits, state: Sea
     if moved.height == 0:
         lines.append("None.")
     else:
-        lines += ["| card | name | value base | value proposal | change | 95% interval |",
+        lines += ["| card_id | name | value base | value proposal | change | 95% interval |",
                   "|---|---|---|---|---|---|"]
         for r in moved.iter_rows(named=True):
-            lines.append(f"| {r['card']} | {r['name']} | {r['value_base']:.3f} | "
+            lines.append(f"| {r['card_id']} | {r['name']} | {r['value_base']:.3f} | "
                          f"{r['value_proposal']:.3f} | {r['change']:+.3f} | "
                          f"{r['lo']:+.3f}..{r['hi']:+.3f} |")
     lines += ["", "Files: proposal.toml (the deck), changes.csv, validation.csv, "

@@ -136,13 +136,13 @@ def suggest(trial, deck: Deck, cards: Sequence[int], settings: Settings) -> Edit
     cost >= 0, cost decreases undone below the minimum total)."""
     space = settings.space
     deltas: dict[int, dict[str, int]] = {}
-    choices = [NONE] + [str(c + 1) for c in cards]
+    choices = [NONE] + [str(c) for c in cards]
     for s in range(space.max_changes):
         pick = trial.suggest_categorical(f"slot{s}", choices)
         if pick == NONE:
             continue
-        card = int(pick) - 1
-        deltas[card] = {f: trial.suggest_int(f"card{card + 1}.{f}", -space.step, space.step)
+        card = int(pick)
+        deltas[card] = {f: trial.suggest_int(f"card{card}.{f}", -space.step, space.step)
                         for f in space.fields}
     return repair(deck, deltas, settings)
 
@@ -213,10 +213,10 @@ def trial_params(deltas: dict[int, dict[str, int]], settings: Settings) -> dict:
     params: dict = {}
     cards = list(deltas)[: settings.space.max_changes]
     for s in range(settings.space.max_changes):
-        params[f"slot{s}"] = str(cards[s] + 1) if s < len(cards) else NONE
+        params[f"slot{s}"] = str(cards[s]) if s < len(cards) else NONE
     for c in cards:
         for f in settings.space.fields:
-            params[f"card{c + 1}.{f}"] = int(deltas[c].get(f, 0))
+            params[f"card{c}.{f}"] = int(deltas[c].get(f, 0))
     return params
 
 
@@ -341,7 +341,7 @@ def deltas_of(params: dict) -> dict[int, dict[str, int]]:
             d = {k.split(".", 1)[1]: int(v) for k, v in params.items()
                  if k.startswith(f"card{card}.") and int(v) != 0}
             if d:
-                out[card - 1] = d
+                out[card] = d
     return out
 
 

@@ -20,7 +20,7 @@ SPACE_KEYS = ("fields", "step", "min_total_cost", "max_changes", "frozen", "cand
 @dataclass(frozen=True)
 class Objective:
     value: str = "play_win"
-    spread: float = 1.0
+    spread: float = 3.0
     extremes: float = 1.0
     never: float = 0.10
     always: float = 0.90
@@ -42,20 +42,20 @@ class Space:
     candidates: int = 18
 
     def frozen_ids(self, deck: Deck, path: Path | None = None) -> frozenset[int]:
-        """Card ids of the frozen entries (names or 1-based numbers) of `deck`."""
+        """Card ids of the frozen entries (names or card_id numbers) of `deck`."""
         out = set()
         for item in self.frozen:
             if isinstance(item, int):
-                if not 1 <= item <= deck.n_tribe:
+                if not 0 <= item < deck.n_tribe:
                     raise DataError(path, "[space]", "frozen", item,
-                                    f"card numbers 1..{deck.n_tribe} or card names",
+                                    f"card_id 0..{deck.n_tribe - 1} or card names",
                                     "names no card of the deck")
-                out.add(item - 1)
+                out.add(item)
             elif item in deck.tribe_names:
                 out.add(deck.tribe_names.index(item))
             else:
                 raise DataError(path, "[space]", "frozen", item,
-                                f"card numbers 1..{deck.n_tribe} or names such as "
+                                f"card_id 0..{deck.n_tribe - 1} or names such as "
                                 f"{deck.tribe_names[0]!r}", "names no card of the deck")
         return frozenset(out)
 
@@ -112,7 +112,7 @@ def _space(r: FieldReader) -> Space:
     frozen = r.data.get("frozen", [])
     if not isinstance(frozen, list) or any(
             isinstance(x, bool) or not isinstance(x, int | str) for x in frozen):
-        raise r.error("frozen", frozen, "a list of card names or 1-based numbers",
+        raise r.error("frozen", frozen, "a list of card names or card_id numbers",
                       "has the wrong type")
     return Space(fields=tuple(dict.fromkeys(fields)), step=r.get_int("step", d.step, lo=1, hi=5),
                  min_total_cost=r.get_int("min_total_cost", d.min_total_cost, hi=20),

@@ -71,12 +71,12 @@ def edits_key(edits: Edits) -> str:
 
 
 def describe(deck: Deck, edits: Edits) -> list[dict]:
-    """One row per changed field: card number (1-based), name, field, old, new."""
+    """One row per changed field: card_id, name, field, old, new."""
     rows = []
     for card, new in sorted(edits.items()):
         for f in FIELDS:
             if f in new:
-                rows.append({"card": card + 1, "name": deck.tribe_names[card], "field": f,
+                rows.append({"card_id": card, "name": deck.tribe_names[card], "field": f,
                              "old": value_of(deck, card, f), "new": new[f]})
     return rows
 
@@ -149,7 +149,7 @@ def _edit_block(deck: Deck, card: int, block: str, new: dict[str, int], name: bo
         for k, ln in enumerate(lines):
             if re.match(rf"\s*{key}\s*=", ln):
                 return k
-        raise RenderError(f"{deck.path}: tribe card #{card + 1} ({deck.tribe_names[card]}) "
+        raise RenderError(f"{deck.path}: tribe card {card} ({deck.tribe_names[card]}) "
                           f"has no one-line `{key} = ...` to rewrite")
 
     if "vp" in new:

@@ -103,7 +103,7 @@ def validate(ev: Evaluator, base_deck: Deck, proposal: Deck, changed: int,
         warnings.simplefilter("ignore", RuntimeWarning)
         clo, chi = np.nanpercentile(cd, [2.5, 97.5], axis=0)
     cards = pl.DataFrame({
-        "card": np.arange(1, base_deck.n_tribe + 1), "name": list(base_deck.tribe_names),
+        "card_id": np.arange(base_deck.n_tribe), "name": list(base_deck.tribe_names),
         "vp": base_deck.tribe_vp, "vp_new": proposal.tribe_vp,
         "value_base": va, "value_proposal": vb, "change": vb - va, "lo": clo, "hi": chi})
     return Validation(deals, deals * sum(games_per_deal(p) for p in ev.pairings),
