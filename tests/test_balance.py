@@ -97,6 +97,8 @@ def test_space_limits_and_repair(base):
                                  strict=True) if v]
     assert repair(base, {cr: {good: -1, "vp": 1}}, s) == {cr: {"vp": 2}}
     assert repair(base, {cr: {"gold": -1}}, s) == {}  # gold 0 stays 0: no change
+    assert repair(base, {cr: {"vp": -1}}, s) == {}  # a 1VP card keeps its VP (min_vp 1)
+    assert problem(base, {cr: {"vp": 0}}, s.space) is not None
     edits = {3: {"vp": 1, "salt": 0}, 40: {"gold": 1}}
     assert parse_key(edits_key(edits)) == edits
 

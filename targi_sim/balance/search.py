@@ -152,6 +152,8 @@ def repair(deck: Deck, deltas: dict[int, dict[str, int]], settings: Settings) ->
     fixed: dict[int, dict[str, int]] = {}
     for card, d in deltas.items():
         d = {f: max(v, -value_of(deck, card, f)) for f, v in d.items()}  # values >= 0
+        if "vp" in d and value_of(deck, card, "vp") + d["vp"] < space.min_vp:
+            d["vp"] = 0  # no card loses its last VPs below the minimum
         total = sum(value_of(deck, card, k) + d.get(k, 0) for k in COST_KEYS)
         if total < space.min_total_cost:
             d = {f: (0 if f in COST_KEYS and v < 0 else v) for f, v in d.items()}

@@ -14,7 +14,8 @@ FIELDS = ("vp", *COST_KEYS)
 VALUES = ("play_win", "acquire")
 OBJECTIVE_KEYS = ("value", "spread", "extremes", "never", "always", "first_player",
                   "tiebreak", "rounds", "rounds_target", "change", "min_plays")
-SPACE_KEYS = ("fields", "step", "min_total_cost", "max_changes", "frozen", "candidates")
+SPACE_KEYS = ("fields", "step", "min_total_cost", "min_vp", "max_changes", "frozen",
+              "candidates")
 
 
 @dataclass(frozen=True)
@@ -37,6 +38,7 @@ class Space:
     fields: tuple[str, ...] = FIELDS
     step: int = 1
     min_total_cost: int = 1
+    min_vp: int = 1
     max_changes: int = 6
     frozen: tuple[str | int, ...] = ()
     candidates: int = 18
@@ -116,6 +118,7 @@ def _space(r: FieldReader) -> Space:
                       "has the wrong type")
     return Space(fields=tuple(dict.fromkeys(fields)), step=r.get_int("step", d.step, lo=1, hi=5),
                  min_total_cost=r.get_int("min_total_cost", d.min_total_cost, hi=20),
+                 min_vp=r.get_int("min_vp", d.min_vp, hi=20),
                  max_changes=r.get_int("max_changes", d.max_changes, lo=1, hi=45),
                  frozen=tuple(frozen),
                  candidates=r.get_int("candidates", d.candidates, hi=64))

@@ -45,6 +45,8 @@ def problem(deck: Deck, edits: Edits, space: Space) -> str | None:
                 return f"{f} of {deck.tribe_names[card]} moves by more than {space.step}"
             if v < 0 or (f == "vp" and v > L.TRIBE_VP) or (f != "vp" and v > L.COST):
                 return f"{f} of {deck.tribe_names[card]} would be {v}"
+        if "vp" in new and new["vp"] < min(space.min_vp, value_of(deck, card, "vp")):
+            return f"{deck.tribe_names[card]} would be worth less than {space.min_vp} VP"
         if sum(cost) < space.min_total_cost:
             return f"{deck.tribe_names[card]} would cost less than {space.min_total_cost}"
     return None
