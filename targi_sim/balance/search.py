@@ -175,21 +175,28 @@ def deviations(deck: Deck, base: Terms) -> np.ndarray:
     return dev
 
 
-def single_edits(deck: Deck, base: Terms, cards: Sequence[int], settings: Settings
+def single_edits(deck: Deck, dev: np.ndarray, cards: Sequence[int], settings: Settings,
+                 on_top: dict[int, dict[str, int]] | None = None
                  ) -> list[dict[int, dict[str, int]]]:
-    """The screening stage: every one-field, one-step edit of a candidate card in the
-    direction its value asks for (a card above its group's mean gets dearer or loses
-    a VP; one below gets cheaper or gains a VP), furthest cards first."""
+    """Every one-field, one-step edit of a candidate card in the direction its value
+    asks for (`dev`: its value minus its VP group's mean; a card above the mean gets
+    dearer or loses a VP, one below gets cheaper or gains a VP), furthest cards first,
+    each added to the edits `on_top` (the incumbent of a forward round)."""
     space = settings.space
-    dev = deviations(deck, base)
+    on_top = on_top or {}
     order = sorted((c for c in cards if np.isfinite(dev[c])), key=lambda c: (-abs(dev[c]), c))
+    if len(on_top) >= space.max_changes:
+        order = [c for c in order if c in on_top]
+    start = edits_key(repair(deck, on_top, settings))
     out = []
     for c in order:
         sign = 1 if dev[c] > 0 else -1  # too strong: dearer / fewer VP
         for f in space.fields:
-            step = -sign if f == "vp" else sign
-            deltas = {c: {f: step}}
-            if repair(deck, deltas, settings):  # a step the space allows
+            if on_top.get(c, {}).get(f):
+                continue
+            deltas = {k: dict(v) for k, v in on_top.items()}
+            deltas.setdefault(c, {})[f] = -sign if f == "vp" else sign
+            if edits_key(repair(deck, deltas, settings)) != start:  # a step the space allows
                 out.append(deltas)
     return out
 
@@ -291,7 +298,7 @@ def search(config: BalanceConfig, settings: Settings, out: Path, *, jobs: int = 
         cards = candidate_cards(deck, base_terms[0], settings)
         state.cards = cards
         if not study.user_attrs.get("screened"):
-            for d in single_edits(deck, base_terms[0], cards, settings):
+            for d in single_edits(deck, deviations(deck, base_terms[0]), cards, settings):
                 study.enqueue_trial(trial_params(d, settings), user_attrs={"stage": "single"})
             study.set_user_attr("screened", True)
         if progress is not None:
@@ -304,6 +311,8 @@ def search(config: BalanceConfig, settings: Settings, out: Path, *, jobs: int = 
                     study.enqueue_trial(trial_params(d, settings),
                                         user_attrs={"stage": "combination"})
                 study.set_user_attr("combined", True)
+            elif not study.user_attrs.get("rounds_done") and not _waiting(study):
+                _forward_round(study, deck, cards, settings, state)
             study.sampler = optuna.samplers.TPESampler(
                 seed=stream_seed(config.seed, f"tpe{len(study.trials)}"), n_startup_trials=10)
             trial = study.ask()
@@ -314,6 +323,30 @@ def search(config: BalanceConfig, settings: Settings, out: Path, *, jobs: int = 
             if progress is not None:
                 progress(state, config.budget)
     return state
+
+
+def _forward_round(study, deck: Deck, cards: Sequence[int], settings: Settings,
+                   state: SearchState) -> None:
+    """Greedy forward selection: every single edit on top of the best candidate so far,
+    directions from that candidate's own card values; rounds stop when one finds
+    nothing better than the incumbent it started from."""
+    r = int(study.user_attrs.get("round", 0))
+    started_at = study.user_attrs.get("round_value")
+    if started_at is not None and state.best.value >= float(started_at):
+        study.set_user_attr("rounds_done", True)
+        return
+    best = state.best
+    on_top = {c: {f: v - value_of(deck, c, f) for f, v in new.items()}
+              for c, new in best.edits.items()}
+    dev = deviations(apply_edits(deck, best.edits), best.terms[0])
+    proposals = [d for d in single_edits(deck, dev, cards, settings, on_top)
+                 if edits_key(repair(deck, d, settings)) not in state.seen]
+    study.set_user_attr("round", r + 1)
+    study.set_user_attr("round_value", best.value)
+    if not proposals:
+        study.set_user_attr("rounds_done", True)
+    for d in proposals:
+        study.enqueue_trial(trial_params(d, settings), user_attrs={"stage": f"round{r + 1}"})
 
 
 def _waiting(study) -> bool:
