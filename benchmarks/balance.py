@@ -2,8 +2,8 @@
 that cuts the card-value spread by >= 30% without moving the first-player rate further
 from 50%, confirmed on fresh seeds (targi_sim.balance).
 
-    python benchmarks/balance.py                          # balanced mirror, 3e6 games
-    python benchmarks/balance.py --strategies tuned --budget 2e6 --jobs 2
+    python benchmarks/balance.py                          # balanced mirror, 8e6 games
+    python benchmarks/balance.py --strategies tuned
 
 Prints the wall time, search games/s, peak RSS (this process; the workers' own is
 printed by the pool if you watch it), the changes, every validated term with its 95%
@@ -29,10 +29,10 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--deck", default="base")
     ap.add_argument("--strategies", default="balanced")
-    ap.add_argument("--budget", type=float, default=3e6)
-    ap.add_argument("--block-deals", type=int, default=10_000)
+    ap.add_argument("--budget", type=float, default=8e6)
+    ap.add_argument("--block-deals", type=int, default=20_000)
     ap.add_argument("--blocks", type=int, default=3)
-    ap.add_argument("--validate-deals", type=int, default=30_000)
+    ap.add_argument("--validate-deals", type=int, default=60_000)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--out", default=None, help="output folder (default: a temporary one)")

@@ -17,7 +17,7 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, Ti
 BALANCE_EPILOG = """\
 Examples:
 
-  targi-sim balance --deck base --budget 2e6 --out balance/base
+  targi-sim balance --deck base --jobs 2 --out balance/base      # about 8 minutes
 
   targi-sim balance --deck ./my-deck.toml --strategies balanced,greedy --max-changes 4
 
@@ -50,7 +50,7 @@ def balance(
     max_changes: str | None = typer.Option(
         None, "--max-changes", metavar="N",
         help="Most tribe cards a proposal may change (default: the settings file's, 6)."),
-    budget: str = typer.Option("2e6", "--budget", "-n", metavar="GAMES",
+    budget: str = typer.Option("8e6", "--budget", "-n", metavar="GAMES",
                                help="Search games in all (validation not included)."),
     objective: str | None = typer.Option(
         None, "--objective", metavar="FILE.toml",
@@ -60,11 +60,11 @@ def balance(
                                    help="Output folder (default balance/<deck>)."),
     seed: str = typer.Option("0", "--seed", metavar="SEED", help="Seed, 0..2147483647."),
     jobs: str = typer.Option("1", "--jobs", "-j", metavar="J", help="Worker processes."),
-    block_deals: str = typer.Option("10000", "--block-deals", metavar="N",
+    block_deals: str = typer.Option("20000", "--block-deals", metavar="N",
                                     help="Deals per block of the race."),
     blocks: str = typer.Option("3", "--blocks", metavar="N",
                                help="Blocks a candidate plays unless pruned."),
-    validate_deals: str = typer.Option("30000", "--validate-deals", metavar="N",
+    validate_deals: str = typer.Option("60000", "--validate-deals", metavar="N",
                                        help="Fresh deals per match for the validation."),
     rules: str = typer.Option("default", "--rules", metavar="NAME|FILE",
                               help="Rules name or file."),

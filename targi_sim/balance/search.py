@@ -46,11 +46,11 @@ class BalanceConfig:
     deck: str = "base"
     rules: str = "default"
     strategies: tuple[str, ...] = ("balanced",)
-    budget: int = 1_000_000
-    block_deals: int = 5000
-    blocks: int = 4
+    budget: int = 8_000_000
+    block_deals: int = 20_000
+    blocks: int = 3
     seed: int = 0
-    validate_deals: int = 30_000
+    validate_deals: int = 60_000
     resamples: int = 1000  # paired-bootstrap resamples of the validation
 
 
