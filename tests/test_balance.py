@@ -127,6 +127,22 @@ def test_metrics_known_answer_cluster_by_deal():
     assert stats.deals == 2 and stats.cards["play_win"].values["clusters"][0] == 2
 
 
+def test_a_candidate_cannot_look_balanced_by_leaving_a_compared_card_unplayed():
+    from targi_sim.balance.objective import UNMEASURED, terms
+    from targi_sim.balance.settings import Objective
+
+    games = pl.DataFrame({"game_id": [0, 1], "winner": [0, 1], "first_player": [0, 1],
+                          "rounds": [12, 12], "tiebreak": ["none"] * 2, "pair_id": [0, 1]})
+    acq = pl.DataFrame({"game_id": [0, 1], "player": [0, 0], "card_id": [0, 0],
+                        "source": ["centre"] * 2, "outcome": ["played"] * 2})
+    stats = reduce_games(games, pl.DataFrame({"game_id": [0], "card_id": [0]}), acq, 2).stats()
+    deck = type("D", (), {"tribe_vp": np.array([1, 1])})()
+    obj = Objective(min_plays=1)
+    assert terms(stats, deck, obj).spread == 0.0  # one measured card: nothing to compare
+    # card 1 was compared in the base deck but is never played here: the worst spread
+    assert terms(stats, deck, obj, np.array([True, True])).spread == UNMEASURED
+
+
 def test_debiased_spread_known_answer():
     groups = np.array([1, 1, 1, 2, 2, 2])
     every = np.ones(6, dtype=bool)

@@ -16,6 +16,7 @@ from ..deck import Deck
 from .measure import DeckStats
 from .settings import Objective
 
+UNMEASURED = 1.0  # the spread of a candidate that leaves a compared card unplayed
 TERMS = ("spread", "extremes", "first_player", "tiebreak", "rounds")
 
 
@@ -61,7 +62,11 @@ def debiased_spread(values: np.ndarray, se: np.ndarray, groups: np.ndarray,
     return float(np.sqrt(num / den)) if den else float("nan")
 
 
-def terms(stats: DeckStats, deck: Deck, obj: Objective) -> Terms:
+def terms(stats: DeckStats, deck: Deck, obj: Objective,
+          cards: np.ndarray | None = None) -> Terms:
+    """The deck's terms. `cards`: the cards the spread compares (the base deck's
+    eligible ones), fixed across candidates, so that a candidate cannot look balanced by
+    making cards unplayed: a fixed card without a value makes the spread infinite."""
     play_rate, play_se = stats.cards["play_win"].rate()
     acq_rate, acq_se = stats.cards["acquire"].rate()
     plays = stats.cards["play_win"].values["n"]
@@ -71,14 +76,22 @@ def terms(stats: DeckStats, deck: Deck, obj: Objective) -> Terms:
     else:
         value, se = acq_rate, acq_se
         eligible = (stats.cards["acquire"].values["n"] >= obj.min_plays) & np.isfinite(acq_se)
-    spread = debiased_spread(value, se, deck.tribe_vp, eligible)
+    if cards is not None:
+        if not np.all(np.isfinite(value[cards]) & np.isfinite(se[cards])):
+            spread = UNMEASURED  # a compared card is no longer played: the worst spread
+            eligible = cards.copy()
+        else:
+            eligible = cards.copy()
+            spread = debiased_spread(value, se, deck.tribe_vp, eligible)
+    else:
+        spread = debiased_spread(value, se, deck.tribe_vp, eligible)
     offered = np.isfinite(acq_rate)
     a = acq_rate[offered]
     extremes = float(np.mean(np.clip(obj.never - a, 0, None) + np.clip(a - obj.always, 0, None))
                      ) if a.size else 0.0
     game_rate, _ = stats.game.rate()
     first, tiebreak, rounds = (float(v) for v in game_rate)
-    return Terms(spread=spread if np.isfinite(spread) else 0.0, extremes=extremes,
+    return Terms(spread=0.0 if np.isnan(spread) else spread, extremes=extremes,
                  first_player=abs(first - 0.5), tiebreak=tiebreak,
                  rounds=abs(rounds - obj.rounds_target) / 12.0, first_rate=first,
                  mean_rounds=rounds, card_value=value, card_se=se, acquire=acq_rate,

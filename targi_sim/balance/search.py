@@ -92,6 +92,7 @@ class Evaluator:
         self.pairings = [resolve_pairing("auto", [s, s]) for s in strategies]
         self.deck: Deck = self.matches[0].deck
         self.seed = stream_seed(config.seed, "search")
+        self.compared: list[np.ndarray] | None = None  # per match: the base's eligible cards
 
     def block_games(self, m: int) -> int:
         return self.config.block_deals * games_per_deal(self.pairings[m])
@@ -123,7 +124,9 @@ class Evaluator:
         return out  # type: ignore[return-value]
 
     def terms_of(self, deck: Deck, stats: Sequence[DeckStats]) -> list[Terms]:
-        return [terms(s, deck, self.settings.objective) for s in stats]
+        fixed = self.compared
+        return [terms(s, deck, self.settings.objective, None if fixed is None else fixed[m])
+                for m, s in enumerate(stats)]
 
     def value(self, ts: Sequence[Terms], changed: int) -> float:
         obj = self.settings.objective
@@ -293,6 +296,7 @@ def search(config: BalanceConfig, settings: Settings, out: Path, *, jobs: int = 
             raise InputError(f"--resume: {str(db)!r} was written by a search with other "
                              "settings, deck, strategies or budget; use another --out")
         base_terms, base_games = measure_full(ev, deck)
+        ev.compared = [t.eligible.copy() for t in base_terms]
         base = Candidate(-1, {}, ev.value(base_terms, 0), base_terms, config.blocks)
         state = _replay(study, deck, ev, base, base_games)
         cards = candidate_cards(deck, base_terms[0], settings)

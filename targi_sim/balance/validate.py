@@ -72,7 +72,9 @@ def validate(ev: Evaluator, base_deck: Deck, proposal: Deck, changed: int,
     for pa, pb in zip(a, b, strict=True):
         assert np.array_equal(pa.deal_ids, pb.deal_ids)  # the same deals, in order
     ta = [terms(p.stats(), base_deck, obj) for p in a]
-    tb = [terms(p.stats(), proposal, obj) for p in b]
+    fixed = [t.eligible.copy() for t in ta]  # the proposal is compared on the same cards
+    ta = [terms(p.stats(), base_deck, obj, f) for p, f in zip(a, fixed, strict=True)]
+    tb = [terms(p.stats(), proposal, obj, f) for p, f in zip(b, fixed, strict=True)]
     sa, sb = _summary(ta, obj, 0), _summary(tb, obj, changed)
     rng = np.random.default_rng(seed)
     n = len(a[0].deal_ids)
@@ -84,8 +86,8 @@ def validate(ev: Evaluator, base_deck: Deck, proposal: Deck, changed: int,
         ra_all = [p.resampled(w) for p in a]
         rb_all = [p.resampled(w) for p in b]
         for r in range(w.shape[0]):
-            ra = [terms(x[r], base_deck, obj) for x in ra_all]
-            rb = [terms(x[r], proposal, obj) for x in rb_all]
+            ra = [terms(x[r], base_deck, obj, f) for x, f in zip(ra_all, fixed, strict=True)]
+            rb = [terms(x[r], proposal, obj, f) for x, f in zip(rb_all, fixed, strict=True)]
             xa, xb = _summary(ra, obj, 0), _summary(rb, obj, changed)
             for k in diffs:
                 diffs[k].append(xb[k] - xa[k])
