@@ -1,7 +1,8 @@
 """The `targi-sim` command line: a thin layer over the targi_sim Python API.
 
 Commands: run (play many games into a run directory, print a summary), tune (CMA-ES on a
-heuristic strategy's weights), tournament (every pair of
+heuristic strategy's weights), balance (propose the fewest card changes toward a
+balanced deck), tournament (every pair of
 strategies; win-rate matrix and Elo), strategies [show], decks, rules, version.
 User mistakes (bad numbers, unknown names, malformed data files) print one
 `Error: ...` line on stderr and exit with code 2; Ctrl-C exits with 130, SIGTERM
@@ -159,7 +160,7 @@ def _progress(console: Console, quiet: bool, get_time=None) -> Progress:
 
 def _register_commands() -> None:
     """Commands that live in their own modules (each adds itself to the app)."""
-    from . import card_value, check, ladder, play, replay, report, run, tune
+    from . import balance, card_value, check, ladder, play, replay, report, run, tune
     from . import sweep as sweep_command
 
     run.register(app)
@@ -171,6 +172,7 @@ def _register_commands() -> None:
     tune.register(app)
     card_value.register(app)
     sweep_command.register(app)
+    balance.register(app)
 
 
 _register_commands()

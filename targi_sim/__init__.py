@@ -55,6 +55,7 @@ _EXPORTS = {
     **dict.fromkeys(("game_page", "write_game_page"), ".viewer"),  # the HTML game viewer
     **dict.fromkeys(("InitConfig", "init_baseline"), ".check_init"),  # issue 19: check init
     **dict.fromkeys(("run_sweep", "plan_sweep", "SweepSpec"), ".sweep"),
+    **dict.fromkeys(("balance_deck", "BalanceConfig"), ".balance"),
 }
 
 __all__ = sorted(_EXPORTS)

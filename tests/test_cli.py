@@ -273,7 +273,15 @@ def test_ctrl_c_exits_130(tmp_path):
         [exe, "run", "--games", "1e9", "--quiet"], stdout=subprocess.PIPE,
         stderr=subprocess.PIPE, text=True, preexec_fn=default_sigint, cwd=tmp_path,
     )
-    time.sleep(3.0)
+    # stop it once it plays (its run directory exists), not after a fixed sleep: on a
+    # loaded machine the start-up alone can take longer than any sleep we would pick
+    deadline = time.monotonic() + 120
+    while not any((tmp_path / "runs").glob("*/manifest*")) and proc.poll() is None:
+        if time.monotonic() > deadline:
+            proc.kill()
+            pytest.fail("the run did not start within 120 s")
+        time.sleep(0.2)
+    time.sleep(0.5)
     proc.send_signal(signal.SIGINT)
     try:
         out, err = proc.communicate(timeout=120)

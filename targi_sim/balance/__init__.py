@@ -1,0 +1,66 @@
+"""`targi-sim balance`: search card costs and VP toward a balanced deck with the fewest
+changes, then confirm the proposal on fresh seeds (docs/balance.md).
+
+    from targi_sim.balance import BalanceConfig, balance_deck
+    result = balance_deck(BalanceConfig(deck="base", budget=500_000), "balance/base")
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..deck import Deck, load_deck
+from ..errors import DataError
+from .search import BalanceConfig, Evaluator, SearchState, search
+from .settings import Settings, load_settings, with_overrides
+from .space import Edits, apply_edits
+from .validate import Validation, validate
+
+
+@dataclass
+class BalanceResult:
+    edits: Edits
+    state: SearchState
+    validation: Validation
+    proposal: Deck  # loaded back from the written proposal.toml
+    base: Deck
+    paths: dict[str, Path]
+
+
+def balance_deck(config: BalanceConfig, out: str | Path, *, settings: Settings | None = None,
+                 jobs: int = 1, resume: bool = False, command: str = "targi-sim balance",
+                 progress: Callable | None = None, on_phase: Callable[[str], None] | None = None,
+                 stop_after: int | None = None) -> BalanceResult | None:
+    """Search, write the proposal, load it back (the loader validates it) and validate
+    it on fresh seeds. None if stopped early (`stop_after` trials: tests)."""
+    from joblib import Parallel
+
+    from .output import write_outputs
+
+    out = Path(out)
+    settings = settings or load_settings()
+    state = search(config, settings, out, jobs=jobs, resume=resume, progress=progress,
+                   stop_after=stop_after)
+    if stop_after is not None and state.games < config.budget:
+        return None
+    state.max_changes = settings.space.max_changes  # type: ignore[attr-defined]
+    base = load_deck(config.deck)
+    edits = state.best.edits if state.best else {}
+    if on_phase:
+        on_phase("validate")
+    with Parallel(n_jobs=jobs, backend="loky") as parallel:
+        ev = Evaluator(config, settings, parallel, jobs)
+        val = validate(ev, base, apply_edits(base, edits), len(edits), config.validate_deals)
+    paths = write_outputs(out, config, base, edits, state, val, command)
+    try:
+        proposal = load_deck(paths["proposal"])
+    except DataError as exc:  # the writer produced a deck the loader rejects: a bug
+        raise RuntimeError(f"the written proposal does not load: {exc}") from exc
+    return BalanceResult(edits=edits, state=state, validation=val, proposal=proposal,
+                         base=base, paths=paths)
+
+
+__all__ = ["BalanceConfig", "BalanceResult", "Settings", "balance_deck", "load_settings",
+           "with_overrides"]

@@ -1,0 +1,181 @@
+"""What a candidate deck's games say: cluster sums of every balance metric.
+
+A worker plays one block of deals and reduces it to sufficient statistics (per
+metric, per card: clusters, sum x, sum n, sum x^2, sum x n, sum n^2 over deals;
+targi_sim.stats), so blocks merge by addition and every rate keeps a
+cluster-robust interval whose unit is the deal, never the game.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+import polars as pl
+
+from ..api import Match
+from ..deck import Deck
+from ..engine import layout as lay
+from ..pairing import pair_ids
+from ..record import games_frame
+from ..stats import ratio_variance
+
+SUMS = ("clusters", "x", "n", "xx", "xn", "nn")
+CARD_METRICS = ("play_win", "acquire")  # per tribe card
+GAME_METRICS = ("first", "tiebreak", "rounds")  # per game
+
+
+@dataclass
+class Sums:
+    """Cluster sums of ratio metrics: one array of length `size` per field of SUMS."""
+
+    values: dict[str, np.ndarray]
+
+    @classmethod
+    def zeros(cls, size: int) -> Sums:
+        return cls({f: np.zeros(size) for f in SUMS})
+
+    @classmethod
+    def of(cls, x: np.ndarray, n: np.ndarray) -> Sums:
+        """From per-deal matrices x, n of shape (deals, metrics)."""
+        x = np.asarray(x, dtype=float)
+        n = np.asarray(n, dtype=float)
+        return cls({"clusters": (n > 0).sum(axis=0).astype(float), "x": x.sum(axis=0),
+                    "n": n.sum(axis=0), "xx": (x * x).sum(axis=0),
+                    "xn": (x * n).sum(axis=0), "nn": (n * n).sum(axis=0)})
+
+    def __add__(self, other: Sums) -> Sums:
+        return Sums({f: self.values[f] + other.values[f] for f in SUMS})
+
+    def rate(self) -> tuple[np.ndarray, np.ndarray]:
+        """(ratio, its standard error) per metric; NaN where undefined."""
+        v = self.values
+        r, var = ratio_variance(v["clusters"], v["x"], v["n"], v["xx"], v["xn"], v["nn"])
+        return r, np.sqrt(var)
+
+
+@dataclass
+class DeckStats:
+    """Sums of every metric for one deck over the deals played so far."""
+
+    cards: dict[str, Sums]  # CARD_METRICS -> sums over tribe cards
+    game: Sums  # GAME_METRICS, in that order
+    deals: int = 0
+    games: int = 0
+    extra: dict = field(default_factory=dict)
+
+    def __add__(self, other: DeckStats) -> DeckStats:
+        return DeckStats({k: self.cards[k] + other.cards[k] for k in self.cards},
+                         self.game + other.game, self.deals + other.deals,
+                         self.games + other.games)
+
+
+def with_deck(match: Match, deck: Deck) -> Match:
+    """The same match on another (already validated) deck."""
+    return replace(match, deck=deck, D=lay.pack_deck(deck))
+
+
+def _masks(frame: pl.DataFrame, rows: np.ndarray, game_ids: np.ndarray,
+           by_player: bool) -> np.ndarray:
+    """64-bit card masks per game (or per game and seat) from rows with card_id."""
+    n = len(game_ids)
+    out = np.zeros((n, 2) if by_player else (n,), dtype=np.uint64)
+    if frame.height == 0:
+        return out
+    g = rows[np.searchsorted(game_ids[rows], frame["game_id"].to_numpy().astype(np.int64))]
+    bits = np.left_shift(np.uint64(1), frame["card_id"].to_numpy().astype(np.uint64))
+    if by_player:
+        np.bitwise_or.at(out, (g, frame["player"].to_numpy().astype(np.int64)), bits)
+    else:
+        np.bitwise_or.at(out, g, bits)
+    return out
+
+
+def _bits(masks: np.ndarray, n_cards: int) -> np.ndarray:
+    """Boolean matrix (..., n_cards) of the bits of each mask."""
+    k = np.arange(n_cards, dtype=np.uint64)
+    return ((masks[..., None] >> k) & np.uint64(1)).astype(bool)
+
+
+def _per_deal(values: np.ndarray, deal: np.ndarray, deals: int) -> np.ndarray:
+    out = np.zeros((deals,) + values.shape[1:])
+    np.add.at(out, deal, values)
+    return out
+
+
+@dataclass
+class PerDeal:
+    """Per-deal matrices (deals x metrics) behind a DeckStats: what a paired bootstrap
+    over deals resamples. `deal_ids` identify the deals (the same in two decks'
+    validation runs on common seeds)."""
+
+    deal_ids: np.ndarray
+    x: dict[str, np.ndarray]
+    n: dict[str, np.ndarray]
+
+    def stats(self) -> DeckStats:
+        """DeckStats of these deals."""
+        cards = {k: Sums.of(self.x[k], self.n[k]) for k in CARD_METRICS}
+        return DeckStats(cards, Sums.of(self.x["game"], self.n["game"]), len(self.deal_ids),
+                         int(self.n["game"][:, 0].sum()))
+
+    def resampled(self, weights: np.ndarray) -> list[DeckStats]:
+        """DeckStats of one bootstrap resample per row of `weights` (deal i counted
+        weights[r, i] times in resample r): matrix products, one per sum."""
+        w = np.asarray(weights, dtype=float)
+        sums = {}
+        for k in (*CARD_METRICS, "game"):
+            x, n = self.x[k], self.n[k]
+            sums[k] = {"clusters": w @ (n > 0), "x": w @ x, "n": w @ n, "xx": w @ (x * x),
+                       "xn": w @ (x * n), "nn": w @ (n * n)}
+        out = []
+        for r in range(w.shape[0]):
+            row = {k: Sums({f: v[r] for f, v in sums[k].items()}) for k in sums}
+            out.append(DeckStats({k: row[k] for k in CARD_METRICS}, row["game"],
+                                 len(self.deal_ids), int(sums["game"]["n"][r, 0])))
+        return out
+
+
+def reduce_games(games: pl.DataFrame, offers: pl.DataFrame, acquisitions: pl.DataFrame,
+                 n_cards: int) -> PerDeal:
+    """Per-deal sums of every metric from a games table (game_id, winner, first_player,
+    rounds, tiebreak, pair_id) and its offers and acquisitions rows."""
+    game_ids = games["game_id"].to_numpy().astype(np.int64)
+    rows = np.argsort(game_ids, kind="stable")
+    offered = _bits(_masks(offers, rows, game_ids, False), n_cards)  # (games, cards)
+    taken = acquisitions.filter(pl.col("source") != "hand")
+    acquired = _bits(_masks(taken, rows, game_ids, True), n_cards)  # (games, 2, cards)
+    played = _bits(_masks(acquisitions.filter(pl.col("outcome") == "played"), rows,
+                          game_ids, True), n_cards)
+    winner = games["winner"].to_numpy().astype(np.int64)
+    first = games["first_player"].to_numpy().astype(np.int64)
+    n = len(game_ids)
+    points = np.stack([(winner == s) + 0.5 * (winner == -1) for s in (0, 1)], axis=1)
+    deal_ids, deal = np.unique(games["pair_id"].to_numpy().astype(np.int64),
+                               return_inverse=True)
+    deals = len(deal_ids)
+    game_x = np.stack([points[np.arange(n), first],
+                       (games["tiebreak"] != "none").to_numpy().astype(float),
+                       games["rounds"].to_numpy().astype(float)], axis=1)
+    x = {"play_win": _per_deal((played * points[:, :, None]).sum(axis=1), deal, deals),
+         "acquire": _per_deal((offered & acquired.any(axis=1)).astype(float), deal, deals),
+         "game": _per_deal(game_x, deal, deals)}
+    nn = {"play_win": _per_deal(played.sum(axis=1).astype(float), deal, deals),
+          "acquire": _per_deal(offered.astype(float), deal, deals),
+          "game": _per_deal(np.ones((n, 3)), deal, deals)}
+    return PerDeal(deal_ids, x, nn)
+
+
+def play_deals(match: Match, plan: tuple, pairing: str) -> PerDeal:
+    """Play one block of games (a plan from targi_sim.pairing.plan) and reduce it."""
+    seeds, first, ids = plan
+    G, frames = match.play(seeds, first, ids, logs=True)
+    games = games_frame(G).with_columns(pl.Series("pair_id", pair_ids(ids, pairing)))
+    offers = pl.concat([f["offers"] for f in frames])
+    acq = pl.concat([f["acquisitions"] for f in frames])
+    return reduce_games(games, offers, acq, match.deck.n_tribe)
+
+
+def measure(match: Match, plan: tuple, pairing: str) -> DeckStats:
+    """A block's DeckStats: a pure function of its arguments (what a worker computes)."""
+    return play_deals(match, plan, pairing).stats()

@@ -1,0 +1,98 @@
+"""The balance objective: weighted terms computed from a deck's cluster sums.
+
+Each term is in rate units. The card-value spread is debiased: the observed variance
+of card values within a group of equal printed VP includes each value's sampling
+variance, which is subtracted (a method-of-moments estimate of the true between-card
+variance), so a candidate measured on fewer games does not look worse for that alone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..deck import Deck
+from .measure import DeckStats
+from .settings import Objective
+
+UNMEASURED = 1.0  # the spread of a candidate that leaves a compared card unplayed
+TERMS = ("spread", "extremes", "first_player", "tiebreak", "rounds")
+
+
+@dataclass(frozen=True)
+class Terms:
+    """A deck's balance terms and the per-card values behind them."""
+
+    spread: float
+    extremes: float
+    first_player: float  # |rate - 0.5|
+    tiebreak: float
+    rounds: float  # |mean rounds - target| / 12
+    first_rate: float
+    mean_rounds: float
+    card_value: np.ndarray
+    card_se: np.ndarray
+    acquire: np.ndarray
+    eligible: np.ndarray  # cards in the spread (played at least min_plays times)
+
+    def total(self, obj: Objective, changed: int = 0) -> float:
+        return (obj.spread * self.spread + obj.extremes * self.extremes
+                + obj.first_player * self.first_player + obj.tiebreak * self.tiebreak
+                + obj.rounds * self.rounds + obj.change * changed)
+
+    def as_dict(self) -> dict[str, float]:
+        return {t: float(getattr(self, t)) for t in TERMS} | {
+            "first_rate": self.first_rate, "mean_rounds": self.mean_rounds}
+
+
+def debiased_spread(values: np.ndarray, se: np.ndarray, groups: np.ndarray,
+                    eligible: np.ndarray) -> float:
+    """sqrt of the pooled within-group between-card variance, sampling noise removed."""
+    num = den = 0.0
+    for g in np.unique(groups[eligible]):
+        sel = eligible & (groups == g)
+        k = int(sel.sum())
+        if k < 2:
+            continue
+        observed = float(np.var(values[sel], ddof=1))
+        noise = float(np.mean(se[sel] ** 2))
+        num += (k - 1) * max(0.0, observed - noise)
+        den += k - 1
+    return float(np.sqrt(num / den)) if den else float("nan")
+
+
+def terms(stats: DeckStats, deck: Deck, obj: Objective,
+          cards: np.ndarray | None = None) -> Terms:
+    """The deck's terms. `cards`: the cards the spread compares (the base deck's
+    eligible ones), fixed across candidates, so that a candidate cannot look balanced by
+    making cards unplayed: a fixed card without a value makes the spread infinite."""
+    play_rate, play_se = stats.cards["play_win"].rate()
+    acq_rate, acq_se = stats.cards["acquire"].rate()
+    plays = stats.cards["play_win"].values["n"]
+    if obj.value == "play_win":
+        value, se = play_rate, play_se
+        eligible = (plays >= obj.min_plays) & np.isfinite(play_se)
+    else:
+        value, se = acq_rate, acq_se
+        eligible = (stats.cards["acquire"].values["n"] >= obj.min_plays) & np.isfinite(acq_se)
+    if cards is not None:
+        if not np.all(np.isfinite(value[cards]) & np.isfinite(se[cards])):
+            spread = UNMEASURED  # a compared card is no longer played: the worst spread
+            eligible = cards.copy()
+        else:
+            eligible = cards.copy()
+            spread = debiased_spread(value, se, deck.tribe_vp, eligible)
+    else:
+        spread = debiased_spread(value, se, deck.tribe_vp, eligible)
+    offered = np.isfinite(acq_rate)
+    a = acq_rate[offered]
+    extremes = float(np.mean(np.clip(obj.never - a, 0, None) + np.clip(a - obj.always, 0, None))
+                     ) if a.size else 0.0
+    game_rate, _ = stats.game.rate()
+    first, tiebreak, rounds = (float(v) for v in game_rate)
+    return Terms(spread=0.0 if np.isnan(spread) else spread, extremes=extremes,
+                 first_player=abs(first - 0.5), tiebreak=tiebreak,
+                 rounds=abs(rounds - obj.rounds_target) / 12.0, first_rate=first,
+                 mean_rounds=rounds, card_value=value, card_se=se, acquire=acq_rate,
+                 eligible=eligible)

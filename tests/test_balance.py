@@ -1,0 +1,214 @@
+"""targi-sim balance: settings validation, proposals written back into the deck's TOML,
+known-answer metrics and spread, and a tiny end-to-end search that must resume to the
+same result and not depend on --jobs."""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+import pytest
+from typer.testing import CliRunner
+
+from targi_sim.balance import BalanceConfig, balance_deck, load_settings
+from targi_sim.balance.measure import reduce_games
+from targi_sim.balance.objective import debiased_spread
+from targi_sim.balance.search import parse_key, repair
+from targi_sim.balance.space import apply_edits, edits_key, problem, render_deck
+from targi_sim.cli.app import app
+from targi_sim.deck import load_deck
+from targi_sim.errors import DataError
+from tests.cli_helpers import one_error_line
+
+runner = CliRunner()
+TINY = BalanceConfig(budget=2400, block_deals=200, blocks=2, validate_deals=300, seed=3,
+                     resamples=200)
+
+
+@pytest.fixture(scope="module")
+def base():
+    return load_deck("base")
+
+
+# ----------------------------------------------------------------- settings
+
+
+def test_default_settings_load():
+    s = load_settings()
+    assert s.space.max_changes == 6 and s.space.step == 1
+    assert s.objective.value == "play_win" and s.objective.spread > 0
+
+
+@pytest.mark.parametrize("text, field, allowed", [
+    ("[objective]\nspred = 1.0\n", "spred", "spread"),
+    ('[objective]\nvalue = "strength"\n', "value", "play_win"),
+    ("[objective]\nnever = 0.5\nalways = 0.2\n", "never", "at most always"),
+    ('[space]\nfields = ["vp", "silver"]\n', "fields", "salt"),
+    ("[space]\nmax_changes = 0\n", "max_changes", "1..45"),
+    ("[objective]\nspread = -1\n", "spread", ">= 0"),
+])
+def test_bad_settings_name_file_field_and_allowed(tmp_path, text, field, allowed):
+    p = tmp_path / "obj.toml"
+    p.write_text(text)
+    with pytest.raises(DataError) as exc:
+        load_settings(p)
+    msg = str(exc.value)
+    assert str(p) in msg and field in msg and allowed in msg, msg
+
+
+def test_frozen_cards_by_name_or_number(tmp_path, base):
+    p = tmp_path / "obj.toml"
+    p.write_text('[space]\nfrozen = ["Camp 1VP #4", 0]\n')
+    assert load_settings(p).space.frozen_ids(base) == {26, 0}
+    p.write_text('[space]\nfrozen = ["Camp 9VP #1"]\n')
+    with pytest.raises(DataError, match="names no card"):
+        load_settings(p).space.frozen_ids(base, p)
+
+
+# ----------------------------------------------------------------- proposals
+
+
+def test_rendered_proposal_loads_back_with_the_edits_and_old_values(tmp_path, base):
+    # Targia 3VP #1 (card 0) becomes a 2VP card: the automatic names of the other
+    # Targia cards would shift, so the writer pins them
+    edits = {0: {"vp": 2, "salt": 3}, 26: {"gold": 1}}
+    text = render_deck(base, edits, "# header\n")
+    assert "vp = 2  # was 3" in text
+    assert ("cost = { salt = 3, pepper = 2, dates = 1 }  # was "
+            "{ salt = 2, pepper = 2, dates = 1 }") in text
+    p = tmp_path / "proposal.toml"
+    p.write_text(text)
+    loaded = load_deck(p)
+    expected = apply_edits(base, edits)
+    assert np.array_equal(loaded.tribe_vp, expected.tribe_vp)
+    assert np.array_equal(loaded.tribe_cost, expected.tribe_cost)
+    assert loaded.tribe_names == base.tribe_names  # every card keeps its name
+    unchanged = [c for c in range(base.n_tribe) if c not in edits]
+    assert np.array_equal(loaded.tribe_cost[unchanged], base.tribe_cost[unchanged])
+
+
+def test_space_limits_and_repair(base):
+    s = load_settings()
+    assert problem(base, {0: {"vp": 5}}, s.space) is not None  # moves by 2
+    assert problem(base, {c: {"vp": int(base.tribe_vp[c]) + 1} for c in range(7)},
+                   s.space) == "7 changed cards (at most 6)"
+    # Camel Rider 1VP #1 costs one good: a cost decrease of that good is undone
+    cr = base.tribe_names.index("Camel Rider 1VP #1")
+    (good,) = [k for k, v in zip(("salt", "pepper", "dates", "gold"), base.tribe_cost[cr],
+                                 strict=True) if v]
+    assert repair(base, {cr: {good: -1, "vp": 1}}, s) == {cr: {"vp": 2}}
+    assert repair(base, {cr: {"gold": -1}}, s) == {}  # gold 0 stays 0: no change
+    assert repair(base, {cr: {"vp": -1}}, s) == {}  # a 1VP card keeps its VP (min_vp 1)
+    assert problem(base, {cr: {"vp": 0}}, s.space) is not None
+    edits = {3: {"vp": 1, "salt": 0}, 40: {"gold": 1}}
+    assert parse_key(edits_key(edits)) == edits
+
+
+# ----------------------------------------------------------------- known answers
+
+
+def test_metrics_known_answer_cluster_by_deal():
+    # two deals of two games (seat-swapped); card 0 played by the winner of games 0 and 2,
+    # by the loser of game 1; card 1 offered in games 0 and 3 and taken only in game 0
+    games = pl.DataFrame({"game_id": [0, 1, 2, 3], "winner": [0, 1, -1, 1],
+                          "first_player": [0, 1, 0, 1], "rounds": [12, 12, 11, 12],
+                          "tiebreak": ["none", "none", "draw", "gold"], "pair_id": [0, 0, 1, 1]})
+    offers = pl.DataFrame({"game_id": [0, 0, 3], "card_id": [0, 1, 1]})
+    acq = pl.DataFrame({"game_id": [0, 0, 1, 2], "player": [0, 1, 0, 0],
+                        "card_id": [0, 1, 0, 0], "source": ["centre"] * 4,
+                        "outcome": ["played", "kept", "played", "played"]})
+    stats = reduce_games(games, offers, acq, n_cards=2).stats()
+    rate, se = stats.cards["play_win"].rate()
+    assert rate[0] == pytest.approx((1 + 0 + 0.5) / 3)
+    acq_rate, _ = stats.cards["acquire"].rate()
+    assert acq_rate[1] == pytest.approx(1 / 2) and acq_rate[0] == pytest.approx(1.0)
+    g, _ = stats.game.rate()
+    assert g[0] == pytest.approx((1 + 1 + 0.5 + 1) / 4)  # the first player's points
+    assert g[1] == pytest.approx(2 / 4) and g[2] == pytest.approx(47 / 4)
+    assert stats.deals == 2 and stats.cards["play_win"].values["clusters"][0] == 2
+
+
+def test_a_candidate_cannot_look_balanced_by_leaving_a_compared_card_unplayed():
+    from targi_sim.balance.objective import UNMEASURED, terms
+    from targi_sim.balance.settings import Objective
+
+    games = pl.DataFrame({"game_id": [0, 1], "winner": [0, 1], "first_player": [0, 1],
+                          "rounds": [12, 12], "tiebreak": ["none"] * 2, "pair_id": [0, 1]})
+    acq = pl.DataFrame({"game_id": [0, 1], "player": [0, 0], "card_id": [0, 0],
+                        "source": ["centre"] * 2, "outcome": ["played"] * 2})
+    stats = reduce_games(games, pl.DataFrame({"game_id": [0], "card_id": [0]}), acq, 2).stats()
+    deck = type("D", (), {"tribe_vp": np.array([1, 1])})()
+    obj = Objective(min_plays=1)
+    assert terms(stats, deck, obj).spread == 0.0  # one measured card: nothing to compare
+    # card 1 was compared in the base deck but is never played here: the worst spread
+    assert terms(stats, deck, obj, np.array([True, True])).spread == UNMEASURED
+
+
+def test_debiased_spread_known_answer():
+    groups = np.array([1, 1, 1, 2, 2, 2])
+    every = np.ones(6, dtype=bool)
+    values = np.array([0.4, 0.5, 0.6, 0.3, 0.5, 0.7])
+    assert debiased_spread(values, np.zeros(6), groups, every) == pytest.approx(
+        np.sqrt((2 * 0.01 + 2 * 0.04) / 4))
+    # differences no larger than the sampling noise: no true spread at all
+    assert debiased_spread(values, np.full(6, 0.5), groups, every) == 0.0
+    # a group with a single eligible card adds nothing
+    assert debiased_spread(values, np.zeros(6), groups,
+                           np.array([1, 1, 1, 1, 0, 0], bool)) == pytest.approx(0.1)
+
+
+# ----------------------------------------------------------------- end to end
+
+
+@pytest.fixture(scope="module")
+def tiny_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("bal") / "full"
+    return balance_deck(TINY, out), out
+
+
+def test_tiny_search_writes_a_proposal_and_a_validation(tiny_run, base):
+    result, out = tiny_run
+    for name in ("proposal.toml", "changes.csv", "validation.csv", "validation_cards.csv",
+                 "validation.md", "search.csv", "study.journal"):
+        assert (out / name).is_file(), name
+    assert result.state.games >= TINY.budget and result.state.base is not None
+    assert len(result.edits) <= 6
+    loaded = result.proposal
+    assert np.array_equal(loaded.tribe_cost, apply_edits(base, result.edits).tribe_cost)
+    table = result.validation.table
+    assert set(table["term"]) >= {"spread", "first_player", "objective"}
+    assert ((table["lo"] <= table["change"] + 1e-12)
+            & (table["change"] <= table["hi"] + 1e-12)).all()
+    assert result.state.best.value <= result.state.base.value  # the base was a candidate
+    md = (out / "validation.md").read_text()
+    assert "## Findings" in md and "Card-value spread" in md
+
+
+def test_resumed_search_matches_an_uninterrupted_one(tiny_run, tmp_path):
+    result, _ = tiny_run
+    out = tmp_path / "resumed"
+    assert balance_deck(TINY, out, stop_after=3) is None
+    resumed = balance_deck(TINY, out, resume=True)
+    assert resumed.state.history == result.state.history
+    assert resumed.edits == result.edits
+    with pytest.raises(Exception, match="already holds a balance search"):
+        balance_deck(TINY, out)
+
+
+def test_cli_usage_errors_exit_2(tmp_path):
+    r = runner.invoke(app, ["balance", "--budget", "lots", "--out", str(tmp_path / "b")])
+    one_error_line(r, "--budget")
+    r = runner.invoke(app, ["balance", "--strategies", "nobody", "--out", str(tmp_path / "b")])
+    one_error_line(r, "nobody")
+    bad = tmp_path / "obj.toml"
+    bad.write_text("[space]\nstep = 9\n")
+    r = runner.invoke(app, ["balance", "--objective", str(bad), "--out", str(tmp_path / "b")])
+    one_error_line(r, str(bad), "step")
+    r = runner.invoke(app, ["balance", "--help"])
+    assert r.exit_code == 0 and "common random numbers" in r.output
+
+
+def test_result_does_not_depend_on_jobs(tiny_run, tmp_path):
+    result, _ = tiny_run
+    two = balance_deck(TINY, tmp_path / "two", jobs=2)
+    assert two.state.history == result.state.history and two.edits == result.edits
+    assert two.validation.table.equals(result.validation.table)
