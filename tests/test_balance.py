@@ -140,7 +140,12 @@ def test_a_candidate_cannot_look_balanced_by_leaving_a_compared_card_unplayed():
     obj = Objective(min_plays=1)
     assert terms(stats, deck, obj).spread == 0.0  # one measured card: nothing to compare
     # card 1 was compared in the base deck but is never played here: the worst spread
-    assert terms(stats, deck, obj, np.array([True, True])).spread == UNMEASURED
+    assert terms(stats, deck, obj, (np.array([True, True]), 1)).spread == UNMEASURED
+    # moving a compared card out of its VP group leaves fewer comparisons than the base had
+    from targi_sim.balance.objective import comparisons
+    assert comparisons(np.array([1, 1, 2]), np.array([True, True, True])) == 1
+    assert comparisons(np.array([1, 2, 2]), np.array([True, True, True])) == 1
+    assert comparisons(np.array([1, 2, 3]), np.array([True, True, True])) == 0
 
 
 def test_debiased_spread_known_answer():

@@ -16,7 +16,7 @@ from ..deck import Deck
 from .measure import DeckStats
 from .settings import Objective
 
-UNMEASURED = 1.0  # the spread of a candidate that leaves a compared card unplayed
+UNMEASURED = 1.0  # the spread of a candidate that compares fewer cards than the base deck
 TERMS = ("spread", "extremes", "first_player", "tiebreak", "rounds")
 
 
@@ -46,6 +46,19 @@ class Terms:
             "first_rate": self.first_rate, "mean_rounds": self.mean_rounds}
 
 
+def comparisons(groups: np.ndarray, eligible: np.ndarray) -> int:
+    """Degrees of freedom of the spread: sum over VP groups of (compared cards - 1)."""
+    _, k = np.unique(groups[eligible], return_counts=True)
+    return int(np.clip(k - 1, 0, None).sum())
+
+
+Compared = tuple  # (mask of the base deck's compared cards, its comparisons)
+
+
+def compared_cards(deck: Deck, base: Terms) -> Compared:
+    return base.eligible.copy(), comparisons(deck.tribe_vp, base.eligible)
+
+
 def debiased_spread(values: np.ndarray, se: np.ndarray, groups: np.ndarray,
                     eligible: np.ndarray) -> float:
     """sqrt of the pooled within-group between-card variance, sampling noise removed."""
@@ -63,10 +76,11 @@ def debiased_spread(values: np.ndarray, se: np.ndarray, groups: np.ndarray,
 
 
 def terms(stats: DeckStats, deck: Deck, obj: Objective,
-          cards: np.ndarray | None = None) -> Terms:
-    """The deck's terms. `cards`: the cards the spread compares (the base deck's
-    eligible ones), fixed across candidates, so that a candidate cannot look balanced by
-    making cards unplayed: a fixed card without a value makes the spread infinite."""
+          cards: Compared | None = None) -> Terms:
+    """The deck's terms. `cards`: the cards the spread compares and how many comparisons
+    they made in the base deck (compared_cards), fixed across candidates, so that a
+    candidate cannot look balanced by leaving a card unplayed or by moving a card out of
+    its VP group until nothing is left to compare: either gives the worst spread."""
     play_rate, play_se = stats.cards["play_win"].rate()
     acq_rate, acq_se = stats.cards["acquire"].rate()
     plays = stats.cards["play_win"].values["n"]
@@ -77,11 +91,11 @@ def terms(stats: DeckStats, deck: Deck, obj: Objective,
         value, se = acq_rate, acq_se
         eligible = (stats.cards["acquire"].values["n"] >= obj.min_plays) & np.isfinite(acq_se)
     if cards is not None:
-        if not np.all(np.isfinite(value[cards]) & np.isfinite(se[cards])):
-            spread = UNMEASURED  # a compared card is no longer played: the worst spread
-            eligible = cards.copy()
+        eligible, need = cards[0].copy(), cards[1]
+        measured = np.all(np.isfinite(value[eligible]) & np.isfinite(se[eligible]))
+        if not measured or comparisons(deck.tribe_vp, eligible) < need:
+            spread = UNMEASURED
         else:
-            eligible = cards.copy()
             spread = debiased_spread(value, se, deck.tribe_vp, eligible)
     else:
         spread = debiased_spread(value, se, deck.tribe_vp, eligible)

@@ -25,7 +25,7 @@ from ..errors import InputError
 from ..pairing import games_per_deal, plan, resolve_pairing
 from ..strategy import resolve_strategy
 from .measure import DeckStats, measure, with_deck
-from .objective import Terms, terms
+from .objective import Terms, compared_cards, terms
 from .settings import Settings
 from .space import Edits, apply_edits, edits_from_deltas, edits_key, problem, value_of
 
@@ -92,7 +92,7 @@ class Evaluator:
         self.pairings = [resolve_pairing("auto", [s, s]) for s in strategies]
         self.deck: Deck = self.matches[0].deck
         self.seed = stream_seed(config.seed, "search")
-        self.compared: list[np.ndarray] | None = None  # per match: the base's eligible cards
+        self.compared: list | None = None  # per match: the base's compared cards
 
     def block_games(self, m: int) -> int:
         return self.config.block_deals * games_per_deal(self.pairings[m])
@@ -296,7 +296,7 @@ def search(config: BalanceConfig, settings: Settings, out: Path, *, jobs: int = 
             raise InputError(f"--resume: {str(db)!r} was written by a search with other "
                              "settings, deck, strategies or budget; use another --out")
         base_terms, base_games = measure_full(ev, deck)
-        ev.compared = [t.eligible.copy() for t in base_terms]
+        ev.compared = [compared_cards(deck, t) for t in base_terms]
         base = Candidate(-1, {}, ev.value(base_terms, 0), base_terms, config.blocks)
         state = _replay(study, deck, ev, base, base_games)
         cards = candidate_cards(deck, base_terms[0], settings)

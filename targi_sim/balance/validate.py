@@ -13,7 +13,7 @@ import polars as pl
 from ..deck import Deck
 from ..pairing import games_per_deal, plan
 from .measure import PerDeal, play_deals, with_deck
-from .objective import TERMS, Terms, terms
+from .objective import TERMS, Terms, compared_cards, terms
 from .search import CHUNK_DEALS, Evaluator, stream_seed
 from .settings import Objective
 
@@ -72,7 +72,7 @@ def validate(ev: Evaluator, base_deck: Deck, proposal: Deck, changed: int,
     for pa, pb in zip(a, b, strict=True):
         assert np.array_equal(pa.deal_ids, pb.deal_ids)  # the same deals, in order
     ta = [terms(p.stats(), base_deck, obj) for p in a]
-    fixed = [t.eligible.copy() for t in ta]  # the proposal is compared on the same cards
+    fixed = [compared_cards(base_deck, t) for t in ta]  # the proposal: the same cards
     ta = [terms(p.stats(), base_deck, obj, f) for p, f in zip(a, fixed, strict=True)]
     tb = [terms(p.stats(), proposal, obj, f) for p, f in zip(b, fixed, strict=True)]
     sa, sb = _summary(ta, obj, 0), _summary(tb, obj, changed)
