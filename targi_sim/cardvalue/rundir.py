@@ -29,6 +29,7 @@ from ..engine.records import G_GAME, G_ROUNDS, G_SCORE0, G_SCORE1, G_WINNER
 from ..errors import InputError
 from ..pairing import config_pairing, plan
 from ..report.rundir import ReportError, open_run
+from ..runner.execute import collect_markers
 from ..runner.markers import file_sha256
 from ..runner.rundir import RunDir
 from .forks import check_forkable, forks_table, play_forks, threshold
@@ -204,16 +205,7 @@ def add_forks(job: ForkJob, *, jobs: int = 1, force: bool = False,
         if progress is not None and done:
             progress(sum(m["games"] for m in done.values()))
         t0 = time.perf_counter()
-        played = 0
-        markers = _dispatch(job, todo, jobs)
-        try:
-            for marker in markers:
-                done[marker["chunk"]] = marker
-                played += marker["games"]
-                if progress is not None:
-                    progress(marker["games"])
-        finally:
-            markers.close()
+        played = collect_markers(_dispatch(job, todo, jobs), done, progress)
         seconds = time.perf_counter() - t0
         rows = sum(m["rows"] for m in done.values())
         summary.update({"status": "complete", "forks": rows,

@@ -152,6 +152,22 @@ def _dask_client(scheduler: str | None, jobs: int) -> Iterator[None]:
         client.close()
 
 
+def collect_markers(markers, done: dict[int, dict], progress=None) -> int:
+    """Record each finished chunk's marker in `done` as it arrives (reporting its games
+    to `progress`); returns the games played. The generator is closed however the loop
+    ends: on Ctrl-C or SIGTERM joblib stops and kills its workers there."""
+    played = 0
+    try:
+        for marker in markers:
+            done[marker["chunk"]] = marker
+            played += marker["games"]
+            if progress is not None:
+                progress(marker["games"])
+    finally:
+        markers.close()
+    return played
+
+
 def _dispatch(spec: RunSpec, todo: list[int], jobs: int, backend: str,
               scheduler: str | None) -> Iterator[dict[str, Any]]:
     """Markers of the chunks in `todo`, as they complete (in any order)."""
@@ -222,16 +238,7 @@ def _execute(run: ResolvedRun, out: Path, jobs: int, backend: str, scheduler: st
         if skipped:
             progress(skipped)
     t0 = time.perf_counter()
-    played = 0
-    markers = _dispatch(spec, todo, jobs, backend, scheduler)
-    try:
-        for marker in markers:
-            done[marker["chunk"]] = marker
-            played += marker["games"]
-            if progress is not None:
-                progress(marker["games"])
-    finally:
-        markers.close()  # on Ctrl-C or SIGTERM: joblib stops and kills its workers here
+    played = collect_markers(_dispatch(spec, todo, jobs, backend, scheduler), done, progress)
     seconds = time.perf_counter() - t0
     skipped = spec.n_chunks - len(todo)
     return RunOutcome(out, _finish(rd, manifest, spec, done, played, seconds), spec.n_chunks,
