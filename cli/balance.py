@@ -111,10 +111,10 @@ def balance(
                            validate_deals=n_val)
     err = Console(stderr=True)
     bar = Progress(TextColumn("{task.description}"), BarColumn(),
-                   TextColumn("{task.completed:,.0f}/{task.total:,.0f} games"),
+                   TextColumn("{task.completed:,.0f}/{task.total:,.0f} {task.fields[unit]}"),
                    TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
                    console=err, disable=quiet)
-    task = bar.add_task("searching", total=n_budget)
+    task = bar.add_task("searching", total=n_budget, unit="games")
 
     def on_progress(state, total: int) -> None:
         best = state.best
@@ -123,8 +123,17 @@ def balance(
                 if best else f"candidate {state.trials}")
         bar.update(task, completed=min(state.games, total), description=what)
 
-    def on_phase(phase: str) -> None:
-        bar.update(task, description="validating on fresh seeds")
+    phases: dict[str, int] = {}
+
+    def on_validation(phase: str, done: int, total: int) -> None:
+        """Validation has its own bars (games of both decks, then the resamples), so its
+        elapsed time and ETA are its own and not the search's."""
+        if phase not in phases:
+            label = ("validating on fresh seeds" if phase == "play"
+                     else "bootstrap over deals")
+            unit = "games" if phase == "play" else "resamples"
+            phases[phase] = bar.add_task(label, total=total, unit=unit)
+        bar.update(phases[phase], completed=done)
 
     command = "targi-sim balance " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     try:
@@ -133,7 +142,8 @@ def balance(
         with bar:
             result = balance_deck(config, out_path, settings=settings, jobs=n_jobs,
                                   resume=resume, command=command, progress=on_progress,
-                                  on_phase=on_phase, stop_after=stop_after)
+                                  validation_progress=on_validation,
+                                  stop_after=stop_after)
     except KeyboardInterrupt as exc:  # Ctrl-C, SIGTERM or SIGHUP (cli/signals.py)
         typer.echo("\nInterrupted; the finished candidates are kept in "
                    f"{str(out_path / 'study.journal')!r}: rerun the same command with "

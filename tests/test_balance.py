@@ -167,7 +167,10 @@ def test_debiased_spread_known_answer():
 @pytest.fixture(scope="module")
 def tiny_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("bal") / "full"
-    return balance_deck(TINY, out), out
+    events: list[tuple[str, int, int]] = []
+    result = balance_deck(TINY, out, validation_progress=lambda *e: events.append(e))
+    result.progress_events = events  # type: ignore[attr-defined]
+    return result, out
 
 
 def test_tiny_search_writes_a_proposal_and_a_validation(tiny_run, base):
@@ -186,6 +189,19 @@ def test_tiny_search_writes_a_proposal_and_a_validation(tiny_run, base):
     assert result.state.best.value <= result.state.base.value  # the base was a candidate
     md = (out / "validation.md").read_text()
     assert "## Findings" in md and "Card-value spread" in md
+
+
+def test_validation_reports_its_own_progress(tiny_run):
+    """The validation phase counts its own games and resamples, so the CLI can show
+    its elapsed time and ETA (it is not the search's budget)."""
+    result, _ = tiny_run
+    events = result.progress_events
+    play = [e for e in events if e[0] == "play"]
+    boot = [e for e in events if e[0] == "bootstrap"]
+    assert [e[0] for e in events] == ["play"] * len(play) + ["bootstrap"] * len(boot)
+    assert play[-1][1] == play[-1][2] == 2 * result.validation.games  # both decks
+    assert [d for _, d, _ in play] == sorted(d for _, d, _ in play) and len(play) >= 2
+    assert boot[-1][1] == boot[-1][2] == TINY.resamples
 
 
 def test_resumed_search_matches_an_uninterrupted_one(tiny_run, tmp_path):

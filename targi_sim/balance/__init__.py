@@ -32,6 +32,7 @@ class BalanceResult:
 def balance_deck(config: BalanceConfig, out: str | Path, *, settings: Settings | None = None,
                  jobs: int = 1, resume: bool = False, command: str = "targi-sim balance",
                  progress: Callable | None = None, on_phase: Callable[[str], None] | None = None,
+                 validation_progress: Callable[[str, int, int], None] | None = None,
                  stop_after: int | None = None) -> BalanceResult | None:
     """Search, write the proposal, load it back (the loader validates it) and validate
     it on fresh seeds. None if stopped early (`stop_after` trials: tests)."""
@@ -52,7 +53,8 @@ def balance_deck(config: BalanceConfig, out: str | Path, *, settings: Settings |
         on_phase("validate")
     with Parallel(n_jobs=jobs, backend="loky") as parallel:
         ev = Evaluator(config, settings, parallel, jobs)
-        val = validate(ev, base, apply_edits(base, edits), len(edits), config.validate_deals)
+        val = validate(ev, base, apply_edits(base, edits), len(edits), config.validate_deals,
+                       progress=validation_progress)
     paths = write_outputs(out, config, base, edits, state, val, command)
     try:
         proposal = load_deck(paths["proposal"])

@@ -5,6 +5,7 @@ interval — the balance terms, the game-level rates and every card's value."""
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -18,6 +19,9 @@ from .search import CHUNK_DEALS, Evaluator, stream_seed
 from .settings import Objective
 
 BATCH = 100
+# progress(phase, done, total): phase "play" counts games of both decks, "bootstrap"
+# counts resamples
+ValidationProgress = Callable[[str, int, int], None]
 
 
 @dataclass
@@ -37,7 +41,10 @@ def _concat(parts: list[PerDeal]) -> PerDeal:
                    {k: np.concatenate([p.n[k] for p in parts]) for k in keys})
 
 
-def _play(ev: Evaluator, deck: Deck, seed: int, deals: int) -> list[PerDeal]:
+def _play(ev: Evaluator, deck: Deck, seed: int, deals: int,
+          tick: Callable[[int], None]) -> list[PerDeal]:
+    """Per-deal sums of each match on `deals` common deals; tick(games) after each
+    round of chunks (as many chunks as workers at a time, in order)."""
     from joblib import delayed
 
     out = []
@@ -46,10 +53,15 @@ def _play(ev: Evaluator, deck: Deck, seed: int, deals: int) -> list[PerDeal]:
         mm = with_deck(match, deck)
         plans = [plan(min(CHUNK_DEALS, deals - lo) * gpd, seed, pairing, start=lo * gpd)
                  for lo in range(0, deals, CHUNK_DEALS)]
-        if ev.jobs == 1:
-            parts = [play_deals(mm, p, pairing) for p in plans]
-        else:
-            parts = ev.parallel(delayed(play_deals)(mm, p, pairing) for p in plans)
+        parts: list[PerDeal] = []
+        step = max(1, ev.jobs)
+        for i in range(0, len(plans), step):
+            group = plans[i:i + step]
+            if ev.jobs == 1:
+                parts += [play_deals(mm, p, pairing) for p in group]
+            else:
+                parts += ev.parallel(delayed(play_deals)(mm, p, pairing) for p in group)
+            tick(sum(len(p[0]) for p in group))  # a plan: (seeds, firsts, ids)
         out.append(_concat(parts))
     return out
 
@@ -64,11 +76,20 @@ def _summary(ts: list[Terms], obj: Objective, changed: int) -> dict[str, float]:
 
 
 def validate(ev: Evaluator, base_deck: Deck, proposal: Deck, changed: int,
-             deals: int) -> Validation:
+             deals: int, progress: ValidationProgress | None = None) -> Validation:
     """Play both decks on fresh common deals and bootstrap the paired differences."""
     obj = ev.settings.objective
     seed = stream_seed(ev.config.seed, "validate")
-    a, b = _play(ev, base_deck, seed, deals), _play(ev, proposal, seed, deals)
+    total = 2 * deals * sum(games_per_deal(p) for p in ev.pairings)
+    played = 0
+
+    def tick(games: int) -> None:
+        nonlocal played
+        played += games
+        if progress is not None:
+            progress("play", played, total)
+
+    a, b = _play(ev, base_deck, seed, deals, tick), _play(ev, proposal, seed, deals, tick)
     for pa, pb in zip(a, b, strict=True):
         assert np.array_equal(pa.deal_ids, pb.deal_ids)  # the same deals, in order
     ta = [terms(p.stats(), base_deck, obj) for p in a]
@@ -93,6 +114,8 @@ def validate(ev: Evaluator, base_deck: Deck, proposal: Deck, changed: int,
                 diffs[k].append(xb[k] - xa[k])
             card_diffs.append(np.mean([y.card_value - x.card_value
                                        for x, y in zip(ra, rb, strict=True)], axis=0))
+        if progress is not None:
+            progress("bootstrap", lo + w.shape[0], resamples)
     rows = []
     for k in sa:
         lo_, hi_ = np.nanpercentile(diffs[k], [2.5, 97.5])
