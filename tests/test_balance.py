@@ -140,12 +140,46 @@ def test_a_candidate_cannot_look_balanced_by_leaving_a_compared_card_unplayed():
     obj = Objective(min_plays=1)
     assert terms(stats, deck, obj).spread == 0.0  # one measured card: nothing to compare
     # card 1 was compared in the base deck but is never played here: the worst spread
-    assert terms(stats, deck, obj, (np.array([True, True]), 1)).spread == UNMEASURED
+    assert terms(stats, deck, obj, (np.array([True, True]), 1, 0.0)).spread == UNMEASURED
     # moving a compared card out of its VP group leaves fewer comparisons than the base had
     from targi_sim.balance.objective import comparisons
     assert comparisons(np.array([1, 1, 2]), np.array([True, True, True])) == 1
     assert comparisons(np.array([1, 2, 2]), np.array([True, True, True])) == 1
     assert comparisons(np.array([1, 2, 3]), np.array([True, True, True])) == 0
+
+
+def test_a_candidate_cannot_look_balanced_by_making_a_compared_card_rare():
+    """The reproducer of the 2026-12-02 benchmark: gold +1 on three cards made them so
+    rarely played (about 40 plays in 60,000 deals, from thousands) that the debiasing
+    subtracted their noise and the spread fell 57%. A compared card must keep the play
+    rate that min_plays is in the base measurement."""
+    from targi_sim.balance.objective import UNMEASURED, compared_cards, terms
+    from targi_sim.balance.settings import Objective
+
+    def stats_with(plays_of_card_1: int):
+        n = 400
+        ids = np.arange(n)
+        games = pl.DataFrame({"game_id": ids, "winner": ids % 2, "first_player": ids % 2,
+                              "rounds": [12] * n, "tiebreak": ["none"] * n, "pair_id": ids})
+        card = np.where(ids < plays_of_card_1, 1, 0)  # card 1 in the first games, else 0
+        acq = pl.DataFrame({"game_id": np.concatenate([ids, ids]),
+                            "player": np.concatenate([ids % 2, 1 - ids % 2]),
+                            "card_id": np.concatenate([np.zeros(n, int), card]),
+                            "source": ["centre"] * (2 * n), "outcome": ["played"] * (2 * n)})
+        offers = pl.DataFrame({"game_id": ids, "card_id": np.zeros(n, int)})
+        return reduce_games(games, offers, acq, 2).stats()
+
+    deck = type("D", (), {"tribe_vp": np.array([1, 1])})()
+    obj = Objective(min_plays=100)
+    base = stats_with(plays_of_card_1=300)
+    base_terms = terms(base, deck, obj)
+    assert base_terms.eligible.all()
+    fixed = compared_cards(deck, base_terms, obj.min_plays, base.games)
+    assert terms(base, deck, obj, fixed).spread != UNMEASURED
+    assert terms(stats_with(plays_of_card_1=150), deck, obj, fixed).spread != UNMEASURED
+    rare = terms(stats_with(plays_of_card_1=40), deck, obj, fixed)
+    assert np.isfinite(rare.card_se[1])  # measured, but too rarely to be compared
+    assert rare.spread == UNMEASURED
 
 
 def test_debiased_spread_known_answer():

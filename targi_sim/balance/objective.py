@@ -52,11 +52,16 @@ def comparisons(groups: np.ndarray, eligible: np.ndarray) -> int:
     return int(np.clip(k - 1, 0, None).sum())
 
 
-Compared = tuple  # (mask of the base deck's compared cards, its comparisons)
+Compared = tuple  # (mask of the base deck's compared cards, its comparisons, min plays a game)
 
 
-def compared_cards(deck: Deck, base: Terms) -> Compared:
-    return base.eligible.copy(), comparisons(deck.tribe_vp, base.eligible)
+def compared_cards(deck: Deck, base: Terms, min_plays: int, games: int) -> Compared:
+    """The base deck's compared cards, how many comparisons they make, and the play rate
+    (plays a game) that `min_plays` plays in the base measurement of `games` games is:
+    a candidate measured on fewer or more games must keep each compared card played
+    at that rate, or the card counts as unmeasured."""
+    return (base.eligible.copy(), comparisons(deck.tribe_vp, base.eligible),
+            min_plays / max(games, 1))
 
 
 def debiased_spread(values: np.ndarray, se: np.ndarray, groups: np.ndarray,
@@ -77,22 +82,23 @@ def debiased_spread(values: np.ndarray, se: np.ndarray, groups: np.ndarray,
 
 def terms(stats: DeckStats, deck: Deck, obj: Objective,
           cards: Compared | None = None) -> Terms:
-    """The deck's terms. `cards`: the cards the spread compares and how many comparisons
-    they made in the base deck (compared_cards), fixed across candidates, so that a
-    candidate cannot look balanced by leaving a card unplayed or by moving a card out of
-    its VP group until nothing is left to compare: either gives the worst spread."""
+    """The deck's terms. `cards`: the cards the spread compares, how many comparisons
+    they made in the base deck and the play rate they must keep (compared_cards), fixed
+    across candidates, so that a candidate cannot look balanced by making a card so rare
+    that its value is all noise (which the debiasing would then subtract), by leaving it
+    unplayed, or by moving cards out of their VP group until nothing is left to compare:
+    each gives the worst spread."""
     play_rate, play_se = stats.cards["play_win"].rate()
     acq_rate, acq_se = stats.cards["acquire"].rate()
-    plays = stats.cards["play_win"].values["n"]
     if obj.value == "play_win":
-        value, se = play_rate, play_se
-        eligible = (plays >= obj.min_plays) & np.isfinite(play_se)
+        value, se, plays = play_rate, play_se, stats.cards["play_win"].values["n"]
     else:
-        value, se = acq_rate, acq_se
-        eligible = (stats.cards["acquire"].values["n"] >= obj.min_plays) & np.isfinite(acq_se)
+        value, se, plays = acq_rate, acq_se, stats.cards["acquire"].values["n"]
+    eligible = (plays >= obj.min_plays) & np.isfinite(se)
     if cards is not None:
-        eligible, need = cards[0].copy(), cards[1]
-        measured = np.all(np.isfinite(value[eligible]) & np.isfinite(se[eligible]))
+        eligible, need, rate = cards[0].copy(), cards[1], cards[2]
+        measured = np.all(np.isfinite(value[eligible]) & np.isfinite(se[eligible])
+                          & (plays[eligible] >= rate * stats.games))
         if not measured or comparisons(deck.tribe_vp, eligible) < need:
             spread = UNMEASURED
         else:

@@ -92,9 +92,11 @@ def validate(ev: Evaluator, base_deck: Deck, proposal: Deck, changed: int,
     a, b = _play(ev, base_deck, seed, deals, tick), _play(ev, proposal, seed, deals, tick)
     for pa, pb in zip(a, b, strict=True):
         assert np.array_equal(pa.deal_ids, pb.deal_ids)  # the same deals, in order
-    ta = [terms(p.stats(), base_deck, obj) for p in a]
-    fixed = [compared_cards(base_deck, t) for t in ta]  # the proposal: the same cards
-    ta = [terms(p.stats(), base_deck, obj, f) for p, f in zip(a, fixed, strict=True)]
+    base_stats = [p.stats() for p in a]
+    ta = [terms(st, base_deck, obj) for st in base_stats]
+    fixed = [compared_cards(base_deck, t, obj.min_plays, st.games)  # the proposal: the same
+             for t, st in zip(ta, base_stats, strict=True)]     # cards at the same rates
+    ta = [terms(st, base_deck, obj, f) for st, f in zip(base_stats, fixed, strict=True)]
     tb = [terms(p.stats(), proposal, obj, f) for p, f in zip(b, fixed, strict=True)]
     sa, sb = _summary(ta, obj, 0), _summary(tb, obj, changed)
     rng = np.random.default_rng(seed)
