@@ -267,3 +267,15 @@ def test_result_does_not_depend_on_jobs(tiny_run, tmp_path):
     two = balance_deck(TINY, tmp_path / "two", jobs=2)
     assert two.state.history == result.state.history and two.edits == result.edits
     assert two.validation.table.equals(result.validation.table)
+
+
+def test_cli_runs_a_tiny_search_with_its_bars(tmp_path):
+    """The command end to end: search and validation bars (their callbacks), the
+    summary lines and the written proposal."""
+    out = tmp_path / "cli"
+    r = runner.invoke(app, ["balance", "--budget", "2400", "--block-deals", "200",
+                            "--blocks", "2", "--validate-deals", "300", "--seed", "3",
+                            "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    assert "fresh seeds (300 deals per match)" in r.output
+    assert "card-value spread" in r.output and (out / "proposal.toml").is_file()
