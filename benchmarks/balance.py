@@ -21,7 +21,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import cpu_model, git_label, peak_rss_mb  # noqa: E402
 
-from targi_sim.balance import BalanceConfig, balance_deck  # noqa: E402
+from targi_sim.balance import BalanceConfig, balance_deck, load_settings  # noqa: E402
 from targi_sim.balance.space import describe  # noqa: E402
 
 
@@ -35,6 +35,8 @@ def main() -> None:
     ap.add_argument("--validate-deals", type=int, default=60_000)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--objective", default=None,
+                    help="settings TOML (default data/balance/default.toml)")
     ap.add_argument("--out", default=None, help="output folder (default: a temporary one)")
     args = ap.parse_args()
     config = BalanceConfig(deck=args.deck, strategies=tuple(args.strategies.split(",")),
@@ -44,7 +46,8 @@ def main() -> None:
     out = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="targi-balance-"))
     print(f"{cpu_model()}, {git_label()}, jobs {args.jobs}; {config}")
     t0 = time.perf_counter()
-    result = balance_deck(config, out / "search", jobs=args.jobs)
+    settings = load_settings(args.objective) if args.objective else None
+    result = balance_deck(config, out / "search", settings=settings, jobs=args.jobs)
     wall = time.perf_counter() - t0
     st = result.state
     print(f"wall {wall:.0f} s; {st.trials} candidates, {st.games:,} search games "

@@ -21,7 +21,7 @@ SPACE_KEYS = ("fields", "step", "min_total_cost", "min_vp", "max_changes", "froz
 @dataclass(frozen=True)
 class Objective:
     value: str = "play_win"
-    spread: float = 3.0
+    spread: float = 6.0
     extremes: float = 1.0
     never: float = 0.10
     always: float = 0.90
