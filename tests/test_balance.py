@@ -223,6 +223,25 @@ def test_tiny_search_writes_a_proposal_and_a_validation(tiny_run, base):
     assert result.state.best.value <= result.state.base.value  # the base was a candidate
     md = (out / "validation.md").read_text()
     assert "## Findings" in md and "Card-value spread" in md
+    assert "The spread compares" in md and "nan" not in md.lower()
+
+
+def test_cards_without_a_value_are_not_listed_as_moved(tiny_run, base):
+    """Under a strategy that plays few cards most values are NaN; polars orders NaN
+    above every number, so a naive `lo > 0` listed each of them as "moved"."""
+    import dataclasses
+
+    from targi_sim.balance.output import summary_markdown
+
+    result, _ = tiny_run
+    cards = result.validation.cards.with_columns(
+        pl.when(pl.col("card_id") >= 5).then(float("nan")).otherwise(pl.col(c)).alias(c)
+        for c in ("value_base", "value_proposal", "change", "lo", "hi"))
+    val = dataclasses.replace(result.validation, cards=cards)
+    md = summary_markdown(TINY, base, result.edits, result.state, val)
+    moved = md.split("## Cards whose value moved beyond its interval")[1].split("Files:")[0]
+    assert "nan" not in moved.lower()
+    assert "40 card(s) were not played in either deck" in md
 
 
 def test_validation_reports_its_own_progress(tiny_run):

@@ -68,7 +68,8 @@ def summary_markdown(config: BalanceConfig, deck: Deck, edits: Edits, state: Sea
     spread = t.filter(pl.col("term") == "spread").row(0, named=True)
     fp = t.filter(pl.col("term") == "first_player").row(0, named=True)
     cut = 1 - spread["proposal"] / spread["base"] if spread["base"] > 0 else float("nan")
-    how = f"{cut:.0%} lower" if cut >= 0 else f"{-cut:.0%} higher"
+    how = ("no spread in the base deck to cut" if cut != cut  # NaN: base spread 0
+           else f"{cut:.0%} lower" if cut >= 0 else f"{-cut:.0%} higher")
     lines = [f"# Balance proposal for deck {config.deck!r}", "",
              f"Strategies (each in a mirror match): {', '.join(config.strategies)}. "
              f"Search: {state.trials} candidates, {state.games:,} games on common deals. "
@@ -82,6 +83,13 @@ def summary_markdown(config: BalanceConfig, deck: Deck, edits: Edits, state: Sea
                  f"{spread['lo']:+.4f}..{spread['hi']:+.4f}: {spread['verdict']}).")
     lines.append(f"- First-player rate's distance from 50%: {fp['base']:.4f} -> "
                  f"{fp['proposal']:.4f} ({fp['verdict']}).")
+    compared = ", ".join(str(int(x.eligible.sum())) for x in val.base)
+    unvalued = val.cards.filter(pl.col("value_base").is_nan()
+                                & pl.col("value_proposal").is_nan()).height
+    lines.append(f"- The spread compares {compared} of {deck.n_tribe} cards (per match: those "
+                 "played often enough in the base deck); "
+                 + (f"{unvalued} card(s) were not played in either deck, so they have no "
+                    "value to compare." if unvalued else "every card was played."))
     worse = t.filter(pl.col("verdict") == "worse")["term"].to_list()
     lines.append("- Terms that got worse beyond their interval: "
                  + (", ".join(worse) if worse else "none") + ".")
@@ -98,7 +106,9 @@ def summary_markdown(config: BalanceConfig, deck: Deck, edits: Edits, state: Sea
         lines.append(f"| {TERM_TEXT.get(r['term'], r['term'])} | {r['base']:.4f} | "
                      f"{r['proposal']:.4f} | {_fmt(r['change'])} | {_fmt(r['lo'])}..{_fmt(r['hi'])}"
                      f" | {r['verdict']} |")
-    moved = val.cards.filter((pl.col("lo") > 0) | (pl.col("hi") < 0))
+    # NaN (a card played in neither deck) compares greater than any number in polars
+    measured = pl.col("lo").is_not_nan() & pl.col("hi").is_not_nan()
+    moved = val.cards.filter(measured & ((pl.col("lo") > 0) | (pl.col("hi") < 0)))
     lines += ["", "## Cards whose value moved beyond its interval", ""]
     if moved.height == 0:
         lines.append("None.")
