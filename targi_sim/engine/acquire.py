@@ -20,7 +20,7 @@ from ..constants import (
 from .ask import ask
 from .costs import OPT_DISCARD, OPT_KEEP, OPT_LEAVE, OPT_PLAY, can_pay, effective_cost
 from .forkpoint import fork_point
-from .jit import jit
+from .jit import jit, jit_inline
 from .layout import (
     P_ACQ_ROUND,
     P_DISPLAY,
@@ -151,7 +151,7 @@ def swap_options(S, p, O):
     return n
 
 
-@jit
+@jit_inline
 def on_placement(S, D, R, SP, L, P, p, c, O):
     """Immediate and move-two abilities of a card just placed."""
     kind = tribe(D, c, TC_ABILITY)

@@ -27,7 +27,7 @@ from ..constants import (
 )
 from .acquire import MODE_CENTRE, MODE_EXPANSION, MODE_NOBLE, OUT_LEFT, acquire
 from .ask import ask
-from .jit import jit
+from .jit import jit, jit_inline
 from .layout import (
     BD_AMOUNT,
     BD_GAIN,
@@ -149,7 +149,7 @@ def trade_options(S, D, p, b, O):
     return n
 
 
-@jit
+@jit_inline
 def resolve_exchange(S, D, R, SP, L, P, p, b, O):
     """Merchant / Silversmith: any number of trades until the player stops."""
     for _ in range(MAX_TRADES_PER_ACTION):
@@ -167,7 +167,7 @@ def resolve_exchange(S, D, R, SP, L, P, p, b, O):
         add_res(S, p, got, D[o + TD_GET_AMT])
 
 
-@jit
+@jit_inline
 def resolve_fata_morgana(S, D, R, SP, L, P, p, O):
     """Move one unresolved own marker to a face-up card holding no marker (or skip)."""
     O[0] = -1
@@ -194,7 +194,7 @@ def resolve_fata_morgana(S, D, R, SP, L, P, p, O):
     S[pb + P_MARKER + m] = cell
 
 
-@jit
+@jit_inline
 def resolve_noble(S, D, R, SP, L, P, p, O):
     """Play the hand card paying its cost, discard it, or leave it in hand."""
     c = S[pbase(p) + P_HAND]
@@ -203,7 +203,7 @@ def resolve_noble(S, D, R, SP, L, P, p, O):
     acquire(S, D, R, SP, L, P, p, c, SRC_HAND, MODE_NOBLE, O)
 
 
-@jit
+@jit_inline
 def resolve_border(S, D, R, SP, L, P, p, b, O):
     kind = border(D, b, BD_KIND)
     if kind == BK_GAIN:
@@ -234,7 +234,7 @@ def resolve_border(S, D, R, SP, L, P, p, b, O):
             acquire(S, D, R, SP, L, P, p, c, SRC_EXPANSION, MODE_EXPANSION, O)
 
 
-@jit
+@jit_inline
 def resolve_cell(S, D, R, SP, L, P, p, cell, O):
     """A tribe marker's card: take the goods or acquire the tribe card, or leave it."""
     kind = S[S_CELL_TYPE + cell]
@@ -263,7 +263,7 @@ def resolve_cell(S, D, R, SP, L, P, p, cell, O):
         S[S_CELLS_VERSION] += 1
 
 
-@jit
+@jit_inline
 def resolve_slot(S, D, R, SP, L, P, p, slot, O):
     """Action slot 0..2 is a Targi, 3..4 a tribe marker."""
     pb = pbase(p)

@@ -35,7 +35,7 @@ from ..constants import (
 from .actions import resolve_slot
 from .ask import ask
 from .geometry import BORDER_COL, BORDER_ROW, FACING
-from .jit import jit
+from .jit import jit, jit_inline
 from .layout import (
     BD_KIND,
     BD_RAID_ENDS,
@@ -253,7 +253,7 @@ def log_raid(S, L, raid_number, p, paid, amount, bonus, gold):
         L[o + RD_GOLD] = gold
 
 
-@jit
+@jit_inline
 def give_goods(S, D, R, SP, L, P, p, count, number, O):
     """p gives up `count` goods, one unit at a time, kinds of their choice."""
     for _ in range(count):
@@ -327,7 +327,7 @@ def pay_raid(S, D, R, SP, L, P, p, b, O):
         log_raid(S, L, number, p, PAID_GOODS, goods, 0, 0)
 
 
-@jit
+@jit_inline
 def resolve_raid(S, D, R, SP, L, P, b, O):
     first = S[S_FIRST]
     pay_raid(S, D, R, SP, L, P, first, b, O)
@@ -378,7 +378,7 @@ def apply_placement(S, p, b):
     S[S_PLACE_K] += 1
 
 
-@jit
+@jit_inline
 def place_targis(S, D, R, SP, L, P, O):
     """First player, then alternately, one Targi at a time, three each.
 
@@ -455,7 +455,7 @@ def apply_income(S, D, p):
                 add_res(S, p, r, tribe(D, c, TC_PARAMS + r))
 
 
-@jit
+@jit_inline
 def enforce_limits(S, D, R, SP, L, P, p, O):
     """Discard goods above the limit (player's choice of kinds) and gold above its limit."""
     pb = pbase(p)
@@ -473,7 +473,7 @@ def enforce_limits(S, D, R, SP, L, P, p, O):
         S[pb + P_GOLD_DISC_ROUND] += extra
 
 
-@jit
+@jit_inline
 def log_round(S, D, R, L, p):
     o = log_row(L, T_ROUNDS)
     if o < 0:
@@ -503,7 +503,7 @@ def log_round(S, D, R, L, p):
     L[o + RR_SCORE] = total_score(S, D, R, p)
 
 
-@jit
+@jit_inline
 def end_round(S, D, R, SP, L, P, O):
     first = S[S_FIRST]
     S[S_CELLS_VERSION] += 1
@@ -540,7 +540,7 @@ def log_offers(S, L):
                 L[o + RO_CARD] = S[S_CELL_CARD + cell]
 
 
-@jit
+@jit_inline
 def start_round(S, D, R, SP, L, P, O):
     """Move the robber (resolving a raid it lands on); False if the game ended there."""
     if S[S_ROUND] > 0:
