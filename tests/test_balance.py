@@ -174,7 +174,7 @@ def test_a_candidate_cannot_look_balanced_by_making_a_compared_card_rare():
     base = stats_with(plays_of_card_1=300)
     base_terms = terms(base, deck, obj)
     assert base_terms.eligible.all()
-    fixed = compared_cards(deck, base_terms, obj.min_plays, base.games)
+    fixed = compared_cards(deck, base_terms, obj.min_plays)
     assert terms(base, deck, obj, fixed).spread != UNMEASURED
     assert terms(stats_with(plays_of_card_1=150), deck, obj, fixed).spread != UNMEASURED
     rare = terms(stats_with(plays_of_card_1=40), deck, obj, fixed)

@@ -31,7 +31,7 @@ class BalanceResult:
 
 def balance_deck(config: BalanceConfig, out: str | Path, *, settings: Settings | None = None,
                  jobs: int = 1, resume: bool = False, command: str = "targi-sim balance",
-                 progress: Callable | None = None, on_phase: Callable[[str], None] | None = None,
+                 progress: Callable | None = None,
                  validation_progress: Callable[[str, int, int], None] | None = None,
                  stop_after: int | None = None) -> BalanceResult | None:
     """Search, write the proposal, load it back (the loader validates it) and validate
@@ -49,8 +49,6 @@ def balance_deck(config: BalanceConfig, out: str | Path, *, settings: Settings |
     state.max_changes = settings.space.max_changes  # type: ignore[attr-defined]
     base = load_deck(config.deck)
     edits = state.best.edits if state.best else {}
-    if on_phase:
-        on_phase("validate")
     with Parallel(n_jobs=jobs, backend="loky") as parallel:
         ev = Evaluator(config, settings, parallel, jobs)
         val = validate(ev, base, apply_edits(base, edits), len(edits), config.validate_deals,

@@ -35,6 +35,7 @@ class Terms:
     card_se: np.ndarray
     acquire: np.ndarray
     eligible: np.ndarray  # cards in the spread (played at least min_plays times)
+    games: int  # games measured
 
     def total(self, obj: Objective, changed: int = 0) -> float:
         return (obj.spread * self.spread + obj.extremes * self.extremes
@@ -55,13 +56,13 @@ def comparisons(groups: np.ndarray, eligible: np.ndarray) -> int:
 Compared = tuple  # (mask of the base deck's compared cards, its comparisons, min plays a game)
 
 
-def compared_cards(deck: Deck, base: Terms, min_plays: int, games: int) -> Compared:
+def compared_cards(deck: Deck, base: Terms, min_plays: int) -> Compared:
     """The base deck's compared cards, how many comparisons they make, and the play rate
-    (plays a game) that `min_plays` plays in the base measurement of `games` games is:
-    a candidate measured on fewer or more games must keep each compared card played
-    at that rate, or the card counts as unmeasured."""
+    (plays a game) that `min_plays` plays is in the base measurement: a candidate
+    measured on fewer or more games must keep each compared card played at that rate,
+    or the card counts as unmeasured."""
     return (base.eligible.copy(), comparisons(deck.tribe_vp, base.eligible),
-            min_plays / max(games, 1))
+            min_plays / max(base.games, 1))
 
 
 def debiased_spread(values: np.ndarray, se: np.ndarray, groups: np.ndarray,
@@ -115,4 +116,4 @@ def terms(stats: DeckStats, deck: Deck, obj: Objective,
                  first_player=abs(first - 0.5), tiebreak=tiebreak,
                  rounds=abs(rounds - obj.rounds_target) / 12.0, first_rate=first,
                  mean_rounds=rounds, card_value=value, card_se=se, acquire=acq_rate,
-                 eligible=eligible)
+                 eligible=eligible, games=stats.games)

@@ -296,9 +296,8 @@ def search(config: BalanceConfig, settings: Settings, out: Path, *, jobs: int = 
             raise InputError(f"--resume: {str(db)!r} was written by a search with other "
                              "settings, deck, strategies or budget; use another --out")
         base_terms, base_games = measure_full(ev, deck)
-        ev.compared = [compared_cards(deck, t, settings.objective.min_plays,
-                                      ev.block_games(m) * config.blocks)
-                       for m, t in enumerate(base_terms)]
+        ev.compared = [compared_cards(deck, t, settings.objective.min_plays)
+                       for t in base_terms]
         base = Candidate(-1, {}, ev.value(base_terms, 0), base_terms, config.blocks)
         state = _replay(study, deck, ev, base, base_games)
         cards = candidate_cards(deck, base_terms[0], settings)

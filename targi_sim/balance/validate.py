@@ -93,9 +93,9 @@ def validate(ev: Evaluator, base_deck: Deck, proposal: Deck, changed: int,
     for pa, pb in zip(a, b, strict=True):
         assert np.array_equal(pa.deal_ids, pb.deal_ids)  # the same deals, in order
     base_stats = [p.stats() for p in a]
-    ta = [terms(st, base_deck, obj) for st in base_stats]
-    fixed = [compared_cards(base_deck, t, obj.min_plays, st.games)  # the proposal: the same
-             for t, st in zip(ta, base_stats, strict=True)]     # cards at the same rates
+    # the proposal is held to the same cards at the same play rates
+    fixed = [compared_cards(base_deck, terms(st, base_deck, obj), obj.min_plays)
+             for st in base_stats]
     ta = [terms(st, base_deck, obj, f) for st, f in zip(base_stats, fixed, strict=True)]
     tb = [terms(p.stats(), proposal, obj, f) for p, f in zip(b, fixed, strict=True)]
     sa, sb = _summary(ta, obj, 0), _summary(tb, obj, changed)
