@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
-from .jit import jit
+from .jit import entry_point, jit
 from .policies import Policy
 
 MODULE_PREFIX = "targi_sim_plugin_"
@@ -126,7 +126,7 @@ def load_plugin(path: str | Path) -> Plugin:
         raise PluginError(f"{path}: choose takes {len(args)} arguments ({', '.join(args)}); "
                           f"it must take 9: {', '.join(CHOOSE_ARGS)}")
     with compile_cache():
-        compiled = choose if hasattr(choose, "py_func") else jit(choose)
+        compiled = entry_point(choose if hasattr(choose, "py_func") else jit(choose))
     policy = Policy(f"plugin:{p.name}", compiled, (plugin_policy, (str(p),)))
     plugin = Plugin(p, module, policy, source)
     _LOADED[key] = plugin

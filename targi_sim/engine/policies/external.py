@@ -8,7 +8,7 @@ answer to the script and replays the round from its start (games are determinist
 the replay reaches the same decision).
 """
 
-from ..jit import jit
+from ..jit import entry_point, jit
 from ..layout import (
     MAX_OPTIONS,
     S_CORE,
@@ -25,6 +25,7 @@ from ..layout import (
 )
 
 
+@entry_point
 @jit
 def decide_external(S, D, R, SP, p, dtype, O, n, ctx):
     """policies.DECIDE_SIGNATURE: the next scripted answer, or pause the game."""

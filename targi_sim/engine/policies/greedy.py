@@ -17,7 +17,7 @@ from ...constants import (
     VP,
 )
 from ..costs import OPT_KEEP, OPT_PLAY
-from ..jit import jit
+from ..jit import entry_point, jit
 from ..layout import BD_GAIN, BD_KIND, D_TRADES, P_HAND, TC_VP, TD_GET_AMT, TD_GIVE_AMT, TD_SIZE
 from ..state import border, pbase, res, tribe
 from .heuristic import action_priority, hand_too_new
@@ -59,6 +59,7 @@ def greedy_value(S, D, R, SP, p, dtype, v, ctx):
     return 0.0
 
 
+@entry_point
 @jit
 def decide_greedy(S, D, R, SP, p, dtype, O, n, ctx):
     """The first option of highest greedy value (policies.DECIDE_SIGNATURE)."""

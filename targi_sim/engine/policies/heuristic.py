@@ -86,7 +86,7 @@ from ...constants import (
 )
 from ..costs import OPT_DISCARD, OPT_KEEP, OPT_LEAVE, OPT_PLAY, can_pay, effective_cost
 from ..geometry import BORDER_COL, BORDER_ROW, FACING
-from ..jit import jit_inline, jit_llvm_inline
+from ..jit import entry_point, jit_inline, jit_llvm_inline
 from ..jit import jit_literal as jit
 from ..layout import (
     BD_AMOUNT,
@@ -852,6 +852,7 @@ def best_option(S, D, R, SP, p, base, dtype, O, n, ctx):
     return best_other(S, D, R, SP, p, base, dtype, O, n, ctx)
 
 
+@entry_point
 @jit
 def decide_heuristic(S, D, R, SP, p, dtype, O, n, ctx):
     """The heuristic kind's decision (policies.DECIDE_SIGNATURE); also what plugins

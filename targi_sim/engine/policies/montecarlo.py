@@ -4,10 +4,11 @@
 import numpy as np
 
 from ...constants import DT_PLACE, MC_PENDING
-from ..jit import jit
+from ..jit import entry_point, jit
 from .heuristic import decide_heuristic
 
 
+@entry_point
 @jit
 def decide_montecarlo(S, D, R, SP, p, dtype, O, n, ctx):
     """policies.DECIDE_SIGNATURE: the driver's pending placement, else the heuristic."""

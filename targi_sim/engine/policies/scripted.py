@@ -4,12 +4,13 @@ SP[p, 1] is the next script index, SP[p, SCRIPT_START:] the wanted option values
 A value that is not legal, or a script that runs out, flags S_ERROR and takes option 0.
 """
 
-from ..jit import jit
+from ..jit import entry_point, jit
 from ..layout import S_ERROR
 
 SCRIPT_START = 2
 
 
+@entry_point
 @jit
 def decide_scripted(S, D, R, SP, p, dtype, O, n, ctx):
     """policies.DECIDE_SIGNATURE: the next scripted value if it is legal."""
