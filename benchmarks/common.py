@@ -48,6 +48,27 @@ def cpu_model() -> str:
     return platform.processor() or platform.machine()
 
 
+def reference_loop_seconds() -> float:
+    """Seconds for 10 million CPython additions: how fast this machine is right now.
+
+    The development VMs share their hosts: the same code measured 1.6x slower an hour
+    later on the same VM. Benchmarks print this before and after they run, so a figure
+    can be compared with another machine's (or another hour's) at the same index.
+    """
+    import time
+
+    t = time.perf_counter()
+    s = 0
+    for i in range(10_000_000):
+        s += i
+    return time.perf_counter() - t
+
+
+def speed_label() -> str:
+    seconds = reference_loop_seconds()
+    return f"reference loop {seconds:.2f} s (10M CPython additions; lower = faster)"
+
+
 def git_label() -> str:
     try:
         head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,

@@ -28,7 +28,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import cpu_model, git_label, print_table, spawn  # noqa: E402 - script dir on path
+from common import cpu_model, git_label, print_table, spawn, speed_label  # noqa: E402 - script dir on path
 
 PLUGIN = Path(__file__).resolve().parent.parent / "data" / "strategies" / "card-rush.py"
 
@@ -94,6 +94,7 @@ def main() -> None:
     if args.worker is not None:
         worker(args.worker, args.table)
         return
+    before = speed_label()
     results: dict[str, list[float]] = {k: [] for k in (
         "cold random", "cold balanced", "cold balanced after random", "warm balanced",
         "plug-in on a warm engine", "warm import")}
@@ -112,6 +113,7 @@ def main() -> None:
             results["plug-in on a warm engine"].append(w["steps"][1])
     print(f"targi-sim start-up, {git_label()}, {cpu_model()}, python {sys.version.split()[0]}, "
           f"median of {args.repeats} fresh-cache run(s)")
+    print(f"before: {before}; after: {speed_label()}")
     notes = {
         "cold random": "import + first game, empty cache: generic build + random policy",
         "cold balanced": "import + first game, empty cache: heuristic build (README command)",

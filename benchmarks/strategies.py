@@ -36,7 +36,7 @@ from common import cpu_model as _cpu_model  # noqa: E402 - script dir on sys.pat
 from common import git_label as _git_label
 from common import peak_rss_mb as _peak_rss_mb
 from common import pin_one_cpu as _pin_one_cpu
-from common import print_table, spawn
+from common import print_table, spawn, speed_label
 
 ROOT = Path(__file__).resolve().parent.parent
 PAIRINGS = {
@@ -177,6 +177,7 @@ def main() -> None:
     print(f"python {platform.python_version()}, numba {numba.__version__}, {_cpu_model()}",
           flush=True)
     print(f"{_git_label()}, engine source digest {digest}", flush=True)
+    print(f"before: {speed_label()}", flush=True)
 
     res = {}
     for pairing, seats in PAIRINGS.items():
@@ -226,6 +227,7 @@ def main() -> None:
     if source_digest() != digest or any(r["digest"] != digest for r in res.values()):
         print("WARNING: engine sources changed during the run; workers may have run "
               "different engine versions")
+    print(f"after: {speed_label()}")
     print(f"wall time {time.perf_counter() - t_start:.1f} s")
 
 
