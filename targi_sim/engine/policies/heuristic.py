@@ -46,12 +46,12 @@ from ...constants import (
     HC_BORDER,
     HC_BORDER_OPP,
     HC_CELL,
-    HC_DEMAND,
     HC_DEMAND_KEY,
     HC_KEY,
     HC_LATE,
     HC_LATE_ROUND,
     HC_LINE_CACHE,
+    HC_NEED,
     HC_UV,
     HC_UV_KEY,
     HC_UVO,
@@ -197,18 +197,29 @@ def unseen_hand_value(S, D, SP, p, w, base, uv):
 
 @jit
 def refresh_demand(S, D, SP, w):
-    """Histogram of the goods costs of the face-up centre tribe cards (cached per layout)."""
+    """need()'s table for the face-up centre tribe cards (cached per layout): for each
+    good k and each holding `have` of 0..3, the units missing toward those cards,
+    sum over units > have of (units - have) x (cards costing `units` of k, 3 = 3+).
+
+    Summed here once per layout, in the same order as need() once did at every call, so
+    the values are bit-identical; the counts are packed 4 bits each in one integer (at
+    most 9 cards) rather than accumulated in SP, where every += was a memory round trip.
+    """
     key = S[S_CELLS_VERSION]
     if SP[w, HC_DEMAND_KEY] == key:
         return
-    for i in range(12):
-        SP[w, HC_DEMAND + i] = 0.0
+    hist = 0
     for cell in range(N_CELLS):
         if S[S_CELL_TYPE + cell] == CELL_TRIBE and S[S_CELL_UP + cell] == 1:
             c = S[S_CELL_CARD + cell]
             for k in range(N_GOODS):
-                units = min(tribe(D, c, TC_COST + k), 3)
-                SP[w, HC_DEMAND + k * 4 + units] += 1.0
+                hist += 1 << (4 * (k * 4 + min(tribe(D, c, TC_COST + k), 3)))
+    for k in range(N_GOODS):
+        for have in range(4):
+            total = 0.0
+            for units in range(have + 1, 4):
+                total += (units - have) * float((hist >> (4 * (k * 4 + units))) & 15)
+            SP[w, HC_NEED + k * 4 + have] = total
     SP[w, HC_DEMAND_KEY] = key
 
 
@@ -218,8 +229,8 @@ def need(S, D, SP, p, w, k):
     player w sees it (an opponent's unseen hand card is not counted)."""
     have = res(S, p, k)
     total = 0.0
-    for units in range(have + 1, 4):
-        total += (units - have) * SP[w, HC_DEMAND + k * 4 + units]
+    if have < 3:  # tokens are never negative; 3 or more lacks nothing on the centre
+        total = SP[w, HC_NEED + k * 4 + have]
     h = visible_hand(S, w, p)
     if h >= 0:
         cost = tribe(D, h, TC_COST + k)
@@ -477,7 +488,8 @@ def exchange_value(S, D, p, uv, b):
             if got == given:
                 continue
             v = trade_net(D, uv, t, given, got)
-            times = min(3, have // amount)
+            # min(3, have // amount) without a 64-bit division (amount >= 1 here)
+            times = 3 if have >= 3 * amount else (2 if have >= 2 * amount else 1)
             if v * times > best:
                 best = v * times
     return best
