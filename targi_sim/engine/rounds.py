@@ -344,16 +344,18 @@ def resolve_raid(S, D, R, SP, L, P, b, O):
 # ------------------------------------------------------------------ placement
 @jit
 def placement_options(S, D, p, O, ignore_facing):
+    """The free border cards p may take, in order. Branch-free: each card is written to
+    O[n] and counted only if free, since which cards are free is unpredictable."""
     n = 0
     robber = S[S_ROBBER]
     for b in range(N_BORDER):
-        if b == robber or border(D, b, BD_KIND) == BK_RAID or S[S_BORDER_TARGI + b] >= 0:
-            continue
         f = FACING[b]
-        if not ignore_facing and f >= 0 and S[S_BORDER_TARGI + f] == 1 - p:
-            continue
+        blocked_by_facing = (not ignore_facing and f >= 0
+                             and S[S_BORDER_TARGI + max(f, 0)] == 1 - p)
+        free = (b != robber) & (border(D, b, BD_KIND) != BK_RAID) \
+            & (S[S_BORDER_TARGI + b] < 0) & (not blocked_by_facing)
         O[n] = b
-        n += 1
+        n += 1 if free else 0
     return n
 
 
