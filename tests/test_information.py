@@ -85,7 +85,7 @@ def test_strategy_row_layout_does_not_overlap():
         ("border_opp", C.HC_BORDER_OPP, C.HC_BORDER_OPP + 16),
         ("cell", C.HC_CELL, C.HC_CELL + 9),
         ("late", C.HC_LATE_ROUND, C.HC_LATE + 1),
-        ("demand", C.HC_DEMAND_KEY, C.HC_DEMAND + 12),
+        ("need", C.HC_DEMAND_KEY, C.HC_NEED + 12),
         ("line", C.HC_LINE_CACHE, C.HC_LINE_CACHE + 16),
     ]
     taken: dict[int, str] = {}
