@@ -1,7 +1,7 @@
 """Compile (or load) the engine builds most tests share, one group per process.
 
-    python tests/warm_engine.py generic      # random/greedy/scripted seats, a Python seat
-    python tests/warm_engine.py heuristic    # balanced, Monte Carlo, card-value forks
+    python tests/warm_engine.py generic      # random/greedy seats, a Python seat, forks
+    python tests/warm_engine.py heuristic    # balanced, Monte Carlo
 
 tests/conftest.py runs the groups side by side before parallel test workers start, so
 the workers load the compile cache instead of each compiling the same builds at once.
@@ -18,24 +18,25 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def warm_generic() -> None:
     import targi_sim
+    from targi_sim.api import game_plan, prepare_match
+    from targi_sim.cardvalue.forks import play_forks
 
     targi_sim.play_games(2, strategies=("random", "random"), logs=True)
     targi_sim.play_games(2, strategies=("greedy", "random"), logs=False)
     targi_sim.play_game(1, ("greedy", "random"))  # the single-game path, with its trace
     oasis = str(ROOT / "data" / "strategies" / "oasis-first.py")
     targi_sim.play_games(2, strategies=(oasis, "random"), logs=False)  # the stepping engine
+    # last: by now the other group has cached most of the heuristic build it calls into
+    play_forks(prepare_match(("balanced", "balanced"), "base", "default"), *game_plan(2, 0),
+               1.0)
 
 
 def warm_heuristic() -> None:
     import targi_sim
-    from targi_sim.api import game_plan, prepare_match
-    from targi_sim.cardvalue.forks import play_forks
 
     targi_sim.play_games(2, strategies=("balanced", "balanced"), logs=True)
     targi_sim.play_game(1, ("balanced", "random"))
     targi_sim.play_games(2, strategies=("montecarlo", "balanced"), logs=False)
-    play_forks(prepare_match(("balanced", "balanced"), "base", "default"), *game_plan(2, 0),
-               1.0)
 
 
 GROUPS = {"generic": warm_generic, "heuristic": warm_heuristic}
