@@ -254,7 +254,12 @@ def test_dask_cluster_output_equals_a_local_run(tmp_path):
                 p.kill()
 
 
-def test_unreachable_scheduler_exits_2():
+def test_unreachable_scheduler_exits_2(monkeypatch):
+    import importlib
+
+    # import_module, not attribute access: the package exports a function named execute
+    execute = importlib.import_module("targi_sim.runner.execute")
+    monkeypatch.setattr(execute, "SCHEDULER_CONNECT_TIMEOUT", "1s")  # not the 10 s default
     port = _free_port()
     usage_error(invoke("run", "-n", "10", "--backend", "dask", "--scheduler",
                        f"tcp://127.0.0.1:{port}", "--quiet"), "Dask scheduler")

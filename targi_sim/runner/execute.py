@@ -135,6 +135,11 @@ def _manifest(run: ResolvedRun, spec: RunSpec, command: list[str], old: dict | N
     }
 
 
+# How long to keep trying a --scheduler address before the one-line error (Dask retries
+# a refused connection until then).
+SCHEDULER_CONNECT_TIMEOUT = "10s"
+
+
 @contextmanager
 def _dask_client(scheduler: str | None, jobs: int) -> Iterator[None]:
     try:
@@ -142,7 +147,7 @@ def _dask_client(scheduler: str | None, jobs: int) -> Iterator[None]:
     except ImportError:
         raise InputError("--backend dask needs Dask: pip install 'targi-sim[dask]'") from None
     try:
-        client = (Client(scheduler, timeout="10s") if scheduler
+        client = (Client(scheduler, timeout=SCHEDULER_CONNECT_TIMEOUT) if scheduler
                   else Client(n_workers=jobs, threads_per_worker=1, dashboard_address=None))
     except (OSError, TimeoutError) as exc:
         raise InputError(f"cannot reach the Dask scheduler {scheduler}: {exc}") from None
