@@ -456,10 +456,23 @@ def main() -> None:
     except StrategyError as exc:  # a strategy misbehaved in play: one line, exit code 1
         typer.echo(f"Error: {exc}", err=True)
         raise SystemExit(1) from None
-    except SystemExit as exc:  # typer turns a stray KeyboardInterrupt into exit code 130
+    except SystemExit as exc:
+        stop = _stray_stop(exc)
+        if stop is not None:
+            typer.echo("\nInterrupted.", err=True)
+            raise SystemExit(signals.exit_code(stop)) from None
         if exc.code == EXIT_INTERRUPTED and signals.received:
             raise SystemExit(128 + signals.received) from None
         raise
+
+
+def _stray_stop(exc: SystemExit) -> KeyboardInterrupt | None:
+    """The stop behind a silent exit: typer turns a KeyboardInterrupt that no command
+    handler caught into `Exit(130) from` it, printing nothing. A command's own
+    `typer.Exit(...) from None`, after its own message, has no such cause."""
+    exit_ = exc.__context__
+    cause = getattr(exit_, "__cause__", None)
+    return cause if isinstance(cause, KeyboardInterrupt) else None
 
 
 if __name__ == "__main__":

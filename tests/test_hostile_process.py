@@ -16,7 +16,9 @@ import pytest
 from cli_helpers import one_error_line
 from typer.testing import CliRunner
 
+from targi_sim.cli import signals
 from targi_sim.cli.app import app
+from targi_sim.cli.app import main as cli_main
 from targi_sim.cli.tournament import claim_default_out_dir
 from targi_sim.runner import RunDir
 
@@ -207,3 +209,24 @@ def test_more_jobs_than_cpus_are_capped_with_a_note(monkeypatch):
 def test_the_plugin_docs_say_that_loading_a_py_strategy_runs_its_code():
     doc = (Path(__file__).resolve().parents[1] / "docs" / "strategy-plugins.md").read_text()
     assert "runs its code" in doc and "only load" in doc
+
+
+@pytest.mark.parametrize(("stop", "code"), [(KeyboardInterrupt(), 130),
+                                            (signals.Terminated(signal.SIGTERM), 143)])
+def test_a_stop_inside_a_command_before_its_handlers_is_one_line(monkeypatch, capsys,
+                                                                  stop, code):
+    """A stop after the import but outside a command's own handler: typer turns the
+    KeyboardInterrupt into a silent exit 130 (a Ctrl-C 0.45 s into `run` on a fast
+    machine printed nothing); the entry point says it was interrupted, with 128 + N."""
+    import targi_sim.engine
+
+    def stopped():
+        raise stop
+
+    monkeypatch.setattr(targi_sim.engine, "cache_dir", stopped)  # `version` reads it
+    monkeypatch.setattr(sys, "argv", ["targi-sim", "version"])
+    with pytest.raises(SystemExit) as exit_info:
+        cli_main()
+    assert exit_info.value.code == code
+    lines = [line for line in capsys.readouterr().err.splitlines() if line.strip()]
+    assert lines == ["Interrupted."]
