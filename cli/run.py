@@ -200,8 +200,8 @@ def register(app: typer.Typer) -> None:
         """Play N games between two strategies into a run directory of Parquet tables.
 
         Prints a progress bar, then win rates with 95% intervals. The first run on a
-        machine compiles the engine build its strategies need (measured on a 2-core
-        machine: about 25 s for random vs random, about 55 s for balanced), showing the
+        machine compiles the engine build its strategies need (measured on 2-core
+        VMs: 13-25 s for random vs random, 27-55 s for balanced, by VM), showing the
         time so far and the expected total; later runs load it from the cache in about
         a second.
         """
