@@ -9,7 +9,7 @@ import tomllib
 
 import numpy as np
 import pytest
-from scenario_helpers import new, res, trace
+from scenario_helpers import new, res, setres, trace
 from typer.testing import CliRunner
 
 from targi_sim import DataError, UsageError, play_games
@@ -323,6 +323,23 @@ def test_plays_an_affordable_high_vp_card(strategy):
     assert (acq["player"], acq["card_id"], acq["outcome"]) == (0, TARGIA_3VP, "played")
     assert sc.players[0].display[0] == [TARGIA_3VP]
     assert res(sc, 0)["salt"] == 0 and res(sc, 0)["pepper"] == 0  # paid the cost
+
+
+def test_row_builder_sees_that_a_repeated_symbol_spoils_the_all_different_row():
+    """Row 0 holds Targia, Targia, Camp: no bonus can come of it, whatever is added. The
+    heuristic used to count only the added card as a repeat, so it valued an Oasis there
+    as completing an all-different row and played it into row 0."""
+    targia_a, targia_b, camp, well, camel_rider, oasis = 0, 1, 18, 27, 9, 36
+    sc = new()
+    sc.use(0, "row-builder")
+    setres(sc, 0, s=5, pe=5, d=5, g=5, vp=4)
+    sc.players[0].set_display([[targia_a, targia_b, camp], [well], [camel_rider]])
+    assert sc.acquire(0, oasis, "centre") == "played"
+    assert sc.logs()["acquisitions"]["row"].to_list() != [0]
+    # the ground truth it now agrees with: that row, completed, scores no row bonus
+    check = new()
+    check.players[0].set_display([[targia_a, targia_b, camp, oasis], [], []])
+    assert check.score(0)["row_bonus"] == 0
 
 
 def test_random_does_not_always_play_it():

@@ -344,6 +344,8 @@ def row_potential(S, D, R, SP, p, w, base, row, extra_sym):
             first = sym
         elif sym != first:
             same = False
+        if (mask >> sym) & 1:
+            mask |= 1 << 10  # a repeat already in the row: no all-different bonus
         mask |= 1 << sym
         n += 1
     if extra_sym >= 0:
