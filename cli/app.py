@@ -39,7 +39,7 @@ from targi_sim import (
 )
 
 from . import signals
-from .parse import ParseError, parse_games, parse_seed
+from .parse import ParseError, comma_list, parse_games, parse_seed
 
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = signals.EXIT_INTERRUPTED
@@ -347,9 +347,9 @@ folder exists).
 
 @app.command(epilog=TOURNAMENT_EPILOG)
 def tournament(
-    strategies: str = typer.Option(
+    strategies: list[str] = typer.Option(  # noqa: B008 - typer's idiom
         ..., "--strategies", "-s", metavar="A,B,...",
-        help="Comma-separated strategy names or .toml paths (at least two).",
+        help="Strategy names or .toml paths (at least two), comma-separated or repeated.",
     ),
     games: str = typer.Option(
         "2000", "--games", "-n", metavar="N",
@@ -385,7 +385,7 @@ def tournament(
     try:
         if strategy_file:
             register_plugin(strategy_file)
-        names = parse_strategy_list(strategies)
+        names = parse_strategy_list(comma_list(strategies) or "")
         n_games = parse_games(games)
         run_seed = parse_seed(seed)
         n_jobs = parse_jobs(jobs)

@@ -44,9 +44,10 @@ def register(app: typer.Typer) -> None:
 
 def balance(
     deck: str = typer.Option("base", "--deck", metavar="NAME|FILE", help="Deck to balance."),
-    strategies: str = typer.Option(
-        "balanced", "--strategies", "-s", metavar="A,B,...",
-        help="Strategies whose mirror matches measure each candidate (terms averaged)."),
+    strategies: list[str] = typer.Option(  # noqa: B008 - typer's idiom
+        ["balanced"], "--strategies", "-s", metavar="A,B,...",
+        help="Strategies whose mirror matches measure each candidate (terms averaged); "
+             "comma-separated or repeated."),
     max_changes: str | None = typer.Option(
         None, "--max-changes", metavar="N",
         help="Most tribe cards a proposal may change (default: the settings file's, 6)."),
@@ -84,7 +85,7 @@ def balance(
 
     from . import signals
     from .app import _fail, load_engine
-    from .parse import MAX_GAMES, ParseError, parse_seed, parse_whole_number
+    from .parse import MAX_GAMES, ParseError, comma_list, parse_seed, parse_whole_number
     from .tournament import parse_jobs
 
     try:
@@ -96,6 +97,7 @@ def balance(
         n_val = parse_whole_number(validate_deals, "--validate-deals", 100, 100_000_000)
         n_max = (parse_whole_number(max_changes, "--max-changes", 1, 45)
                  if max_changes is not None else None)
+        strategies = comma_list(strategies) or ""
         names = tuple(s.strip() for s in strategies.split(",") if s.strip())
         if not names:
             raise ParseError(f"--strategies needs comma-separated strategies; got {strategies!r}")

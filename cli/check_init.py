@@ -39,9 +39,10 @@ def init_command():
         out: Path = typer.Option(..., "--out", "-o", metavar="FILE",  # noqa: B008
                                  help="Baseline file to write (refused if it exists, "
                                       "unless --force)."),
-        strategies: str = typer.Option("balanced", "--strategies", metavar="A,B",
-                                       help="Strategies whose mirrors are measured "
-                                            "(names or paths), comma-separated."),
+        strategies: list[str] = typer.Option(  # noqa: B008 - typer's idiom
+            ["balanced"], "--strategies", metavar="A,B",
+            help="Strategies whose mirrors are measured (names or paths), "
+                 "comma-separated or repeated."),
         rules: str = typer.Option("default", "--rules", metavar="RULES",
                                   help="Rules name or .toml path."),
         games: str = typer.Option("1e5", "--games", metavar="N",
@@ -66,7 +67,7 @@ def init_command():
 
         from .app import _fail, _progress
         from .check import parse_check_jobs
-        from .parse import ParseError, parse_whole_number
+        from .parse import ParseError, comma_list, parse_whole_number
         from .signals import exit_code
 
         try:
@@ -79,7 +80,8 @@ def init_command():
                                  f"got {batch_games!r}")
             if cap < batch:
                 raise ParseError(f"--max-games ({cap}) must be at least --batch-games ({batch})")
-            names = tuple(s.strip() for s in strategies.split(",") if s.strip())
+            names = tuple(s.strip() for s in (comma_list(strategies) or "").split(",")
+                          if s.strip())
             if not names:
                 raise ParseError("--strategies must name at least one strategy")
             if out.exists() and not force:

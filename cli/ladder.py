@@ -31,9 +31,10 @@ grade by two letters or more, between the two strongest rungs.
 def register(app: typer.Typer) -> None:
     @app.command(epilog=LADDER_EPILOG)
     def ladder(
-        rungs: str = typer.Option(
-            "random,greedy,balanced,tuned,montecarlo-tuned", "--rungs", metavar="A,B,...",
-            help="Strategies from weakest to strongest (names or files), at least two."),
+        rungs: list[str] = typer.Option(  # noqa: B008 - typer's idiom
+            ["random,greedy,balanced,tuned,montecarlo-tuned"], "--rungs", metavar="A,B,...",
+            help="Strategies from weakest to strongest (names or files), at least two; "
+                 "comma-separated or repeated."),
         games: str = typer.Option("20000", "--games", "-n", metavar="N",
                                   help="Games per run; 1e4 and 10_000 work."),
         search_games: str = typer.Option(
@@ -59,12 +60,12 @@ def register(app: typer.Typer) -> None:
         from targi_sim.ladder import plan_ladder, run_ladder
 
         from .app import _fail, _progress
-        from .parse import ParseError, parse_games, parse_seed, parse_whole_number
+        from .parse import ParseError, comma_list, parse_games, parse_seed, parse_whole_number
         from .report import shown
         from .signals import exit_code
 
         try:
-            names = [r.strip() for r in rungs.split(",") if r.strip()]
+            names = [r.strip() for r in (comma_list(rungs) or "").split(",") if r.strip()]
             n_games = parse_games(games)
             n_search = parse_whole_number(search_games, "--search-games", 2, 10**7)
             run_seed = parse_seed(seed)

@@ -17,6 +17,13 @@ class ParseError(ValueError):
     """A command-line value that is not acceptable; the message is one line for the user."""
 
 
+def comma_list(values: list[str] | None) -> str | None:
+    """A list option given comma-separated (`-s a,b`), repeated (`-s a -s b`) or both, as
+    one comma-separated string. Why: with a plain string option typer keeps only the last
+    of repeated flags, so `-s balanced -s random` silently became `random`."""
+    return ",".join(values) if values else None
+
+
 def parse_whole_number(text: str, option: str, minimum: int, maximum: int) -> int:
     """A whole number written as `100000`, `1_000_000`, `1e6` or `2.5e5`.
 

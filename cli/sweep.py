@@ -48,12 +48,14 @@ def register(app: typer.Typer) -> None:
         sets: list[str] | None = typer.Option(  # noqa: B008 - typer's idiom
             None, "--set", metavar="'PATH = V1, V2'",
             help="An axis: a deck or rules path and the values to try (repeatable)."),
-        rules: str | None = typer.Option(
+        rules_list: list[str] | None = typer.Option(  # noqa: B008 - typer's idiom
             None, "--rules", metavar="A,B,...",
-            help="Rules files or names; the first is the baseline's (default: default)."),
-        strategies: str | None = typer.Option(
+            help="Rules files or names, comma-separated or repeated; the first is the "
+                 "baseline's (default: default)."),
+        strategies_list: list[str] | None = typer.Option(  # noqa: B008 - typer's idiom
             None, "--strategies", metavar="P0:P1,...",
-            help="Strategy pairs; the first is the baseline's (default balanced:balanced)."),
+            help="Strategy pairs, comma-separated or repeated; the first is the baseline's "
+                 "(default balanced:balanced)."),
         deck: str | None = typer.Option(None, "--deck", metavar="NAME|FILE",
                                         help="The deck every edit starts from (default base)."),
         one_at_a_time: bool = typer.Option(
@@ -89,9 +91,19 @@ def register(app: typer.Typer) -> None:
         from targi_sim.sweep.run import check_out, run_sweep
 
         from .app import _fail, _progress, load_engine
-        from .parse import ParseError, cap_jobs, parse_games, parse_seed, parse_whole_number
+        from .parse import (
+            ParseError,
+            cap_jobs,
+            comma_list,
+            parse_games,
+            parse_seed,
+            parse_whole_number,
+        )
         from .report import shown
         from .signals import exit_code
+
+        rules = comma_list(rules_list)
+        strategies = comma_list(strategies_list)
 
         try:
             kwargs: dict = {}

@@ -43,10 +43,10 @@ def register(app: typer.Typer) -> None:
 def tune(
     strategy: str = typer.Argument(..., metavar="STRATEGY",
                                    help="Heuristic strategy to start from: name or .toml file."),
-    against: str | None = typer.Option(
+    against_list: list[str] | None = typer.Option(  # noqa: B008 - typer's idiom
         None, "--against", metavar="A,B,...",
-        help="Comma-separated pool to play against (default: the start, shipped "
-             "heuristic strategies and greedy)."),
+        help="Pool to play against, comma-separated or repeated (default: the start, "
+             "shipped heuristic strategies and greedy)."),
     budget: str = typer.Option("2e6", "--budget", "-n", metavar="GAMES",
                                help="Tuning games in all (whole generations are played)."),
     seed: str = typer.Option("0", "--seed", metavar="SEED", help="Seed, 0..2147483647."),
@@ -81,8 +81,10 @@ def tune(
 
     from . import signals
     from .app import _fail, load_engine
-    from .parse import MAX_GAMES, ParseError, parse_seed, parse_whole_number
+    from .parse import MAX_GAMES, ParseError, comma_list, parse_seed, parse_whole_number
     from .tournament import parse_jobs
+
+    against = comma_list(against_list)
 
     try:
         n_budget = parse_whole_number(budget, "--budget", 1, MAX_GAMES)

@@ -300,3 +300,19 @@ def test_montecarlo_runs_use_small_chunks_so_progress_moves():
     assert resolve_run(RunConfig(10, p0="montecarlo")).chunk_size == MONTECARLO_CHUNK
     assert resolve_run(RunConfig(10, p0="random")).chunk_size == DEFAULT_CHUNK
     assert MONTECARLO_CHUNK < 100 < DEFAULT_CHUNK
+
+
+@pytest.mark.parametrize("args", [
+    ["ladder", "--rungs", "nope", "--rungs", "random,greedy", "--games", "10"],
+    ["balance", "-s", "nope", "-s", "balanced", "--budget", "10"],
+    ["check", "init", "--deck", "base", "--strategies", "nope", "--strategies", "balanced",
+     "--games", "10"],
+    ["tune", "balanced", "--against", "nope", "--against", "greedy", "--budget", "10"],
+    ["sweep", "--strategies", "nope:balanced", "--strategies", "balanced:greedy", "-n", "10"],
+    ["sweep", "--rules", "nope", "--rules", "default", "-n", "10"],
+])
+def test_list_options_keep_every_repeated_flag(tmp_path, args):
+    """A list option given twice keeps both values: the first flag's unknown name is
+    reported (a plain string option kept only the last flag and silently dropped it)."""
+    out = ["--out", str(tmp_path / ("b.toml" if args[0] in ("check", "tune") else "o"))]
+    assert_usage_error(runner.invoke(app, [*args, *out]), "nope")

@@ -259,6 +259,17 @@ def test_cli_tournament_prints_and_writes(tmp_path):
     assert matrix.equals(run_tournament(THREE, 20, seed=4).matrix)
 
 
+def test_cli_strategies_may_be_repeated_as_well_as_comma_separated(tmp_path):
+    """`-s random -s greedy,balanced` used to keep only the last flag's value ("needs at
+    least two strategies; got 'greedy,balanced'" or a smaller tournament than asked)."""
+    out = tmp_path / "t"
+    result = runner.invoke(app, ["tournament", "-s", "random", "-s", "greedy,balanced",
+                                 "--games", "20", "--seed", "4", "--out", str(out), "--quiet"])
+    assert result.exit_code == 0, result.output
+    assert "3 pairs" in result.output
+    assert pl.read_parquet(out / "matrix.parquet").equals(run_tournament(THREE, 20, seed=4).matrix)
+
+
 def test_cli_accepts_strategy_files(tmp_path):
     mine = tmp_path / "mine.toml"
     mine.write_text('name = "mine"\nkind = "heuristic"\n[weights]\ndenial = 0.5\n')
