@@ -97,10 +97,10 @@ def balance(
         n_val = parse_whole_number(validate_deals, "--validate-deals", 100, 100_000_000)
         n_max = (parse_whole_number(max_changes, "--max-changes", 1, 45)
                  if max_changes is not None else None)
-        strategies = comma_list(strategies) or ""
-        names = tuple(s.strip() for s in strategies.split(",") if s.strip())
+        listed = comma_list(strategies) or ""
+        names = tuple(s.strip() for s in listed.split(",") if s.strip())
         if not names:
-            raise ParseError(f"--strategies needs comma-separated strategies; got {strategies!r}")
+            raise ParseError(f"--strategies needs comma-separated strategies; got {listed!r}")
         resolved = [resolve_strategy(s) for s in names]
         settings = with_overrides(load_settings(objective), max_changes=n_max)
         base = load_deck(deck)
