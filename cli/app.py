@@ -39,10 +39,9 @@ from targi_sim import (
 )
 
 from . import signals
-from .parse import ParseError, comma_list, parse_games, parse_seed
+from .parse import ParseError, parse_games, parse_seed
 
 EXIT_USAGE = 2
-EXIT_INTERRUPTED = signals.EXIT_INTERRUPTED
 
 app = typer.Typer(
     name="targi-sim",
@@ -385,7 +384,7 @@ def tournament(
     try:
         if strategy_file:
             register_plugin(strategy_file)
-        names = parse_strategy_list(comma_list(strategies) or "")
+        names = parse_strategy_list(strategies)
         n_games = parse_games(games)
         run_seed = parse_seed(seed)
         n_jobs = parse_jobs(jobs)
@@ -461,8 +460,6 @@ def main() -> None:
         if stop is not None:
             typer.echo("\nInterrupted.", err=True)
             raise SystemExit(signals.exit_code(stop)) from None
-        if exc.code == EXIT_INTERRUPTED and signals.received:
-            raise SystemExit(128 + signals.received) from None
         raise
 
 

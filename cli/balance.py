@@ -85,7 +85,7 @@ def balance(
 
     from . import signals
     from .app import _fail, load_engine
-    from .parse import MAX_GAMES, ParseError, comma_list, parse_seed, parse_whole_number
+    from .parse import MAX_GAMES, ParseError, parse_seed, parse_whole_number, split_names
     from .tournament import parse_jobs
 
     try:
@@ -97,10 +97,10 @@ def balance(
         n_val = parse_whole_number(validate_deals, "--validate-deals", 100, 100_000_000)
         n_max = (parse_whole_number(max_changes, "--max-changes", 1, 45)
                  if max_changes is not None else None)
-        listed = comma_list(strategies) or ""
-        names = tuple(s.strip() for s in listed.split(",") if s.strip())
+        names = tuple(split_names(strategies))
         if not names:
-            raise ParseError(f"--strategies needs comma-separated strategies; got {listed!r}")
+            raise ParseError("--strategies needs comma-separated strategies; "
+                             f"got {','.join(strategies)!r}")
         resolved = [resolve_strategy(s) for s in names]
         settings = with_overrides(load_settings(objective), max_changes=n_max)
         base = load_deck(deck)

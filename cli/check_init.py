@@ -67,7 +67,7 @@ def init_command():
 
         from .app import _fail, _progress
         from .check import parse_check_jobs
-        from .parse import ParseError, comma_list, parse_whole_number
+        from .parse import ParseError, parse_whole_number, split_names
         from .signals import exit_code
 
         try:
@@ -80,8 +80,7 @@ def init_command():
                                  f"got {batch_games!r}")
             if cap < batch:
                 raise ParseError(f"--max-games ({cap}) must be at least --batch-games ({batch})")
-            names = tuple(s.strip() for s in (comma_list(strategies) or "").split(",")
-                          if s.strip())
+            names = tuple(split_names(strategies))
             if not names:
                 raise ParseError("--strategies must name at least one strategy")
             if out.exists() and not force:

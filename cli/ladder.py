@@ -60,12 +60,12 @@ def register(app: typer.Typer) -> None:
         from targi_sim.ladder import plan_ladder, run_ladder
 
         from .app import _fail, _progress
-        from .parse import ParseError, comma_list, parse_games, parse_seed, parse_whole_number
+        from .parse import ParseError, parse_games, parse_seed, parse_whole_number, split_names
         from .report import shown
         from .signals import exit_code
 
         try:
-            names = [r.strip() for r in (comma_list(rungs) or "").split(",") if r.strip()]
+            names = split_names(rungs)
             n_games = parse_games(games)
             n_search = parse_whole_number(search_games, "--search-games", 2, 10**7)
             run_seed = parse_seed(seed)

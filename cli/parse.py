@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from decimal import Decimal, InvalidOperation
 
 # Pair ids must fit in 32 bits (see targi_sim.api.pair_seed); 2**32 games is far
@@ -17,11 +18,11 @@ class ParseError(ValueError):
     """A command-line value that is not acceptable; the message is one line for the user."""
 
 
-def comma_list(values: list[str] | None) -> str | None:
-    """A list option given comma-separated (`-s a,b`), repeated (`-s a -s b`) or both, as
-    one comma-separated string. Why: with a plain string option typer keeps only the last
-    of repeated flags, so `-s balanced -s random` silently became `random`."""
-    return ",".join(values) if values else None
+def split_names(values: Sequence[str] | None) -> list[str]:
+    """The names of a list option given comma-separated (`-s a,b`), repeated (`-s a -s b`)
+    or both. Why: with a plain string option typer keeps only the last of repeated flags,
+    so `-s balanced -s random` silently became `random`."""
+    return [part.strip() for value in values or () for part in value.split(",") if part.strip()]
 
 
 def parse_whole_number(text: str, option: str, minimum: int, maximum: int) -> int:

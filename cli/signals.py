@@ -25,12 +25,7 @@ class Terminated(KeyboardInterrupt):
         self.signum = signum
 
 
-received: int | None = None  # the last stop signal, for exit codes set by others (typer)
-
-
 def _stop(signum: int, _frame: object) -> None:
-    global received
-    received = signum
     raise Terminated(signum)
 
 

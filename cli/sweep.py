@@ -94,16 +94,16 @@ def register(app: typer.Typer) -> None:
         from .parse import (
             ParseError,
             cap_jobs,
-            comma_list,
             parse_games,
             parse_seed,
             parse_whole_number,
+            split_names,
         )
         from .report import shown
         from .signals import exit_code
 
-        rules = comma_list(rules_list)
-        strategies = comma_list(strategies_list)
+        rules = split_names(rules_list)
+        strategies = split_names(strategies_list)
 
         try:
             kwargs: dict = {}
@@ -115,10 +115,9 @@ def register(app: typer.Typer) -> None:
             else:
                 kwargs = {"sets": tuple(sets or ()), "one_at_a_time": one_at_a_time}
                 if rules:
-                    kwargs["rules"] = tuple(r.strip() for r in rules.split(",") if r.strip())
+                    kwargs["rules"] = tuple(rules)
                 if strategies:
-                    kwargs["strategies"] = tuple(s.strip() for s in strategies.split(",")
-                                                 if s.strip())
+                    kwargs["strategies"] = tuple(strategies)
                 if deck:
                     kwargs["deck"] = deck
             if games is not None:

@@ -12,16 +12,15 @@ from rich.table import Table
 
 from targi_sim.tournament import TournamentResult, fit_verdict
 
-from .parse import ParseError, cap_jobs
+from .parse import ParseError, cap_jobs, split_names
 
 
-def parse_strategy_list(text: str) -> list[str]:
-    """`a,b,c` -> ["a", "b", "c"]: at least two, no repeats (names or file paths)."""
-    names = [part.strip() for part in str(text).split(",") if part.strip()]
+def parse_strategy_list(values: list[str]) -> list[str]:
+    """`-s a,b -s c` -> ["a", "b", "c"]: at least two, no repeats (names or file paths)."""
+    names = split_names(values)
     if len(names) < 2:
-        raise ParseError(
-            f"--strategies needs at least two comma-separated strategies; got {text!r}"
-        )
+        raise ParseError(f"--strategies needs at least two comma-separated strategies; "
+                         f"got {','.join(values)!r}")
     repeated = sorted({n for n in names if names.count(n) > 1})
     if repeated:
         raise ParseError(f"--strategies lists {', '.join(repeated)} more than once")

@@ -81,10 +81,8 @@ def tune(
 
     from . import signals
     from .app import _fail, load_engine
-    from .parse import MAX_GAMES, ParseError, comma_list, parse_seed, parse_whole_number
+    from .parse import MAX_GAMES, ParseError, parse_seed, parse_whole_number, split_names
     from .tournament import parse_jobs
-
-    against = comma_list(against_list)
 
     try:
         n_budget = parse_whole_number(budget, "--budget", 1, MAX_GAMES)
@@ -96,9 +94,10 @@ def tune(
         n_check = parse_whole_number(check_games, "--check-games", 1, 100_000_000)
         start = resolve_strategy(strategy)
         check_start(start)
-        pool_specs = [p.strip() for p in against.split(",") if p.strip()] if against else None
-        if against is not None and not pool_specs:
-            raise ParseError(f"--against needs comma-separated strategies; got {against!r}")
+        pool_specs = split_names(against_list) if against_list else None
+        if against_list and not pool_specs:
+            raise ParseError("--against needs comma-separated strategies; "
+                             f"got {','.join(against_list)!r}")
         pool = resolve_pool(start, pool_specs)
     except (ParseError, UsageError, DataError, ValueError) as exc:
         raise _fail(str(exc)) from None
