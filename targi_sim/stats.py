@@ -116,7 +116,11 @@ def ratio_variance(clusters, x, n, xx, xn, nn):
     xx, xn, nn = (np.asarray(v, dtype=float) for v in (xx, xn, nn))
     with np.errstate(divide="ignore", invalid="ignore"):
         r = x / n
-        resid = np.clip(xx - 2.0 * r * xn + r * r * nn, 0.0, None)  # sum (x_i - r n_i)^2
+        resid = xx - 2.0 * r * xn + r * r * nn  # sum (x_i - r n_i)^2 from the streamed sums
+        # a residual within the rounding error of its terms is zero (identical clusters
+        # gave an error of 8e-9 instead of 0 from the cancellation)
+        noise = 64.0 * np.finfo(float).eps * np.maximum(xx, r * r * nn)
+        resid = np.where(resid > noise, resid, 0.0)
         var = np.where(k >= 2, k / (k - 1.0) * resid / (n * n), np.nan)
     return r, var
 
