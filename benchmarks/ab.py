@@ -30,7 +30,7 @@ WORKER = r'''
 import os, sys, time
 if hasattr(os, "sched_setaffinity"):
     os.sched_setaffinity(0, {int(sys.argv[4])})
-from targi_sim.api import game_plan, prepare_match, run_batch
+from targi_sim.play.games import game_plan, prepare_match, run_batch
 m = prepare_match((sys.argv[1], sys.argv[2]), "base", "default")
 run_batch(m, *game_plan(200, 1), logs=False)        # compile or load, warm up
 plan = game_plan(int(sys.argv[3]), 5)

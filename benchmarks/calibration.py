@@ -113,7 +113,7 @@ class AAResult:
     def summary(self) -> dict:
         from scipy.stats import kstest
 
-        from targi_sim.stats import wilson_interval
+        from targi_sim.stats.rates import wilson_interval
 
         r = self.per_repeat
         any_holm = int((r["holm"] > 0).sum())
@@ -163,7 +163,7 @@ def aa(games: int, repeats: int, work: Path, *, jobs: int = 1, min_n: int = 500,
 def cheaper_deck(folder: Path, card: str, good: str) -> Path:
     """A copy of the base deck with tribe card `card` (by name) one `good` cheaper."""
     from targi_sim import load_deck
-    from targi_sim.paths import data_dir
+    from targi_sim._utils.paths import data_dir
 
     base = load_deck("base")
     index = list(base.tribe_names).index(card)
@@ -230,7 +230,7 @@ def power(work: Path, card: str, good: str, metric: str, *, pilot_games: int, re
     rows = (_parallel(jobs)(tasks) if jobs > 1 else
             [_one_power(work, deck, needed, i, name, min_n, seed0) for i in range(repeats)])
     flagged = sum(r["flagged"] for r in rows)
-    from targi_sim.stats import wilson_interval
+    from targi_sim.stats.rates import wilson_interval
 
     return {
         "card": card, "change": f"one {good} cheaper", "metric": metric,

@@ -3,8 +3,8 @@
 Each model is a distribution of a unit's score measured with the real engine (a
 seat-swapped pair: pentanomial; a single game when a deterministic mirror plays one
 game per deal: trinomial). The script draws units from it with numpy and runs the
-whole two-sided procedure of targi_sim.sprt exactly as `check` does (a look after every
-1,000 games, the default game cap of targi_sim.baseline.default_cap, the fixed-sample
+whole two-sided procedure of targi_sim.stats.sprt exactly as `check` does (a look after every
+1,000 games, the default game cap of targi_sim.check.baseline.default_cap, the fixed-sample
 verdict at the cap): under H0 (the rate unchanged) the share of checks that fail is the
 realised false-alarm rate, split into failures by the bounds and by the cap rule; under
 a move of the tolerance up or down, the share that fails is the power. Wald's bounds for
@@ -42,8 +42,8 @@ MODELS = {
 
 def simulate(pdf: np.ndarray, delta: float, runs: int, seed: int,
              batch_games: int = 1000) -> dict:
-    from targi_sim import sprt
-    from targi_sim.baseline import default_cap
+    from targi_sim.check.baseline import default_cap
+    from targi_sim.stats import sprt
 
     scores = sprt.unit_scores(len(pdf))
     m = (len(pdf) - 1) // 2  # games per unit
@@ -70,7 +70,7 @@ def main() -> int:
     ap.add_argument("--delta", type=float, default=0.01, help="tolerance (fraction)")
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
-    from targi_sim import sprt
+    from targi_sim.stats import sprt
 
     lo, hi = sprt.bounds(0.025, 0.05)
     print(f"bounds per side (alpha/2 = 0.025, beta = 0.05): {lo:+.3f}, {hi:+.3f}; "

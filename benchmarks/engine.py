@@ -5,7 +5,7 @@
 
 Random-vs-random games on the base deck and default rules, played by the
 compiled batch function (targi_sim.engine.batch.play_batch, through
-targi_sim.api.run_batch) with logs on and with logs off. Each mode runs in its
+targi_sim.play.games.run_batch) with logs on and with logs off. Each mode runs in its
 own subprocess pinned to one CPU, warms up, then times `--repeats` runs of
 `--games` games and reports the median games/s and that process's peak RSS.
 Compile time is measured in fresh subprocesses: cold with TARGI_SIM_CACHE_DIR
@@ -38,7 +38,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def _plan(n: int):
     """Engine inputs for n random-vs-random games (base deck, default rules)."""
-    from targi_sim.api import game_plan, prepare_match
+    from targi_sim.play.games import game_plan, prepare_match
 
     match = prepare_match(("random", "random"))
     seeds, first, ids = game_plan(n, seed=0)
@@ -48,7 +48,7 @@ def _plan(n: int):
 def worker_speed(games: int, repeats: int, logs: bool) -> dict:
     """Runs in a subprocess: warm up, then time `repeats` batches of `games` games."""
     pinned = _pin_one_cpu()
-    from targi_sim.api import run_batch
+    from targi_sim.play.games import run_batch
 
     match, seeds, first, ids = _plan(games)
     run_batch(match, seeds[:200], first[:200], ids[:200], logs=logs)  # warm-up
@@ -64,7 +64,7 @@ def worker_compile() -> dict:
     """Runs in a subprocess: time the import and the first game (compile or cache load)."""
     _pin_one_cpu()
     t0 = time.perf_counter()
-    from targi_sim.api import run_batch
+    from targi_sim.play.games import run_batch
 
     match, seeds, first, ids = _plan(1)
     t1 = time.perf_counter()

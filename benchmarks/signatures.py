@@ -1,4 +1,4 @@
-"""Each named strategy's signature figure against balanced (targi_sim.signatures).
+"""Each named strategy's signature figure against balanced (targi_sim.audits.signatures).
 
     python benchmarks/signatures.py                  # 10,000 games per strategy, seed 0
     python benchmarks/signatures.py --games 2000
@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from targi_sim.signatures import FIGURES, PROMISES, signature
+from targi_sim.audits.signatures import FIGURES, PROMISES, signature
 
 
 def main() -> None:

@@ -5,7 +5,7 @@
 
 balanced vs balanced, tuned vs tuned, greedy vs greedy and random vs random (for
 reference) on
-the base deck and default rules, logs off, through targi_sim.api.run_batch.
+the base deck and default rules, logs off, through targi_sim.play.games.run_batch.
 Each pairing runs in its own subprocess pinned to one CPU, warms up, then times
 `--repeats` runs of `--games` games and reports the median games/s and that
 process's peak RSS.
@@ -58,10 +58,10 @@ def _counted_mc_games(match, seeds, first, ids) -> tuple:
     """play_batch_mc's loop in Python, counting decisions and options; returns (G, dec, opts)."""
     import numpy as np
 
-    from targi_sim.constants import MC_PENDING
     from targi_sim.engine import layout as lay
     from targi_sim.engine.batch import write_result
     from targi_sim.engine.buffers import make_logs
+    from targi_sim.engine.constants import MC_PENDING
     from targi_sim.engine.montecarlo import choose_placement
     from targi_sim.engine.records import G_SIZE, H_SIZE
     from targi_sim.engine.rounds import legal_placements, placing_player, play_to_end, setup_game
@@ -99,9 +99,9 @@ def worker_speed(pairing: str, games: int, repeats: int) -> dict:
     pinned = _pin_one_cpu()
     import numpy as np
 
-    from targi_sim.api import game_plan, prepare_match, run_batch
-    from targi_sim.constants import MC_ROLLOUTS
     from targi_sim.engine import source_digest
+    from targi_sim.engine.constants import MC_ROLLOUTS
+    from targi_sim.play.games import game_plan, prepare_match, run_batch
 
     seats = PAIRINGS[pairing]
     if pairing == "python":

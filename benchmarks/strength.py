@@ -5,12 +5,12 @@
     python benchmarks/strength.py --games 1000 --mc-games 100 --jobs 1
 
 Every matchup "X vs Y" is played in both seat orders on the same plan of games
-(targi_sim.api.game_plan with `--seed`): X in seat 0 for `n` games, then X in
+(targi_sim.play.games.game_plan with `--seed`): X in seat 0 for `n` games, then X in
 seat 1 for the same `n` games. Within each order the games come in
 seat-swapped pairs (both games of a pair share a deal and swap who starts
 round 1), so every deal is played with X in each seat and each start order.
 X's win rate counts draws as half a win; the interval treats the deal (its four
-games) as the unit: targi_sim.stats.clustered_rate over the n/2 deals. Base deck,
+games) as the unit: targi_sim.stats.rates.clustered_rate over the n/2 deals. Base deck,
 default rules.
 
 Bars (rate >= bar on the point estimate is PASS; the `CI` column says whether
@@ -73,8 +73,8 @@ def play_chunk(subject: str, opponent: str, orient: int, seed: int, start: int, 
     """
     if pin and hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
-    from targi_sim.api import game_plan, prepare_match, run_batch
     from targi_sim.engine.records import G_SCORE0, G_SCORE1, G_WINNER
+    from targi_sim.play.games import game_plan, prepare_match, run_batch
 
     t0 = time.perf_counter()
     seats = (subject, opponent) if orient == 0 else (opponent, subject)
@@ -101,7 +101,7 @@ def _task(i: int, subject: str, opponent: str, orient: int, seed: int, start: in
 
 
 def _stats(m: Matchup):
-    from targi_sim.stats import clustered_rate
+    from targi_sim.stats.rates import clustered_rate
 
     per = [np.concatenate([m.results[o][k] for k in sorted(m.results[o])]) for o in (0, 1)]
     sc = np.concatenate([m.scores[o][k] for o in (0, 1) for k in sorted(m.scores[o])])
@@ -166,7 +166,7 @@ def main() -> None:
 
     import targi_sim
     from targi_sim.engine import source_digest
-    from targi_sim.strategy import list_strategies
+    from targi_sim.players.strategy import list_strategies
 
     digest = source_digest()
     exe = os.path.relpath(sys.executable) if sys.executable.startswith(str(ROOT)) \

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from targi_sim.report.rundir import open_run
+from targi_sim.runner.reading import open_run
 from targi_sim.sweep.deals import HEADLINE, deal_data
 from targi_sim.sweep.paired import align, paired_change
 

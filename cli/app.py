@@ -93,10 +93,10 @@ def _mean_rate(task: Task) -> float | None:
 def load_engine(console: Console, quiet: bool, matches: list) -> None:
     """Load the compiled engine builds these matches need; a build not compiled yet on
     this machine is compiled, showing the time so far and the expected total (the last
-    first compile here, or the documented figure: targi_sim.loading)."""
+    first compile here, or the documented figure: targi_sim.play.builds)."""
     import threading
 
-    from targi_sim.loading import build_of, estimate_seconds, is_compiled, warm_up
+    from targi_sim.play.builds import build_of, estimate_seconds, is_compiled, warm_up
 
     builds: dict[str, object] = {}
     for m in matches:
@@ -189,7 +189,7 @@ def decks() -> None:
     live), change a card, and pass the path: `run --deck ./my-deck.toml`.
     """
     from targi_sim import load_deck
-    from targi_sim.paths import data_dir
+    from targi_sim._utils.paths import data_dir
 
     typer.echo(f"Decks in {data_dir() / 'decks'}:")
     for name in list_decks():
@@ -208,7 +208,7 @@ def rules() -> None:
     Variants name a `base` and override only the settings they change.
     """
     from targi_sim import load_rules
-    from targi_sim.paths import data_dir
+    from targi_sim._utils.paths import data_dir
 
     typer.echo(f"Rules in {data_dir() / 'rules'}:")
     for name in list_rules():
@@ -238,8 +238,8 @@ def strategies(ctx: typer.Context) -> None:
     """
     if ctx.invoked_subcommand is not None:
         return
-    from targi_sim.paths import data_dir
-    from targi_sim.strategy import load_strategy
+    from targi_sim._utils.paths import data_dir
+    from targi_sim.players.strategy import load_strategy
 
     from .strategies import list_line
 
@@ -249,7 +249,7 @@ def strategies(ctx: typer.Context) -> None:
             typer.echo(list_line(name, load_strategy(name)))
         except (DataError, UsageError) as exc:
             typer.echo(f"  {name:<14} (does not load: {exc})")
-    from targi_sim.strategy import list_plugin_files
+    from targi_sim.players.strategy import list_plugin_files
 
     for path in list_plugin_files():
         try:
@@ -265,7 +265,7 @@ def strategies_show(
                                help="Shipped strategy name or path to a strategy .toml file."),
 ) -> None:
     """Print a strategy's kind, description, file and every parameter by name."""
-    from targi_sim.strategy import load_strategy
+    from targi_sim.players.strategy import load_strategy
 
     from .strategies import show
 
@@ -307,7 +307,7 @@ def strategies_check(
     seed: str = typer.Option("0", "--seed", metavar="SEED", help="Seed of the games."),
 ) -> None:
     """Prove a strategy does not peek: re-deal what its player cannot know, ask again."""
-    from targi_sim.fairplay import check_no_peeking, describe
+    from targi_sim.audits.fairplay import check_no_peeking, describe
 
     from .parse import parse_whole_number
 
@@ -374,8 +374,8 @@ def tournament(
     from pathlib import Path
 
     from targi_sim import load_deck, load_rules
-    from targi_sim.strategy import register_plugin, resolve_strategy
-    from targi_sim.tournament import check_names, even_games, run_tournament, warm_up
+    from targi_sim.players.strategy import register_plugin, resolve_strategy
+    from targi_sim.strength.tournament import check_names, even_games, run_tournament, warm_up
 
     from .tournament import claim_default_out_dir, parse_jobs, parse_strategy_list, render
 

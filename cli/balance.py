@@ -78,10 +78,10 @@ def balance(
     from pathlib import Path
 
     from targi_sim import DataError, InputError, UsageError
-    from targi_sim.api import prepare_match
     from targi_sim.balance import BalanceConfig, balance_deck, load_settings, with_overrides
-    from targi_sim.deck import load_deck
-    from targi_sim.strategy import resolve_strategy
+    from targi_sim.game.deck import load_deck
+    from targi_sim.play.games import prepare_match
+    from targi_sim.players.strategy import resolve_strategy
 
     from . import signals
     from .app import _fail, load_engine

@@ -34,8 +34,8 @@ def fork_run(out_dir, rate: float, jobs: int, *, force: bool, quiet: bool,
              strategy_files: tuple[str, ...] = ()) -> None:
     """Add forks to a complete run directory and print the cards' values (shared by
     `card-value` and `run --card-value`); InputError for a run or rate it cannot use."""
+    from targi_sim.cardvalue.forkdir import add_forks, fork_job, must_replace
     from targi_sim.cardvalue.forks import play_forks
-    from targi_sim.cardvalue.rundir import add_forks, fork_job, must_replace
     from targi_sim.cardvalue.values import card_values
 
     from .app import _progress, load_engine
@@ -47,7 +47,7 @@ def fork_run(out_dir, rate: float, jobs: int, *, force: bool, quiet: bool,
     load_engine(err, quiet, [job.match])  # the run's build, with its compile estimate
     with err.status("Loading the card-value forks (compiled once per machine and version, "
                     "about a minute the first time)...") if not quiet else nullcontext():
-        from targi_sim.api import game_plan
+        from targi_sim.play.games import game_plan
 
         play_forks(job.match, *game_plan(1, 0), 1.0)
     setup = time.perf_counter() - t0

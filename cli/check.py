@@ -4,7 +4,7 @@ and `targi-sim check init` (cli/check_init.py), which writes a baseline file for
 Exit codes: 0 every expectation passed, 1 at least one failed, 2 bad input
 (unreadable or invalid baseline file, unknown names, bad options), 130 on
 Ctrl-C. With --update the files' rates are re-measured and rewritten instead.
---junit-xml and --summary-md write what CI systems read (targi_sim.check_output).
+--junit-xml and --summary-md write what CI systems read (targi_sim.check.output).
 """
 
 from __future__ import annotations
@@ -87,7 +87,7 @@ def _pct(x: float) -> str:
 
 
 def _side_text(side, e=None) -> str:
-    from targi_sim.check_output import fmt_value
+    from targi_sim.check.output import fmt_value
 
     state = {"H0": "accepted H0", "H1": "accepted H1 (moved)", "open": "open"}[side.state]
     target = fmt_value(e, side.p1) if e is not None else _pct(side.p1)
@@ -115,7 +115,7 @@ def _render_drift(console: Console, result, table: Table) -> None:
                       "--update adds them)")
     console.print(table)
     if d.failures or d.missing:
-        from targi_sim.check_output import drift_lines
+        from targi_sim.check.output import drift_lines
 
         for line in drift_lines(result):
             console.print(f"  {escape(line)}", highlight=False)
@@ -123,7 +123,7 @@ def _render_drift(console: Console, result, table: Table) -> None:
 
 def render_result(console: Console, result) -> None:
     """One table per expectation: verdict, rates, games and both sides' LLR and bounds."""
-    from targi_sim.check_output import fmt_tolerance, fmt_value
+    from targi_sim.check.output import fmt_tolerance, fmt_value
 
     e = result.expectation
     style = "bold green" if result.passed else "bold red"
@@ -159,9 +159,9 @@ def render_result(console: Console, result) -> None:
 
 def _load_all(files: list[str]):
     """Validate every file and expectation before a game is played (exit 2 on errors)."""
-    from targi_sim.baseline import list_baselines, load_baseline
-    from targi_sim.check import prepare
-    from targi_sim.paths import data_dir
+    from targi_sim._utils.paths import data_dir
+    from targi_sim.check.baseline import list_baselines, load_baseline
+    from targi_sim.check.guard import prepare
 
     from .app import _fail
 
@@ -214,7 +214,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Fail when a change moved a balance figure: sequential tests against baseline files."""
         from targi_sim import DataError, UsageError
-        from targi_sim.check import worker_pool
+        from targi_sim.check.guard import worker_pool
 
         from .app import _fail
         from .parse import ParseError, parse_games
@@ -270,7 +270,7 @@ def _check_output_path(option: str, path: Path | None) -> None:
 
 def _write_outputs(results, seconds: float, junit: Path | None, summary: Path | None,
                    reports: dict, out: Console) -> None:
-    from targi_sim.check_output import write_junit, write_summary
+    from targi_sim.check.output import write_junit, write_summary
 
     from .app import _fail
 
@@ -287,8 +287,8 @@ def _write_outputs(results, seconds: float, junit: Path | None, summary: Path | 
 
 def _failure_reports(loaded, results, folder: Path, n_jobs: int, err: Console, out: Console,
                      quiet: bool) -> dict:
-    """The report of every failing expectation's games (targi_sim.check_output)."""
-    from targi_sim.check_output import failure_report, slug
+    """The report of every failing expectation's games (targi_sim.check.output)."""
+    from targi_sim.check.output import failure_report, slug
 
     from .app import _fail, _progress
 
@@ -319,7 +319,7 @@ def _failure_reports(loaded, results, folder: Path, n_jobs: int, err: Console, o
 
 def _check(loaded, parallel, n_jobs: int, err: Console, out: Console, quiet: bool) -> list:
     """Every expectation's CheckResult, by file: [(path, [results])]."""
-    from targi_sim.check import run_expectation
+    from targi_sim.check.guard import run_expectation
 
     from .app import _progress
 
@@ -341,9 +341,9 @@ def _check(loaded, parallel, n_jobs: int, err: Console, out: Console, quiet: boo
 
 
 def _update(loaded, n_games: int, parallel, err: Console, out: Console, quiet: bool) -> None:
-    from targi_sim.baseline import updated_text, write_atomic
-    from targi_sim.check import measure
-    from targi_sim.check_output import fmt_value
+    from targi_sim.check.baseline import updated_text, write_atomic
+    from targi_sim.check.guard import measure
+    from targi_sim.check.output import fmt_value
 
     from .app import _fail, _progress
 

@@ -1,5 +1,5 @@
 """`targi-sim check init`: measure a deck and write a baseline file ready to commit
-(targi_sim.check_init). Exit codes: 0 written, 2 bad input, 130 on Ctrl-C."""
+(targi_sim.check.init_baseline). Exit codes: 0 written, 2 bad input, 130 on Ctrl-C."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from targi_sim.check_init import INIT_KINDS
+from targi_sim.check.init_baseline import INIT_KINDS
 
 INIT_EPILOG = """\
 Examples:
@@ -61,9 +61,9 @@ def init_command():
     ) -> None:
         """Measure a deck and write a baseline file for `targi-sim check`."""
         from targi_sim import DataError, UsageError
-        from targi_sim.atomic import atomic_write_text
-        from targi_sim.check import worker_pool
-        from targi_sim.check_init import InitConfig, init_baseline
+        from targi_sim._utils.atomic import atomic_write_text
+        from targi_sim.check.guard import worker_pool
+        from targi_sim.check.init_baseline import InitConfig, init_baseline
 
         from .app import _fail, _progress
         from .check import parse_check_jobs
@@ -99,11 +99,11 @@ def init_command():
 
         err, console = Console(stderr=True), Console()
         try:
-            from targi_sim.check import prepare
-            from targi_sim.check_init import planned
-            from targi_sim.deck import load_deck
-            from targi_sim.rules import load_rules
-            from targi_sim.strategy import resolve_strategy
+            from targi_sim.check.guard import prepare
+            from targi_sim.check.init_baseline import planned
+            from targi_sim.game.deck import load_deck
+            from targi_sim.game.rules import load_rules
+            from targi_sim.players.strategy import resolve_strategy
 
             from .app import load_engine
 

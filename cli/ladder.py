@@ -1,4 +1,4 @@
-"""`targi-sim ladder`: a thin layer over targi_sim.ladder."""
+"""`targi-sim ladder`: a thin layer over targi_sim.strength.ladder."""
 
 from __future__ import annotations
 
@@ -57,7 +57,7 @@ def register(app: typer.Typer) -> None:
         from rich.console import Console
 
         from targi_sim import DataError, InputError, UsageError
-        from targi_sim.ladder import plan_ladder, run_ladder
+        from targi_sim.strength.ladder import plan_ladder, run_ladder
 
         from .app import _fail, _progress
         from .parse import ParseError, parse_games, parse_seed, parse_whole_number, split_names

@@ -6,7 +6,7 @@ import re
 from collections.abc import Sequence
 from decimal import Decimal, InvalidOperation
 
-# Pair ids must fit in 32 bits (see targi_sim.api.pair_seed); 2**32 games is far
+# Pair ids must fit in 32 bits (see targi_sim.play.games.pair_seed); 2**32 games is far
 # beyond anything one machine plays anyway.
 MAX_GAMES = 2**32
 MAX_SEED = 2**31 - 1

@@ -1,7 +1,7 @@
 """`targi-sim play`: a person plays one game in the terminal against a strategy.
 
 A designer's way to feel a variant before simulating it: the board as the replay draws
-it, the options numbered, the other seat's moves narrated. It is a targi_sim.session
+it, the options numbered, the other seat's moves narrated. It is a targi_sim.play.session
 game with the person's seat decided from the keyboard.
 """
 
@@ -85,7 +85,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Play a game in the terminal against a strategy."""
         from targi_sim import DataError, UsageError
-        from targi_sim.session import new_game
+        from targi_sim.play.session import new_game
 
         from .app import _fail
         from .parse import ParseError, parse_seed, parse_whole_number

@@ -56,8 +56,8 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Print one game round by round: board, decisions, raids, holdings, final score."""
         from targi_sim import DataError, InputError, UsageError, play_game
-        from targi_sim.api import MAX_TRACE_ROWS
-        from targi_sim.replay import logged_differences, logged_rows, replay_logged_game
+        from targi_sim.play.games import MAX_TRACE_ROWS
+        from targi_sim.runner.replay import logged_differences, logged_rows, replay_logged_game
 
         from .app import _fail
         from .parse import ParseError, parse_whole_number

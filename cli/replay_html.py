@@ -6,7 +6,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from targi_sim.record import GameRecord
+from targi_sim.game.record import GameRecord
 
 
 def write_html(console: Console, record: GameRecord, title: str, file: str) -> None:

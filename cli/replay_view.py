@@ -15,9 +15,9 @@ import polars as pl
 from rich.console import Console
 from rich.markup import escape
 
-from targi_sim.deck import Deck
-from targi_sim.narration import RAID_DECISIONS, Narrator, action_slots
-from targi_sim.record import GameRecord
+from targi_sim.game.deck import Deck
+from targi_sim.game.narration import RAID_DECISIONS, Narrator, action_slots
+from targi_sim.game.record import GameRecord
 
 # border position (1..16) -> (row, col) on the 5x5 board; the centre is rows/cols 1..3
 BOARD_POS = {16: (0, 0), 1: (0, 1), 2: (0, 2), 3: (0, 3), 4: (0, 4), 5: (1, 4), 6: (2, 4),

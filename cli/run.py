@@ -216,7 +216,7 @@ def register(app: typer.Typer) -> None:
 
         try:
             if strategy_file:
-                from targi_sim.strategy import register_plugin
+                from targi_sim.players.strategy import register_plugin
 
                 register_plugin(strategy_file)
             n_games = parse_games(games)

@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from targi_sim.strategy import WEIGHTS, Strategy
+from targi_sim.players.strategy import WEIGHTS, Strategy
 
 
 def one_line(text: str) -> str:

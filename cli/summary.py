@@ -2,7 +2,7 @@
 
 Rates are per game, but their intervals treat each pair_id (a seat-swapped pair,
 or a game whose deal is played once) as one independent unit
-(targi_sim.stats): in a seat-swapped pair the deal often decides both games.
+(targi_sim.stats.rates): in a seat-swapped pair the deal often decides both games.
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from targi_sim.pairing import DESCRIPTIONS
-from targi_sim.stats import ClusterAccumulator, ClusteredRate
+from targi_sim.play.pairing import DESCRIPTIONS
+from targi_sim.stats.rates import ClusterAccumulator, ClusteredRate
 
 RATES = ("seat0", "seat1", "draws", "first", "points0", "points1")
 
@@ -39,7 +39,7 @@ class Tally:
     clusters: ClusterAccumulator = field(default_factory=lambda: ClusterAccumulator(RATES))
 
     def add(self, games: pl.DataFrame) -> None:
-        """Fold in a chunk's `games` table (targi_sim.record.games_frame columns)."""
+        """Fold in a chunk's `games` table (targi_sim.game.record.games_frame columns)."""
         winner = games["winner"]
         self.games += games.height
         self.wins[0] += int((winner == 0).sum())

@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from targi_sim.tournament import TournamentResult, fit_verdict
+from targi_sim.strength.tournament import TournamentResult, fit_verdict
 
 from .parse import ParseError, cap_jobs, split_names
 

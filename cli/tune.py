@@ -1,6 +1,6 @@
-"""`targi-sim tune`: tune a heuristic strategy's weights by play (targi_sim.tune).
+"""`targi-sim tune`: tune a heuristic strategy's weights by play (targi_sim.strength.tune).
 
-A thin layer: options are parsed here, the search lives in targi_sim.tune. Bad
+A thin layer: options are parsed here, the search lives in targi_sim.strength.tune. Bad
 input is one `Error:` line and exit code 2; Ctrl-C keeps the last finished
 generation's state and says how to resume.
 """
@@ -74,10 +74,10 @@ def tune(
     from pathlib import Path
 
     from targi_sim import DataError, UsageError
-    from targi_sim.api import prepare_match
-    from targi_sim.strategy import resolve_strategy
-    from targi_sim.tune import check_start, resolve_pool
-    from targi_sim.tune import tune as run_tune
+    from targi_sim.play.games import prepare_match
+    from targi_sim.players.strategy import resolve_strategy
+    from targi_sim.strength.tune import check_start, resolve_pool
+    from targi_sim.strength.tune import tune_strategy as run_tune
 
     from . import signals
     from .app import _fail, load_engine

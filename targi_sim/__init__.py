@@ -28,35 +28,51 @@ if not (_Path(__file__).parent / "cli").is_dir() and (_checkout_root / "cli" / "
 
 __version__ = "0.1.0"
 
-# public name -> module (relative to this package) that defines it
-_EXPORTS = {
-    **dict.fromkeys(("BatchResult", "Match", "game_plan", "pair_seed", "play_game",
-                     "play_games", "prepare_match"), ".api"),
-    **dict.fromkeys(("Deck", "list_decks", "load_deck"), ".deck"),
-    **dict.fromkeys(("DataError", "InputError", "StrategyError", "UsageError"), ".errors"),
-    "GameState": ".gamestate",
-    "GameRecord": ".record",
-    **dict.fromkeys(("ReportError", "build_report", "compare_runs"), ".report"),
-    **dict.fromkeys(("Rules", "list_rules", "load_rules"), ".rules"),
-    **dict.fromkeys(("Strategy", "available_strategies", "resolve_strategy", "scripted"),
-                    ".strategy"),
-    **dict.fromkeys(("PythonStrategy", "FirstOption"), ".python_strategy"),
-    **dict.fromkeys(("Game", "new_game"), ".session"),
-    **dict.fromkeys(("Decision", "Option", "Place", "Resolve", "TakeGoods", "ChooseGood",
-                     "Leave", "Discard", "Keep", "Play", "StopTrading", "Trade",
-                     "KeepMarkers", "MoveMarker", "PayRaid", "GiveGood", "DrawTribe", "Swap"),
-                    ".decisions"),
-    "View": ".view",
-    "tune": ".tune",
-    **dict.fromkeys(("check_no_peeking", "FairPlayReport"), ".fairplay"),
-    **dict.fromkeys(("signature", "Signature"), ".signatures"),
-    **dict.fromkeys(("run_ladder", "plan_ladder"), ".ladder"),
-    **dict.fromkeys(("card_values", "symbol_values", "round_values"), ".cardvalue"),
-    **dict.fromkeys(("game_page", "write_game_page"), ".viewer"),  # the HTML game viewer
-    **dict.fromkeys(("InitConfig", "init_baseline"), ".check_init"),  # issue 19: check init
-    **dict.fromkeys(("run_sweep", "plan_sweep", "SweepSpec"), ".sweep"),
-    **dict.fromkeys(("balance_deck", "BalanceConfig"), ".balance"),
+# The public API, by group: public name -> module that defines it (imported on first use).
+_GROUPS: dict[str, dict[str, str]] = {
+    "playing games": {
+        **dict.fromkeys(("play_game", "play_games", "BatchResult", "Match", "game_plan",
+                         "pair_seed", "prepare_match"), "targi_sim.play.games"),
+        **dict.fromkeys(("Game", "new_game"), "targi_sim.play.session"),
+    },
+    "game data": {
+        **dict.fromkeys(("Deck", "list_decks", "load_deck"), "targi_sim.game.deck"),
+        **dict.fromkeys(("Rules", "list_rules", "load_rules"), "targi_sim.game.rules"),
+        "GameState": "targi_sim.game.state",
+        "GameRecord": "targi_sim.game.record",
+        "View": "targi_sim.game.view",
+        **dict.fromkeys(("Decision", "Option", "Place", "Resolve", "TakeGoods", "ChooseGood",
+                         "Leave", "Discard", "Keep", "Play", "StopTrading", "Trade",
+                         "KeepMarkers", "MoveMarker", "PayRaid", "GiveGood", "DrawTribe",
+                         "Swap"), "targi_sim.game.decisions"),
+    },
+    "players": {
+        **dict.fromkeys(("Strategy", "available_strategies", "resolve_strategy", "scripted"),
+                        "targi_sim.players.strategy"),
+        **dict.fromkeys(("PythonStrategy", "FirstOption"), "targi_sim.players.python_strategy"),
+        **dict.fromkeys(("check_no_peeking", "FairPlayReport"), "targi_sim.audits.fairplay"),
+        **dict.fromkeys(("signature", "Signature"), "targi_sim.audits.signatures"),
+    },
+    "strength": {
+        "tune_strategy": "targi_sim.strength.tune",
+        **dict.fromkeys(("run_ladder", "plan_ladder"), "targi_sim.strength.ladder"),
+    },
+    "analysis": {
+        **dict.fromkeys(("ReportError", "build_report", "compare_runs"), "targi_sim.report"),
+        **dict.fromkeys(("card_values", "symbol_values", "round_values"), "targi_sim.cardvalue"),
+        **dict.fromkeys(("game_page", "write_game_page"), "targi_sim.viewer"),
+        **dict.fromkeys(("run_sweep", "plan_sweep", "SweepSpec"), "targi_sim.sweep"),
+        **dict.fromkeys(("balance_deck", "BalanceConfig"), "targi_sim.balance"),
+    },
+    "regression guard": {
+        **dict.fromkeys(("InitConfig", "init_baseline"), "targi_sim.check.init_baseline"),
+    },
+    "errors": {
+        **dict.fromkeys(("TargiSimError", "DataError", "InputError", "StrategyError",
+                         "UsageError"), "targi_sim.errors"),
+    },
 }
+_EXPORTS = {name: module for group in _GROUPS.values() for name, module in group.items()}
 
 __all__ = sorted(_EXPORTS)
 
@@ -65,7 +81,7 @@ def __getattr__(name: str) -> Any:
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'targi_sim' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module, __name__), name)
+    value = getattr(importlib.import_module(module), name)
     globals()[name] = value
     return value
 

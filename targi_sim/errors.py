@@ -22,7 +22,12 @@ def _fmt_allowed(allowed: str | Iterable[Any] | None) -> str:
     return ", ".join(repr(a) if isinstance(a, str) else str(a) for a in allowed)
 
 
-class DataError(ValueError):
+class TargiSimError(Exception):
+    """Base of every error targi-sim raises on purpose: its message is one line for the
+    user. `except TargiSimError` catches a bad file, name, request or strategy alike."""
+
+
+class DataError(TargiSimError, ValueError):
     """A deck or rules file holds something the loader cannot accept.
 
     `where` names the card or section ("tribe card 11 (Camel Rider 2VP #3)": the
@@ -86,7 +91,7 @@ class FileProblem(DataError):
         return self.text
 
 
-class UsageError(ValueError):
+class UsageError(TargiSimError, ValueError):
     """An unknown deck / rules / strategy name; the message lists the valid ones."""
 
     def __init__(self, kind: str, got: str, valid: Sequence[str]) -> None:
@@ -100,7 +105,7 @@ class UsageError(ValueError):
         return (type(self), (self.kind, self.got, self.valid))
 
 
-class InputError(ValueError):
+class InputError(TargiSimError, ValueError):
     """A request that cannot be carried out as given (an output folder, a run directory,
     a game id): the message is one line for the user, and the CLI exits with code 2."""
 
@@ -211,7 +216,7 @@ class FieldReader:
         return [self.get_int(k, 0, hi=hi) for k in keys]
 
 
-class StrategyError(RuntimeError):
+class StrategyError(TargiSimError, RuntimeError):
     """A strategy misbehaved while playing (e.g. answered a decision with an option it
     was not offered); the message is one line naming the strategy, the decision type and
     a game to replay. The CLI exits with code 1."""

@@ -8,7 +8,7 @@ the seats relabelled (the shape of a seat-swapped pair of a deterministic mirror
 count appears twice. With `duplicate=False` the same 2K games are independent (pair_id =
 game_id), so every rate is the same and only the clustering differs.
 
-Known answers (targi_sim.stats, k clusters, k/(k-1) small-sample factor): a rate p of
+Known answers (targi_sim.stats.rates, k clusters, k/(k-1) small-sample factor): a rate p of
 "two identical games per cluster" has variance p(1-p)/(K-1) and design effect
 2K/(K-1); of 2K independent games p(1-p)/(2K-1) and 2K/(2K-1). The 95% interval is
 Wilson's on n_eff = K - 1 and 2K - 1 trials respectively.

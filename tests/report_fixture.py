@@ -176,7 +176,7 @@ def seal(folder: Path, strategies: tuple[str, str] = ("A", "B"),
          pairing: str | None = None) -> None:
     """Write a manifest that passes runner/manifest.py and one completion marker per
     chunk of `games` games (`chunk_size` per chunk) vouching for the part files as they
-    are now. `pairing` (targi_sim.pairing) replaces the older `paired: true`."""
+    are now. `pairing` (targi_sim.play.pairing) replaces the older `paired: true`."""
     deck = "# the fixture's deck: not loadable, so the report uses its fallback rates\n"
     rules = "# the fixture's rules\n"
     layout = {"pairing": pairing} if pairing else {"paired": True}

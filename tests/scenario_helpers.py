@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import polars as pl
 
-from targi_sim.rules import load_rules
-from targi_sim.scenario import Scenario
+from targi_sim.game.rules import load_rules
+from targi_sim.play.scenario import Scenario
 
 START = {"salt": 2, "pepper": 2, "dates": 2, "gold": 1, "vp": 4}
 

@@ -28,9 +28,9 @@ import pytest
 from scenario_helpers import new as new_scenario
 from scenario_helpers import res, setres, trace
 
-from targi_sim.constants import END_FINAL_RAID
 from targi_sim.engine.acquire import OPT_DISCARD, OPT_KEEP, OPT_LEAVE, OPT_PLAY
-from targi_sim.scenario import Scenario
+from targi_sim.engine.constants import END_FINAL_RAID
+from targi_sim.play.scenario import Scenario
 
 AMENOKAL, ENVOY, SALT_TRADER, DUNE_GUIDE = 0, 2, 5, 8
 GUARD, OUTRIDER, LONE_RIDER, SCOUT = 9, 11, 14, 15

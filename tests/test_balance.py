@@ -15,8 +15,8 @@ from targi_sim.balance.objective import debiased_spread
 from targi_sim.balance.search import parse_key, repair
 from targi_sim.balance.space import apply_edits, edits_key, problem, render_deck
 from targi_sim.cli.app import app
-from targi_sim.deck import load_deck
 from targi_sim.errors import DataError
+from targi_sim.game.deck import load_deck
 from tests.cli_helpers import one_error_line
 
 runner = CliRunner()

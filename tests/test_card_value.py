@@ -20,16 +20,16 @@ from cli_helpers import one_error_line
 from typer.testing import CliRunner
 
 import targi_sim
-from targi_sim.api import prepare_match
 from targi_sim.cardvalue.forks import FORKS_SCHEMA, check_forkable, forks_table, play_forks
 from targi_sim.cardvalue.grades import grade_values
 from targi_sim.cardvalue.values import clustered_effects, values_of
 from targi_sim.cli.app import app
 from targi_sim.errors import InputError
-from targi_sim.pairing import SEAT_SWAPPED, plan
+from targi_sim.play.games import prepare_match
+from targi_sim.play.pairing import SEAT_SWAPPED, plan
 from targi_sim.report import plots
 from targi_sim.report.card_value import section as card_value_section
-from targi_sim.report.rundir import open_run
+from targi_sim.runner.reading import open_run
 from targi_sim.runner.tables import cards_table
 
 runner = CliRunner()
@@ -152,8 +152,8 @@ def test_interpreted_engine_gives_the_same_forks():
     """NUMBA_DISABLE_JIT=1 runs the fork driver as plain Python, with identical rows."""
     m = prepare_match(("random", "greedy"))
     _, F, _ = _forks(m, 2, 11)
-    code = ("import json; from targi_sim.api import prepare_match;"
-            "from targi_sim.pairing import plan; from targi_sim.cardvalue.forks import "
+    code = ("import json; from targi_sim.play.games import prepare_match;"
+            "from targi_sim.play.pairing import plan; from targi_sim.cardvalue.forks import "
             "play_forks; m = prepare_match(('random', 'greedy'));"
             "s, f, i = plan(2, 11, 'seat_swapped'); G, F = play_forks(m, s, f, i, 1.0);"
             "print(json.dumps(F.tolist()))")

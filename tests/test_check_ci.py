@@ -23,14 +23,14 @@ from cli_helpers import one_error_line
 from report_fixture import build_fixture
 from typer.testing import CliRunner
 
-from targi_sim.baseline import CardBaseline, load_baseline
-from targi_sim.check import run_expectation, worker_pool
-from targi_sim.check_metrics import SHAPE_METRICS, Target, estimate, stats_of
-from targi_sim.check_output import junit_xml, summary_markdown
+from targi_sim._utils.paths import data_dir
+from targi_sim.check.baseline import CardBaseline, load_baseline
+from targi_sim.check.drift import card_tests, tolerance
+from targi_sim.check.guard import run_expectation, worker_pool
+from targi_sim.check.metrics import SHAPE_METRICS, Target, estimate, stats_of
+from targi_sim.check.output import junit_xml, summary_markdown
 from targi_sim.cli.app import app
-from targi_sim.drift import card_tests, tolerance
-from targi_sim.paths import data_dir
-from targi_sim.sprt import FAIL, H0, H1, PASS, TwoSidedSprt, llr_gaussian
+from targi_sim.stats.sprt import FAIL, H0, H1, PASS, TwoSidedSprt, llr_gaussian
 
 approx = pytest.approx
 runner = CliRunner()
@@ -160,14 +160,14 @@ def test_deck_drift_holm_names_the_moved_card_by_card_id_and_name():
 def test_tolerances_are_the_minimum_detectable_effect():
     from statistics import NormalDist
 
-    from targi_sim.check_init import sequential_tolerance
+    from targi_sim.check.init_baseline import sequential_tolerance
 
     z = NormalDist().inv_cdf
     mde = (z(1 - 0.05 / (2 * 90)) + z(0.95)) * math.hypot(0.01, 0.005)
     assert tolerance(0.01, 0.005, 90, 0.05, 0.05) == approx(math.ceil(mde * 1000) / 1000)
     e = replace(load_baseline(ROOT / "data" / "baselines" / "default.toml").expectations[2],
                 max_games=30_000, alpha=0.01, beta=0.05)
-    from targi_sim.baseline import Measured
+    from targi_sim.check.baseline import Measured
 
     m = Measured(rate=0.6, ci_low=0.59, ci_high=0.61, games=200_000, se=0.002)
     se_fixed = 0.002 * math.sqrt(200_000 / 20_000)  # at cap / 1.5 games
@@ -235,7 +235,7 @@ def test_card_rate_card_is_the_card_id_or_the_name_and_is_named_with_both(tmp_pa
     """`card = 5` is card_id 5 (counting from 0, as in the run tables and the deck's
     `# card_id 5: Targia 1VP #1` comment); the name picks the same card; what the check
     prints and writes names it `card_id 5 (Targia 1VP #1)`."""
-    from targi_sim.check import CheckResult, prepare
+    from targi_sim.check.guard import CheckResult, prepare
 
     path = tmp_path / "cards.toml"
     path.write_text(_exp(**CARD).replace('"x"', '"by id"').replace("card = 2", "card = 5")
@@ -255,7 +255,7 @@ def test_card_rate_card_is_the_card_id_or_the_name_and_is_named_with_both(tmp_pa
 
 
 def load_deck_names() -> tuple[str, ...]:
-    from targi_sim.deck import load_deck
+    from targi_sim.game.deck import load_deck
 
     names = load_deck("base").tribe_names
     assert names[5] == "Targia 1VP #1" and f"# card_id 5: {names[5]}" in HEAD6

@@ -15,10 +15,10 @@ from cli_helpers import one_error_line as assert_usage_error
 from typer.testing import CliRunner
 
 from targi_sim import available_strategies, list_decks, list_rules
+from targi_sim._utils.paths import data_dir
 from targi_sim.cli.app import app
 from targi_sim.cli.parse import ParseError, parse_games, parse_seed
-from targi_sim.paths import data_dir
-from targi_sim.stats import wilson_interval
+from targi_sim.stats.rates import wilson_interval
 
 runner = CliRunner()
 
@@ -57,7 +57,7 @@ def test_summary_intervals_treat_the_pair_as_the_unit():
 
     import polars as pl
 
-    from targi_sim.stats import clustered_rate, wilson_interval
+    from targi_sim.stats.rates import clustered_rate, wilson_interval
 
     result = invoke("run", "-n", "3000", "--pairing", "seat_swapped", "--quiet", "--out", "r",
                     "--chunk-size", "999", "--jobs", "1")  # pairs straddle chunks

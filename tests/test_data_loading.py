@@ -19,11 +19,11 @@ import numpy as np
 import pytest
 from toml_writer import dumps
 
-from targi_sim import constants as C
-from targi_sim.deck import list_decks, load_deck
+from targi_sim._utils.paths import data_dir
+from targi_sim.engine import constants as C
 from targi_sim.errors import DataError, UsageError
-from targi_sim.paths import data_dir
-from targi_sim.rules import list_rules, load_rules
+from targi_sim.game.deck import list_decks, load_deck
+from targi_sim.game.rules import list_rules, load_rules
 
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 

@@ -17,10 +17,11 @@ import numpy as np
 import polars as pl
 import pytest
 
-from targi_sim import api, game_plan, load_deck, load_rules, pair_seed, play_game, play_games
-from targi_sim.api import prepare_match, run_batch
+from targi_sim import game_plan, load_deck, load_rules, pair_seed, play_game, play_games
 from targi_sim.engine.batch import play_batch
-from targi_sim.record import games_frame
+from targi_sim.game.record import games_frame
+from targi_sim.play import games as api
+from targi_sim.play.games import prepare_match, run_batch
 
 DECKS = ("base", "abilities-example")
 RULES = ("default", "raid-unpaid-nothing", "finish-round-after-raid4", "tiebreak-gold-only")

@@ -12,13 +12,13 @@ import numpy as np
 import pytest
 
 from targi_sim import PythonStrategy, check_no_peeking
-from targi_sim.constants import SK_MONTECARLO
 from targi_sim.engine import layout as lay
 from targi_sim.engine import rounds
 from targi_sim.engine.ask import ask
+from targi_sim.engine.constants import SK_MONTECARLO
 from targi_sim.engine.information import determinize, redeal
-from targi_sim.scenario import Scenario
-from targi_sim.strategy import list_strategies, load_strategy
+from targi_sim.play.scenario import Scenario
+from targi_sim.players.strategy import list_strategies, load_strategy
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "strategies"
 

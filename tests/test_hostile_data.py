@@ -1,7 +1,7 @@
 """Hostile and accidental card and rules values (issue 13, item 3).
 
 Every value a deck or rules file can set has an upper bound derived from what one game
-can hold (targi_sim/limits.py, docs/data-format.md "Bounds"). The reproducers below
+can hold (targi_sim/engine/limits.py, docs/data-format.md "Bounds"). The reproducers below
 each used to load and then wrap a log column, crash the engine, hang it, or fill the
 memory; the property test plays random decks drawn within the bounds and checks that
 the logs hold exactly what the engine computed.
@@ -22,13 +22,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from toml_writer import dumps
 
-from targi_sim import DataError, game_plan, limits, load_deck, load_rules, prepare_match
-from targi_sim.api import run_batch
-from targi_sim.constants import ABILITY_NAMES, SYMBOL_NAMES
+from targi_sim import DataError, game_plan, load_deck, load_rules, prepare_match
+from targi_sim._utils.paths import data_dir
+from targi_sim.engine import limits
 from targi_sim.engine.buffers import table
+from targi_sim.engine.constants import ABILITY_NAMES, SYMBOL_NAMES
 from targi_sim.engine.records import H_OVERFLOW, MAX_GOODS_ROWS
-from targi_sim.paths import data_dir
-from targi_sim.record import GAME_COLUMNS
+from targi_sim.game.record import GAME_COLUMNS
+from targi_sim.play.games import run_batch
 from targi_sim.runner.tables import LOGS, SCHEMAS, games_table, log_table
 
 RAID_POSITIONS = (4, 8, 12, 16)
@@ -373,8 +374,8 @@ def test_replay_says_when_a_games_decisions_overflow_its_trace(monkeypatch):
     the replay then says it shows only the first ones (here: a trace of 50 rows)."""
     from typer.testing import CliRunner
 
-    from targi_sim import api
     from targi_sim.cli.app import app
+    from targi_sim.play import games as api
 
     monkeypatch.setattr(api, "MAX_TRACE_ROWS", 50)
     result = CliRunner().invoke(app, ["replay", "--seed", "3", "--p0", "random", "--p1",

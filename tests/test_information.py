@@ -5,7 +5,7 @@ import numpy as np
 from targi_sim.engine import layout as lay
 from targi_sim.engine.information import determinize
 from targi_sim.engine.rng import seed_stream
-from targi_sim.scenario import Scenario
+from targi_sim.play.scenario import Scenario
 
 
 def _mid_game(seed: int) -> Scenario:
@@ -74,7 +74,7 @@ def test_determinize_resamples_the_hidden_part_only():
 
 def test_strategy_row_layout_does_not_overlap():
     """Weights, Monte Carlo fields and the heuristic's caches have separate columns."""
-    from targi_sim import constants as C
+    from targi_sim.engine import constants as C
 
     spans = [
         ("weights", 1, 1 + C.N_HEURISTIC_WEIGHTS),

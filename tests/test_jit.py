@@ -65,7 +65,7 @@ def test_other_libraries_keep_numba_s_linkage():
 
 _PLAY_THEN_CALL_A_STEP = """
 from targi_sim import play_games
-from targi_sim.scenario import Scenario
+from targi_sim.play.scenario import Scenario
 play_games(4, seed=4, strategies=("random", "random"), logs=False)
 Scenario()  # setup_game, called from Python after play_batch's code was loaded
 print("ok")

@@ -11,7 +11,7 @@ import polars as pl
 import pytest
 
 from targi_sim.errors import InputError, UsageError
-from targi_sim.ladder import (
+from targi_sim.strength.ladder import (
     LadderRun,
     first_player_flip,
     game_shape,
@@ -160,7 +160,7 @@ def test_bad_ladder_input_is_one_error_line(tmp_path, args, needle):
 def test_deal_share_known_answers():
     import numpy as np
 
-    from targi_sim.ladder import deal_share
+    from targi_sim.strength.ladder import deal_share
 
     decided = np.array([[1, 1, 1, 1], [0, 0, 0, 0], [1, 1, 1, 1.0]])
     assert deal_share(decided)["deal_share"] == 1.0
@@ -178,8 +178,8 @@ def test_deal_share_known_answers():
 def test_a_noise_replay_keeps_the_deal_and_changes_only_random_play():
     from dataclasses import replace
 
-    from targi_sim.api import game_plan, prepare_match
-    from targi_sim.constants import SP_NOISE_REP
+    from targi_sim.engine.constants import SP_NOISE_REP
+    from targi_sim.play.games import game_plan, prepare_match
 
     seeds, first, ids = game_plan(40, 5, paired=False)
 

@@ -1,4 +1,4 @@
-"""Pairing (targi_sim/pairing.py): a deterministic mirror's seat-swapped pair is one game
+"""Pairing (targi_sim/play/pairing.py): a deterministic mirror's seat-swapped pair is one game
 twice, so such runs play one game per deal; other matchups keep seat-swapped pairs."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ import numpy as np
 import polars as pl
 import pytest
 
-from targi_sim import constants as C
 from targi_sim import play_games, resolve_strategy, scripted
-from targi_sim.pairing import (
+from targi_sim.engine import constants as C
+from targi_sim.play.pairing import (
     LEGACY_UNPAIRED,
     ONE_PER_DEAL,
     SEAT_SWAPPED,
@@ -19,7 +19,7 @@ from targi_sim.pairing import (
     config_pairing,
     plan,
 )
-from targi_sim.strategy import Strategy
+from targi_sim.players.strategy import Strategy
 
 
 def noisy(name: str = "balanced", noise: float = 0.3) -> Strategy:
@@ -66,7 +66,7 @@ def test_randomness_in_play_makes_pairs_differ(strategy):
 def test_two_deterministic_strategies_swap_seats_without_a_new_game():
     """With b in seat 0 and a starting, a deal replays the game of a in seat 0 starting,
     relabelled: a tournament needs one seat order for two deterministic strategies."""
-    from targi_sim.pairing import seat_orders
+    from targi_sim.play.pairing import seat_orders
 
     g0 = play_games(40, seed=9, strategies=("balanced", "greedy"), logs=False).games
     g1 = play_games(40, seed=9, strategies=("greedy", "balanced"), logs=False).games
@@ -166,9 +166,14 @@ def test_old_run_directories_replay_and_report(tmp_path, layout, paired):
     the replay takes the seed and first player from the logged games row."""
     import dataclasses
 
-    from targi_sim.replay import game_ref, logged_differences, logged_rows, replay_logged_game
     from targi_sim.report import analyse, open_run
     from targi_sim.runner import RunConfig, execute, resolve_run
+    from targi_sim.runner.replay import (
+        game_ref,
+        logged_differences,
+        logged_rows,
+        replay_logged_game,
+    )
 
     out = tmp_path / "old"
     run = resolve_run(RunConfig(games=12, chunk_size=5, p1="random"))

@@ -14,9 +14,9 @@ from report_fixture import build_fixture
 from rich.console import Console
 from toml_writer import dumps
 
-from targi_sim.deck import load_deck
+from targi_sim._utils.paths import data_dir
 from targi_sim.errors import DataError
-from targi_sim.paths import data_dir
+from targi_sim.game.deck import load_deck
 from targi_sim.report import compare_runs
 
 

@@ -19,12 +19,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from targi_sim import GameRecord, load_deck, play_game
+from targi_sim._utils.paths import data_dir
 from targi_sim.engine import layout as lay
 from targi_sim.engine import rounds as engine_rounds
 from targi_sim.engine.geometry import BORDER_COL, BORDER_ROW, CORNERS, FACING
-from targi_sim.gamestate import GameState
-from targi_sim.paths import data_dir
-from targi_sim.scenario import Scenario
+from targi_sim.game.state import GameState
+from targi_sim.play.scenario import Scenario
 
 DECKS = ("base", "abilities-example")
 LOADED = {name: load_deck(name) for name in DECKS}

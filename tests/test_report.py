@@ -298,7 +298,7 @@ def test_vp_rates_follow_the_deck_trades(tmp_path):
     """Raid losses are valued at the deck's own best VP trades (base: 4 goods -> 3 VP,
     1 gold -> 2 VP); a designer's changed trade moves them; no deck text falls back."""
     from targi_sim import load_deck
-    from targi_sim.paths import data_dir
+    from targi_sim._utils.paths import data_dir
     from targi_sim.report.values import rates_from_deck, rates_from_manifest
 
     base = rates_from_deck(load_deck("base"))

@@ -20,7 +20,7 @@ from targi_sim import build_report
 from targi_sim.cli.app import app
 from targi_sim.report.examples import add_examples, choose_examples, write_examples
 from targi_sim.report.model import Report, Section
-from targi_sim.report.rundir import open_run
+from targi_sim.runner.reading import open_run
 
 runner = CliRunner()
 CHROMIUM = os.environ.get("TARGI_SIM_CHROMIUM", "/usr/bin/chromium")

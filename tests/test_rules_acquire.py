@@ -9,10 +9,10 @@ from __future__ import annotations
 import pytest
 from scenario_helpers import new, plus, res
 
-from targi_sim.constants import END_DISPLAY_FULL
 from targi_sim.engine import layout as lay
 from targi_sim.engine.acquire import OPT_DISCARD, OPT_KEEP, OPT_LEAVE, OPT_PLAY
-from targi_sim.scenario import Scenario
+from targi_sim.engine.constants import END_DISPLAY_FULL
+from targi_sim.play.scenario import Scenario
 
 CAMP_3VP = 19  # cost pepper 1, dates 1, gold 1
 TARGIA_3VP = 0  # cost salt 2, pepper 2, dates 1

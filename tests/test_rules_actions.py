@@ -16,7 +16,7 @@ from scenario_helpers import new, plus, res, trace
 from targi_sim.engine import actions
 from targi_sim.engine import layout as lay
 from targi_sim.engine.acquire import OPT_DISCARD, OPT_KEEP, OPT_LEAVE, OPT_PLAY
-from targi_sim.scenario import Scenario
+from targi_sim.play.scenario import Scenario
 
 NOBLE, DATES_2, SALT_3, MERCHANT, PEPPER_6, DATES_7 = 0, 1, 2, 4, 5, 6
 FATA_MORGANA, SILVERSMITH, PEPPER_11, CARAVAN, EXPANSION, SALT_15 = 8, 9, 10, 12, 13, 14

@@ -5,7 +5,7 @@ import re
 import tomllib
 from pathlib import Path
 
-from targi_sim.rules import ENUMS, SETTING_KEYS, load_rules
+from targi_sim.game.rules import ENUMS, SETTING_KEYS, load_rules
 
 ROOT = Path(__file__).resolve().parent.parent
 RULES_DOC = (ROOT / "docs" / "rules.md").read_text(encoding="utf-8")

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from scenario_helpers import new, res, setres, trace
 
-from targi_sim.constants import END_FINAL_RAID
-from targi_sim.scenario import Scenario
+from targi_sim.engine.constants import END_FINAL_RAID
+from targi_sim.play.scenario import Scenario
 
 RAID_POS = {1: 3, 2: 7, 3: 11, 4: 15}
 PAY_GOODS, PAY_VP = 0, 1

@@ -11,7 +11,7 @@ import pytest
 from scenario_helpers import new, setres, trace
 
 from targi_sim.engine import layout as lay
-from targi_sim.scenario import Scenario
+from targi_sim.play.scenario import Scenario
 
 SALT, PEPPER, DATES = 0, 1, 2
 TARGIA, RIDER, CAMP, WELL, OASIS = 0, 9, 18, 27, 36  # first id of each symbol

@@ -9,9 +9,9 @@ from __future__ import annotations
 import pytest
 from scenario_helpers import new, trace
 
-from targi_sim.constants import END_FINAL_RAID
 from targi_sim.engine import layout as lay
-from targi_sim.scenario import Scenario
+from targi_sim.engine.constants import END_FINAL_RAID
+from targi_sim.play.scenario import Scenario
 
 RAID_POSITIONS = (3, 7, 11, 15)
 NON_RAID = [b for b in range(16) if b not in RAID_POSITIONS]

@@ -20,8 +20,8 @@ from cli_helpers import parquet_files
 from typer.testing import CliRunner
 
 from targi_sim.cli.app import app
-from targi_sim.replay import logged_differences, logged_rows, replay_logged_game
 from targi_sim.runner import RunDir
+from targi_sim.runner.replay import logged_differences, logged_rows, replay_logged_game
 
 runner = CliRunner()
 
@@ -174,7 +174,7 @@ def test_replayed_game_equals_the_logged_rows(tmp_path):
 def test_replay_survives_edits_to_the_data_files(tmp_path):
     """The manifest's stored deck is replayed, not today's edited file."""
     deck = tmp_path / "deck.toml"
-    from targi_sim.paths import data_dir
+    from targi_sim._utils.paths import data_dir
 
     deck.write_text((data_dir() / "decks" / "base.toml").read_text(encoding="utf-8"))
     assert invoke("run", "-n", "10", "--deck", str(deck), "--out", "r", "--quiet").exit_code == 0

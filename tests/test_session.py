@@ -1,4 +1,4 @@
-"""Step-by-step play (targi_sim.session) and Python strategies (targi_sim.python_strategy).
+"""Step-by-step play (play.session) and Python strategies (players.python_strategy).
 
 The session pauses the engine at an external seat's decision and replays the round
 from its start with the answers so far; these tests pin that this gives exactly the
@@ -25,9 +25,9 @@ from targi_sim import (
     play_games,
     prepare_match,
 )
-from targi_sim.constants import DECISION_NAMES
 from targi_sim.engine import layout as lay
-from targi_sim.view import UNKNOWN
+from targi_sim.engine.constants import DECISION_NAMES
+from targi_sim.game.view import UNKNOWN
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "strategies"
 
@@ -97,7 +97,7 @@ def test_a_view_hides_an_unseen_hand_and_shows_a_seen_one():
     g = new_game(2)
     S = np.asarray(g.frozen).copy()
     S[lay.S_PLAYER + lay.P_SIZE + lay.P_HAND] = 5
-    from targi_sim.view import View
+    from targi_sim.game.view import View
 
     hidden = View(S, g.match.deck, 0)
     assert hidden.opponent.hand == UNKNOWN and hidden.opponent.has_hand_card

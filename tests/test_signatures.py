@@ -7,7 +7,7 @@ import polars as pl
 import pytest
 
 from targi_sim import load_deck
-from targi_sim.signatures import PROMISES, _per_player, signature
+from targi_sim.audits.signatures import PROMISES, _per_player, signature
 
 START = {"salt": 2, "pepper": 2, "dates": 2, "gold": 1, "vp": 4}
 

@@ -1,4 +1,4 @@
-"""The SPRT maths of `targi-sim check` (targi_sim/sprt.py): known answers, the
+"""The SPRT maths of `targi-sim check` (targi_sim/stats/sprt.py): known answers, the
 constrained MLE, the two-sided stopping rule, and -- simulated with numpy alone --
 its error rates and average sample numbers against a fixed-sample test.
 
@@ -12,9 +12,9 @@ import math
 import numpy as np
 import pytest
 
-from targi_sim import sprt
-from targi_sim.baseline import default_cap
-from targi_sim.sprt import FAIL, H0, H1, OPEN, PASS, TwoSidedSprt
+from targi_sim.check.baseline import default_cap
+from targi_sim.stats import sprt
+from targi_sim.stats.sprt import FAIL, H0, H1, OPEN, PASS, TwoSidedSprt
 
 # frequencies measured with the real engine: balanced's points in a seat-swapped pair
 # against greedy (40,000 games = 20,000 pairs, pentanomial), and the first player's in

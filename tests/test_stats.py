@@ -1,4 +1,4 @@
-"""Clustered rates (targi_sim/stats.py): against statsmodels' cluster-robust standard
+"""Clustered rates (targi_sim/stats/rates.py): against statsmodels' cluster-robust standard
 errors, and on hand-built runs whose design effects are known (tests/cluster_fixture.py).
 """
 
@@ -12,7 +12,7 @@ from cluster_fixture import K_TAKES, K_WINS, K, build_cluster_fixture
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from targi_sim.stats import (
+from targi_sim.stats.rates import (
     ClusterAccumulator,
     ClusterSums,
     clustered_rate,

@@ -13,11 +13,11 @@ from scenario_helpers import new, res, setres, trace
 from typer.testing import CliRunner
 
 from targi_sim import DataError, UsageError, play_games
-from targi_sim import constants as C
+from targi_sim._utils.paths import data_dir
 from targi_sim.cli.app import app
+from targi_sim.engine import constants as C
 from targi_sim.engine.acquire import OPT_PLAY
-from targi_sim.paths import data_dir
-from targi_sim.strategy import (
+from targi_sim.players.strategy import (
     KINDS,
     SYMBOL_KEYS,
     TOP_KEYS,

@@ -8,8 +8,8 @@ import sys
 from pathlib import Path
 
 from targi_sim import play_game, play_games
-from targi_sim.scenario import Scenario
-from targi_sim.strategy import load_strategy, register_plugin
+from targi_sim.play.scenario import Scenario
+from targi_sim.players.strategy import load_strategy, register_plugin
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "data" / "strategies" / "card-rush.py"
 
@@ -34,7 +34,7 @@ def test_example_plugin_plays_and_follows_its_rule():
 
 
 def test_plugin_is_deterministic_only_when_its_module_says_so(tmp_path):
-    """A mirror of a deterministic plugin plays one game per deal (targi_sim.pairing);
+    """A mirror of a deterministic plugin plays one game per deal (targi_sim.play.pairing);
     a module without DETERMINISTIC = True is taken to draw random numbers."""
     quiet = tmp_path / "card-rush-unsure.py"
     quiet.write_text(EXAMPLE.read_text().replace("DETERMINISTIC = True", "NAME_NOTE = 1"))

@@ -14,14 +14,14 @@ import pytest
 from cli_helpers import one_error_line
 from typer.testing import CliRunner
 
-from targi_sim import deck_edit as E
-from targi_sim import toml_out
+from targi_sim._utils import toml_out
 from targi_sim.cli.app import app
-from targi_sim.deck import load_deck
 from targi_sim.errors import DataError, InputError, UsageError
-from targi_sim.rules import load_rules
+from targi_sim.game import deck_edit as E
+from targi_sim.game.deck import load_deck
+from targi_sim.game.rules import load_rules
 from targi_sim.runner import RunConfig, resolve_run
-from targi_sim.stats import clustered_rate
+from targi_sim.stats.rates import clustered_rate
 from targi_sim.sweep import SweepSpec, load_sweep_file, plan_sweep, resolve_file_path
 from targi_sim.sweep.paired import paired_change
 from targi_sim.sweep.plan import MAX_VARIANTS, build_axes, variant_inputs, variants

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from targi_sim import UsageError, available_strategies, play_games
 from targi_sim.cli.app import app
-from targi_sim.tournament import (
+from targi_sim.strength.tournament import (
     ELO_ANCHOR,
     TournamentResult,
     even_games,
@@ -321,7 +321,7 @@ def test_cli_out_must_be_a_folder(tmp_path):
 def test_matrix_intervals_count_the_deal_as_the_unit():
     """Recomputed from play_games: a deal's four games (both seats, both first players)
     are one cluster; the matrix's design effect and interval are the clustered ones."""
-    from targi_sim.stats import clustered_rate
+    from targi_sim.stats.rates import clustered_rate
 
     result = run_tournament(["greedy", "random"], 40, seed=3)
     row = result.cell("greedy", "random")
@@ -341,7 +341,7 @@ def test_goodness_of_fit_matches_a_binomial_glm():
     strategy but the last): same deviance and Pearson chi-square as statsmodels."""
     import statsmodels.api as sm
 
-    from targi_sim.tournament import fit_elo_model
+    from targi_sim.strength.tournament import fit_elo_model
 
     matrix = pl.DataFrame({
         "a": ["x", "x", "y", "w", "w", "w"], "b": ["y", "z", "z", "x", "y", "z"],
@@ -366,7 +366,7 @@ def test_goodness_of_fit_matches_a_binomial_glm():
 
 
 def test_a_saturated_fit_says_it_cannot_be_tested():
-    from targi_sim.tournament import fit_elo_model
+    from targi_sim.strength.tournament import fit_elo_model
 
     two = pl.DataFrame({"a": ["x"], "b": ["y"], "games": [100], "wins_a": [70], "draws": [0]})
     fit = fit_elo_model(["x", "y"], two)
@@ -375,7 +375,7 @@ def test_a_saturated_fit_says_it_cannot_be_tested():
 
 
 def test_elo_intervals_widen_with_the_design_effect():
-    from targi_sim.tournament import fit_elo
+    from targi_sim.strength.tournament import fit_elo
 
     base = pl.DataFrame({
         "a": ["x", "x", "y"], "b": ["y", "z", "z"], "games": [400, 400, 400],

@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from targi_sim import constants as C
 from targi_sim.cli.app import app
-from targi_sim.strategy import load_strategy
-from targi_sim.tune import generation_plans, parameter_space, state_path, tune
+from targi_sim.engine import constants as C
+from targi_sim.players.strategy import load_strategy
+from targi_sim.strength.tune import generation_plans, parameter_space, state_path, tune_strategy
 
 runner = CliRunner()
 # 2 generations: 4 candidates x 2 pool members x 2 deals x 2 games = 32 games each
@@ -64,7 +64,7 @@ def test_a_resumed_tune_ends_like_an_uninterrupted_one(tmp_path):
 
 
 def test_candidates_of_a_generation_play_the_same_games(tmp_path, monkeypatch):
-    import targi_sim.tune as T
+    import targi_sim.strength.tune as T
 
     seen = []
     real = T.play_candidate
@@ -74,7 +74,7 @@ def test_candidates_of_a_generation_play_the_same_games(tmp_path, monkeypatch):
         return real(matches, row, plans)
 
     monkeypatch.setattr(T, "play_candidate", spy)
-    tune("balanced", against=["balanced", "greedy"], budget=64, out=tmp_path / "t.toml",
+    tune_strategy("balanced", against=["balanced", "greedy"], budget=64, out=tmp_path / "t.toml",
          deals=2, popsize=4, final_deals=5, check_games=50, seed=1)
     tuning = seen[:8]  # 2 generations x 4 candidates; then the final measurement
     gen1, gen2 = tuning[:4], tuning[4:]

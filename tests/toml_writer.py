@@ -3,6 +3,6 @@ library's own writer, which sweeps use to write edited decks."""
 
 from __future__ import annotations
 
-from targi_sim.toml_out import dumps
+from targi_sim._utils.toml_out import dumps
 
 __all__ = ["dumps"]

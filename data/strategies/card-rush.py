@@ -12,7 +12,7 @@ objects inside), and it must only read what player p may know (docs/rules.md,
 Information; docs/engine.md lists the hidden fields).
 """
 
-from targi_sim.constants import DT_TRIBE
+from targi_sim.engine.constants import DT_TRIBE
 from targi_sim.engine.costs import OPT_PLAY
 from targi_sim.engine.policies.heuristic import decide_heuristic
 

@@ -9,8 +9,8 @@ step:
     targi-sim strategies check data/strategies/oasis-first.py
 
 `choose(view, decision)` returns the index of an option in `decision.options`. `view`
-is what this player may know (targi_sim.view.View); the options are named objects
-(targi_sim.decisions). See docs/strategies.md, "Strategies in Python".
+is what this player may know (targi_sim.game.view.View); the options are named objects
+(targi_sim.game.decisions). See docs/strategies.md, "Strategies in Python".
 """
 
 from targi_sim import DrawTribe, Keep, Place, Play, PythonStrategy, Resolve, TakeGoods, Trade

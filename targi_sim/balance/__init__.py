@@ -11,7 +11,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..deck import Deck, load_deck
+from targi_sim.game.deck import Deck, load_deck
+
 from ..errors import DataError
 from .search import BalanceConfig, Evaluator, SearchState, search
 from .settings import Settings, load_settings, with_overrides

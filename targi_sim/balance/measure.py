@@ -2,7 +2,7 @@
 
 A worker plays one block of deals and reduces it to sufficient statistics (per
 metric, per card: clusters, sum x, sum n, sum x^2, sum x n, sum n^2 over deals;
-targi_sim.stats), so blocks merge by addition and every rate keeps a
+targi_sim.stats.rates), so blocks merge by addition and every rate keeps a
 cluster-robust interval whose unit is the deal, never the game.
 """
 
@@ -13,12 +13,13 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import polars as pl
 
-from ..api import Match
-from ..deck import Deck
+from targi_sim.game.deck import Deck
+from targi_sim.game.record import games_frame
+from targi_sim.play.games import Match
+from targi_sim.play.pairing import pair_ids
+from targi_sim.stats.rates import ratio_variance
+
 from ..engine import layout as lay
-from ..pairing import pair_ids
-from ..record import games_frame
-from ..stats import ratio_variance
 
 SUMS = ("clusters", "x", "n", "xx", "xn", "nn")
 CARD_METRICS = ("play_win", "acquire")  # per tribe card
@@ -167,7 +168,7 @@ def reduce_games(games: pl.DataFrame, offers: pl.DataFrame, acquisitions: pl.Dat
 
 
 def play_deals(match: Match, plan: tuple, pairing: str) -> PerDeal:
-    """Play one block of games (a plan from targi_sim.pairing.plan) and reduce it."""
+    """Play one block of games (a plan from targi_sim.play.pairing.plan) and reduce it."""
     seeds, first, ids = plan
     G, frames = match.play(seeds, first, ids, logs=True)
     games = games_frame(G).with_columns(pl.Series("pair_id", pair_ids(ids, pairing)))

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..deck import Deck
+from targi_sim.game.deck import Deck
+
 from .measure import DeckStats
 from .settings import Objective
 

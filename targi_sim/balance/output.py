@@ -7,8 +7,9 @@ from pathlib import Path
 
 import polars as pl
 
-from ..atomic import atomic_write, atomic_write_text
-from ..deck import Deck
+from targi_sim._utils.atomic import atomic_write, atomic_write_text
+from targi_sim.game.deck import Deck
+
 from .search import BalanceConfig, SearchState
 from .space import Edits, describe, render_deck
 from .validate import Validation

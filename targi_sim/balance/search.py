@@ -19,11 +19,12 @@ from pathlib import Path
 
 import numpy as np
 
-from ..api import Match, prepare_match
-from ..deck import COST_KEYS, Deck
+from targi_sim.game.deck import COST_KEYS, Deck
+from targi_sim.play.games import Match, prepare_match
+from targi_sim.play.pairing import games_per_deal, plan, resolve_pairing
+from targi_sim.players.strategy import resolve_strategy
+
 from ..errors import InputError
-from ..pairing import games_per_deal, plan, resolve_pairing
-from ..strategy import resolve_strategy
 from .measure import DeckStats, measure, with_deck
 from .objective import Terms, compared_cards, terms
 from .settings import Settings

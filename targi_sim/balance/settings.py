@@ -6,9 +6,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..deck import COST_KEYS, Deck
+from targi_sim._utils.paths import data_dir
+from targi_sim.game.deck import COST_KEYS, Deck
+
 from ..errors import DataError, FieldReader, read_toml
-from ..paths import data_dir
 
 FIELDS = ("vp", *COST_KEYS)
 VALUES = ("play_win", "acquire")

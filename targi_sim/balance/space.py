@@ -9,8 +9,9 @@ from dataclasses import replace
 
 import numpy as np
 
-from .. import limits as L
-from ..deck import COST_KEYS, Deck
+from targi_sim.engine import limits as L
+from targi_sim.game.deck import COST_KEYS, Deck
+
 from .settings import FIELDS, Space
 
 Edits = dict[int, dict[str, int]]  # card id -> field -> new value (changed fields only)

@@ -11,8 +11,9 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
-from ..deck import Deck
-from ..pairing import games_per_deal, plan
+from targi_sim.game.deck import Deck
+from targi_sim.play.pairing import games_per_deal, plan
+
 from .measure import PerDeal, play_deals, with_deck
 from .objective import TERMS, Terms, compared_cards, terms
 from .search import CHUNK_DEALS, Evaluator, stream_seed

@@ -9,12 +9,13 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-from ..api import Match
-from ..constants import SYMBOL_NAMES
+from targi_sim.engine.constants import SYMBOL_NAMES
+from targi_sim.play.games import Match
+from targi_sim.play.pairing import pair_ids
+
 from ..engine import forks as drv
 from ..engine.records import G_SIZE, SOURCE_NAMES
 from ..errors import InputError
-from ..pairing import pair_ids
 
 I8, I16, I64 = pa.int8(), pa.int16(), pa.int64()
 NAME = pa.dictionary(pa.int8(), pa.string())

@@ -4,7 +4,7 @@ A fork's effect is (result when taking the card) - (result with the player's bes
 alternative), results 1 win, 1/2 draw, 0 loss, and the same for the final score margin.
 A card's value is the mean effect over its forks. Forks of one deal (a seat-swapped pair,
 or one game) share that deal's luck and often the same card, so the deal is the unit of
-the interval: a cluster-robust mean (targi_sim.stats.means_from_sums) with a normal 95%
+the interval: a cluster-robust mean (targi_sim.stats.rates.means_from_sums) with a normal 95%
 interval.
 """
 
@@ -15,10 +15,11 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
+from targi_sim.cardvalue.forkdir import fork_files
+from targi_sim.runner.reading import ReportError, open_run
+from targi_sim.stats.rates import means_from_sums
+
 from ..errors import InputError
-from ..report.rundir import ReportError, open_run
-from ..stats import means_from_sums
-from .rundir import fork_files
 
 BY = {"card": ("card_id",), "symbol": ("symbol",), "round": ("round",),
       "card_round": ("card_id", "round")}

@@ -23,7 +23,7 @@ _HERE = Path(__file__).resolve().parent
 
 def source_digest() -> str:
     h = hashlib.sha256(numba.__version__.encode())
-    for path in sorted(_HERE.rglob("*.py")) + [_HERE.parent / "constants.py"]:
+    for path in sorted(_HERE.rglob("*.py")):
         h.update(path.relative_to(_HERE.parent).as_posix().encode())
         h.update(path.read_bytes())
     return h.hexdigest()[:16]

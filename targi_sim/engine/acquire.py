@@ -4,7 +4,7 @@ Also the on-placement abilities (immediate tokens, play the hand card, swap two
 display cards) and cost discounts.
 """
 
-from ..constants import (
+from targi_sim.engine.constants import (
     AB_IMMEDIATE,
     AB_MOVE_TWO,
     AB_PLAY_HAND,
@@ -17,6 +17,7 @@ from ..constants import (
     RL_HAND_LIMIT,
     RL_HAND_PLAY,
 )
+
 from .ask import ask
 from .costs import OPT_DISCARD, OPT_KEEP, OPT_LEAVE, OPT_PLAY, can_pay, effective_cost
 from .forkpoint import fork_point

@@ -1,6 +1,6 @@
 """Resolving one Targi or tribe marker (docs/rules.md §3, §6.5): border cards and centre cells."""
 
-from ..constants import (
+from targi_sim.engine.constants import (
     BK_DRAW_GOODS,
     BK_DRAW_TRIBE,
     BK_EXCHANGE,
@@ -25,6 +25,7 @@ from ..constants import (
     TR_VP,
     VP,
 )
+
 from .acquire import MODE_CENTRE, MODE_EXPANSION, MODE_NOBLE, OUT_LEFT, acquire
 from .ask import ask
 from .jit import jit, jit_inline

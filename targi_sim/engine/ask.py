@@ -5,7 +5,7 @@ the address of a compiled function with the signature of `policies.DECIDE_SIGNAT
 (`decide(S, D, R, SP, p, dtype, O, n, ctx) -> index into O[0:n]`), so one compiled
 engine plays every strategy and a strategy is compiled only when a seat plays it.
 
-Two builds, chosen by the type of `P` (targi_sim.api.seat_policies):
+Two builds, chosen by the type of `P` (targi_sim.play.games.seat_policies):
 * `(policy0, policy1)`: the generic engine. The cheap built-in kinds (random, scripted,
   greedy, external) are called directly; the others through their function pointer.
 * `(policy0, policy1, HEURISTIC_INSIDE)`: the same engine with the heuristic's
@@ -18,7 +18,7 @@ random-vs-random never compiles the heuristic.
 import numpy as np
 from numba.extending import overload
 
-from ..constants import (
+from targi_sim.engine.constants import (
     DT_ACTION,
     DT_PLACE,
     DT_TRADE,
@@ -31,6 +31,7 @@ from ..constants import (
     SK_RANDOM,
     SK_SCRIPTED,
 )
+
 from .jit import OVERLOAD_OPTIONS, jit_inline, jit_llvm_inline
 from .layout import S_BAD, S_ROUND, S_X_PAUSED, S_X_TRACE_AT
 from .policies import call_policy

@@ -101,7 +101,7 @@ def determinize(S, p, rng_off, slots):
 def redeal(S, p, seed, slots):
     """determinize S in place with a random stream of its own (seeded from `seed`), so
     that p's own stream -- p's own knowledge -- is left as it was. For checks that a
-    strategy's decision depends on nothing p cannot know (targi_sim.fairplay)."""
+    strategy's decision depends on nothing p cannot know (targi_sim.audits.fairplay)."""
     off = S_X_SCRIPT  # scratch: S is a copy and replays nothing
     seed_stream(S, off, seed, 7)
     determinize(S, p, off, slots)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..constants import (
+from targi_sim.engine.constants import (
     DISPLAY_SLOTS,
     MAX_GOODS_CARDS,
     MAX_TRIBE,
@@ -171,7 +171,7 @@ D_SIZE = _d.size
 
 
 def pack_deck(deck) -> np.ndarray:
-    """Pack a loaded `Deck` (targi_sim.deck) into the engine's flat int64 vector."""
+    """Pack a loaded `Deck` (targi_sim.game.deck) into the engine's flat int64 vector."""
     D = np.zeros(D_SIZE, dtype=np.int64)
     n_tribe = len(deck.tribe_symbol)
     n_goods = len(deck.goods)

@@ -17,7 +17,7 @@ through `ask` (policies/montecarlo.py), so it is traced like any other.
 
 import numpy as np
 
-from ..constants import (
+from targi_sim.engine.constants import (
     HC_KEY,
     MC_BASE,
     MC_PENDING,
@@ -26,6 +26,7 @@ from ..constants import (
     N_STRAT_PARAMS,
     SK_MONTECARLO,
 )
+
 from .ask import rollout_policies
 from .batch import copy_rows, write_result
 from .information import determinize

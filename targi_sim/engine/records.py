@@ -5,7 +5,7 @@ travel through every engine call; one array instead of six cut the engine's
 per-call overhead. The array starts with a header (rows used, capacity, start
 offset and row width of each table, the current game id), followed by one
 row-major region per table. A table with zero capacity is simply not written
-(e.g. the decision trace in batch runs). `targi_sim.record` turns the regions
+(e.g. the decision trace in batch runs). `targi_sim.game.record` turns the regions
 into named tables.
 """
 

@@ -3,7 +3,7 @@ actions, round end, and the end of the game."""
 
 import numpy as np
 
-from ..constants import (
+from targi_sim.engine.constants import (
     AB_INCOME,
     AB_RAID_IMMUNITY,
     BK_RAID,
@@ -32,6 +32,7 @@ from ..constants import (
     SP_NOISE_REP,
     VP,
 )
+
 from .actions import resolve_slot
 from .ask import ask
 from .geometry import BORDER_COL, BORDER_ROW, FACING
@@ -153,7 +154,7 @@ from .state import (
 def reseed_policies(S, SP, seed):
     """Replay r = SP[0, SP_NOISE_REP] > 0: the same deal (deck streams untouched) with
     each seat's own random stream drawn afresh, so per-deal outcomes can be compared
-    over repeated policy noise (targi_sim.ladder). r = 0 leaves setup_game's streams."""
+    over repeated policy noise (targi_sim.strength.ladder). r = 0 leaves setup_game's streams."""
     rep = int(SP[0, SP_NOISE_REP])
     if rep != 0:
         seed_stream(S, S_POLICY_RNG, seed, 1 + 2 * rep)

@@ -1,6 +1,6 @@
 """Final scoring (docs/rules.md §7): tokens + card VP + end-game abilities + row bonuses."""
 
-from ..constants import (
+from targi_sim.engine.constants import (
     AB_POSITION_VP,
     AB_SET_VP,
     DISPLAY_COLS,
@@ -16,6 +16,7 @@ from ..constants import (
     TB_NONE,
     VP,
 )
+
 from .jit import jit
 from .layout import P_DISPLAY, TC_ABILITY, TC_PARAMS, TC_SYMBOL, TC_VP
 from .state import goods_total, pbase, res, tribe

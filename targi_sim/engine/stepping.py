@@ -1,6 +1,6 @@
 """Compiled entry points for play driven from Python, one round at a time.
 
-`targi_sim.session` replays the current round from its start with the external seats'
+`targi_sim.play.session` replays the current round from its start with the external seats'
 answers so far (engine/policies/external.py) until the next external decision pauses
 the game; these functions are that replay. Monte Carlo seats get their placements
 from the rollout driver, as in a batch.
@@ -8,7 +8,8 @@ from the rollout driver, as in a batch.
 
 import numpy as np
 
-from ..constants import MC_PENDING
+from targi_sim.engine.constants import MC_PENDING
+
 from .jit import jit_alloc
 from .layout import S_OVER, S_PAUSE_MC, S_X_PAUSED
 from .montecarlo import choose_placement

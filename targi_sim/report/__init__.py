@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .rundir import ReportError, RunInfo, open_run
+from targi_sim.runner.reading import ReportError, RunInfo, open_run
 
 if TYPE_CHECKING:
     import polars as pl

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import polars as pl
 
+from targi_sim.runner.reading import ReportError, RunInfo, open_run
+
 from . import card_value, sections
 from .examples import add_examples
 from .family import ALPHA, POWER, annotate_report_mde, games_for_change
@@ -14,7 +16,6 @@ from .findings import findings
 from .model import Report
 from .output import write_report
 from .queries import Analyses
-from .rundir import ReportError, RunInfo, open_run
 from .values import rates_from_manifest
 
 DEFAULT_MIN_N = 500

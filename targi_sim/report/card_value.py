@@ -7,12 +7,13 @@ import math
 
 import polars as pl
 
+from targi_sim.runner.reading import RunInfo
+
 from ..cardvalue.grades import grade_values
 from ..cardvalue.values import BY, clustered_effects, read_forks, values_of
 from ..errors import InputError
 from .model import Plot, Section, Table, mark_low_n
 from .plots import card_bars, scatter
-from .rundir import RunInfo
 
 MIN_FORKS_DIVISOR = 5  # a card is graded with n_forks >= --min-n / 5 (a fork is 2 games)
 

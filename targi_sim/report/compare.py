@@ -17,12 +17,13 @@ from pathlib import Path
 
 import polars as pl
 
+from targi_sim.runner.reading import ReportError, RunInfo, open_run
+
 from .build import DEFAULT_MIN_N, analyse, check_min_n
 from .family import ALPHA, POWER, compare_tables, family_size, mde_level, with_mde
 from .metrics import benjamini_hochberg, holm
 from .model import Report, Section, Table, mark_low_n
 from .output import write_report
-from .rundir import ReportError, RunInfo, open_run
 
 CORRECTIONS = ("holm", "bh")
 

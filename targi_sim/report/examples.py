@@ -15,11 +15,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from targi_sim.runner.reading import RunInfo
+
 from ..errors import InputError
 from ..viewer import ViewerError, write_game_page
 from .model import Link, Report
 from .queries import Analyses
-from .rundir import RunInfo
 from .values import rates_from_manifest
 
 GAMES_DIR = "games"
@@ -85,7 +86,7 @@ def write_examples(run: RunInfo, out: Path, examples: list[Example],
     """Replay each example game and write its page into out/games/; returns (section key,
     link) pairs and a note ('' when every page was written). A run that cannot be replayed here (a
     .py strategy, a deck that no longer loads) gets the note instead of pages."""
-    from ..replay import LoggedRun
+    from targi_sim.runner.replay import LoggedRun
 
     if not examples:
         return [], ""

@@ -11,7 +11,7 @@ the MDE is computed at the Bonferroni level alpha / m -- a bound that holds for
 every metric whatever the others do (Holm's later steps and Benjamini-Hochberg
 can flag smaller moves when several metrics move at once). The test and the
 MDE use the same variance: for rates the pooled p(1 - p)(deff_a / n_a +
-deff_b / n_b) with each run's pair-clustered design effect (targi_sim.stats),
+deff_b / n_b) with each run's pair-clustered design effect (targi_sim.stats.rates),
 for means the sum of the two clustered variances.
 """
 
@@ -21,7 +21,8 @@ import math
 
 import polars as pl
 
-from ..stats import detectable_effect
+from targi_sim.stats.rates import detectable_effect
+
 from .metrics import difference_test, effective_deff, two_proportion_test, two_proportion_variance
 from .model import Report
 

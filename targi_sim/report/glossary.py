@@ -8,8 +8,8 @@ from __future__ import annotations
 import tomllib
 from functools import cache
 
-from ..paths import data_dir
-from .rundir import ReportError
+from targi_sim._utils.paths import data_dir
+from targi_sim.runner.reading import ReportError
 
 
 @cache

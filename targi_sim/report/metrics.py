@@ -12,7 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 import polars as pl
 
-from ..stats import (
+from targi_sim.stats.rates import (
     DEFF_FLOOR,
     ClusterSums,
     cluster_index,
@@ -30,12 +30,12 @@ def normal_two_sided_p(z: float) -> float:
     return math.erfc(abs(z) / math.sqrt(2.0))
 
 
-SUMS = "__"  # column infix of the per-cluster sums (analyses/*.sql, targi_sim.stats)
+SUMS = "__"  # column infix of the per-cluster sums (analyses/*.sql, targi_sim.stats.rates)
 
 
 def with_rate(df: pl.DataFrame, name: str, successes: str, n: str, *,
               xx: str | None = None, xn: str | None = None) -> pl.DataFrame:
-    """Add `name` = successes / n with its pair-clustered uncertainty (targi_sim.stats).
+    """Add `name` = successes / n with its pair-clustered uncertainty (targi_sim.stats.rates).
 
     The frame carries, beside the totals `successes` and `n`, the per-cluster sums
     `<n>__k` (clusters with n_i > 0), `<n>__nn`, `<successes>__xx` and
@@ -77,7 +77,7 @@ def half_test_clustered(points: np.ndarray, games: np.ndarray) -> dict[str, floa
     """Test a rate against 50% treating each cluster (seat-swapped pair) as one unit.
 
     points[i], games[i]: a cluster's points (draws as half) and games. The rate and its
-    cluster-robust standard error come from targi_sim.stats.clustered_rate. Returns
+    cluster-robust standard error come from targi_sim.stats.rates.clustered_rate. Returns
     rate, se, z, p, the design effect (that variance over the binomial p(1-p)/n), the
     clusters and the 95% interval (lo, hi).
     """

@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from ..atomic import atomic_write
+from targi_sim._utils.atomic import atomic_write
+
 from .html import render_html
 from .markdown import render_markdown
 from .model import Report

@@ -21,8 +21,8 @@ from typing import Any
 import duckdb
 import polars as pl
 
-from ..paths import analyses_dir
-from .rundir import TABLES, ReportError, RunInfo
+from targi_sim._utils.paths import analyses_dir
+from targi_sim.runner.reading import TABLES, ReportError, RunInfo
 
 
 def read_sql(name: str) -> str:

@@ -12,7 +12,7 @@ from collections.abc import Callable
 import numpy as np
 import polars as pl
 
-from ..stats import (
+from targi_sim.stats.rates import (
     ClusteredRate,
     ClusterSums,
     cluster_index,
@@ -20,7 +20,8 @@ from ..stats import (
     means_from_sums,
     per_cluster,
 )
-from ..tournament import fit_elo_model
+from targi_sim.strength.tournament import fit_elo_model
+
 from . import plots
 from .grading import GradeModel, grade_values
 from .metrics import (
@@ -653,7 +654,7 @@ def strategies(a: Analyses, min_n: int, pairs: pl.DataFrame) -> Section:
                             "interval with the design effect of the pairs)", fit.table))
         tables.append(Table("elo_fit", "Elo fit per pair: observed vs fitted rate", fit.pairs))
         text.append(f"{len(in_matrix)} strategies play each other; Elo is fitted by "
-                    "targi_sim.tournament.fit_elo_model (one virtual draw per pair).")
+                    "targi_sim.strength.tournament.fit_elo_model (one virtual draw per pair).")
         text.append(fit.verdict())
     else:
         plural = "y" if len(names) == 1 else "ies"

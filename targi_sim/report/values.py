@@ -13,7 +13,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..constants import TG_DATES, TG_GOLD, TG_PEPPER, TG_SALT, TG_SAME_GOOD, TR_VP
+from targi_sim.engine.constants import TG_DATES, TG_GOLD, TG_PEPPER, TG_SALT, TG_SAME_GOOD, TR_VP
 
 FALLBACK_GOODS_VP = 0.5  # base deck: 2 goods of one kind -> 1 VP (worst trade)
 FALLBACK_GOLD_VP = 2.0   # base deck: 1 gold -> 2 VP
@@ -46,7 +46,8 @@ def rates_from_deck(deck) -> VpRates:
 
 def rates_from_manifest(manifest: dict) -> VpRates:
     """Rates from the deck text stored in a run's manifest (fallback if unreadable)."""
-    from ..deck import load_deck
+    from targi_sim.game.deck import load_deck
+
     from ..errors import DataError
 
     content = (manifest.get("deck") or {}).get("content")

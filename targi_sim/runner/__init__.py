@@ -6,8 +6,9 @@
 Layout and columns: docs/data-model.md.
 """
 
+from targi_sim.runner.layout import RunDir
+
 from .config import RunConfig, resolve_run
 from .execute import BACKENDS, RunOutcome, execute
-from .rundir import RunDir
 
 __all__ = ["BACKENDS", "RunConfig", "RunDir", "RunOutcome", "execute", "resolve_run"]

@@ -24,15 +24,16 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ..api import play_plan
-from ..atomic import temp_path
+from targi_sim._utils.atomic import temp_path
+from targi_sim.play.games import play_plan
+from targi_sim.play.pairing import plan
+from targi_sim.runner.layout import RunDir
+
 from ..engine import layout as lay
 from ..engine.buffers import make_logs, reset, table
 from ..engine.records import G_SIZE, H_OVERFLOW
-from ..pairing import plan
 from .config import RunSpec
 from .markers import file_sha256
-from .rundir import RunDir
 from .tables import LOGS, SCHEMAS, TABLES, games_table, log_table
 
 LOG_GAMES = 5_000  # games whose logs are buffered between flushes (one row group)

@@ -16,11 +16,12 @@ from typing import Any
 
 import numpy as np
 
-from ..api import Match, prepare_match
+from targi_sim.play.games import Match, prepare_match
+from targi_sim.play.pairing import ONE_PER_DEAL, SEAT_SWAPPED, resolve_pairing
+from targi_sim.players.strategy import Strategy, resolve_strategy
+
 from ..engine import source_digest
 from ..engine.montecarlo import uses_montecarlo
-from ..pairing import ONE_PER_DEAL, SEAT_SWAPPED, resolve_pairing
-from ..strategy import Strategy, resolve_strategy
 
 DEFAULT_CHUNK = 20_000
 MONTECARLO_CHUNK = 20  # ~20 games/s: small chunks keep the progress bar moving
@@ -38,7 +39,7 @@ class RunConfig:
     rules: str = "default"
     paired: bool = True  # False (--unpaired): the same as pairing="one_per_deal"
     chunk_size: int | None = None  # None: DEFAULT_CHUNK, or MONTECARLO_CHUNK for search seats
-    pairing: str = "auto"  # auto | seat_swapped | one_per_deal (targi_sim.pairing)
+    pairing: str = "auto"  # auto | seat_swapped | one_per_deal (targi_sim.play.pairing)
 
 
 @dataclass(frozen=True, eq=False)
@@ -118,7 +119,7 @@ def config_digest(identity: dict[str, Any]) -> str:
 
 def run_pairing(config: RunConfig, strategies: tuple[Strategy, Strategy]) -> str:
     """The pairing of a run: --unpaired means one game per deal; `auto` decides from
-    the strategies (targi_sim.pairing.auto_pairing)."""
+    the strategies (targi_sim.play.pairing.auto_pairing)."""
     if not config.paired:
         if config.pairing not in ("auto", ONE_PER_DEAL):
             raise ValueError(f"--unpaired plays one game per deal; it contradicts pairing "

@@ -23,14 +23,15 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from targi_sim._utils.atomic import atomic_write
+from targi_sim.runner.layout import RunDir, check_writable, looks_like_other_data
+
 from .. import __version__
-from ..atomic import atomic_write
 from ..errors import InputError
 from .chunks import run_chunk
 from .config import ResolvedRun, RunSpec, describe_inputs, differences
 from .manifest import ManifestError
 from .markers import ChunkMismatch, ChunkPlan, check_chunks
-from .rundir import RunDir, check_writable, looks_like_other_data
 from .tables import TABLES, cards_table
 
 BACKENDS = ("loky", "dask")

@@ -16,13 +16,14 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ..constants import STRATEGY_KIND_NAMES
+from targi_sim.engine.constants import STRATEGY_KIND_NAMES
+from targi_sim.play.pairing import PAIRINGS
+
 from ..errors import DataError, FieldReader, InputError
-from ..pairing import PAIRINGS
 from .config import config_digest
 from .tables import TABLES
 
-MAX_GAMES = 2**32          # pair ids must fit in 32 bits (targi_sim.api.pair_seed)
+MAX_GAMES = 2**32          # pair ids must fit in 32 bits (targi_sim.play.games.pair_seed)
 MAX_SEED = 2**31 - 1
 MAX_CHUNK = 10_000_000
 STATUSES = ("complete", "incomplete")

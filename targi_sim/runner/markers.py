@@ -15,8 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from targi_sim.runner.layout import RunDir
+
 from ..errors import DataError, FieldReader
-from .rundir import RunDir
 from .tables import TABLES
 
 

@@ -13,10 +13,11 @@ from collections.abc import Sequence
 import numpy as np
 import pyarrow as pa
 
-from ..constants import END_REASON_NAMES, SYMBOL_NAMES, TIEBREAK_NAMES
+from targi_sim.engine.constants import END_REASON_NAMES, SYMBOL_NAMES, TIEBREAK_NAMES
+from targi_sim.game.record import GAME_COLUMNS
+from targi_sim.play.pairing import pair_ids
+
 from ..engine import records as rec
-from ..pairing import pair_ids
-from ..record import GAME_COLUMNS
 
 I8, I16, I64 = pa.int8(), pa.int16(), pa.int64()
 NAME = pa.dictionary(pa.int8(), pa.string())
@@ -50,7 +51,7 @@ SCHEMAS: dict[str, pa.Schema] = {
          ("vp_tokens", I16), ("gold", I16), ("dates", I16), ("salt", I16), ("pepper", I16),
          ("display_count", I8), ("hand_card", I16), ("cards_acquired", I8),
          # int16, not int8: a generous trade (1 good -> 2) repeated 64 times in one
-         # action can bring hundreds of goods to the round-end limit (targi_sim/limits.py)
+         # action can bring hundreds of goods to the round-end limit (targi_sim/engine/limits.py)
          ("goods_discarded", I16), ("gold_discarded", I16), ("score_now", I16),
          ("marker_moved_1", I8), ("marker_moved_2", I8)]
     ),
@@ -91,7 +92,7 @@ def _column(values: np.ndarray, field: pa.Field, check: bool = False) -> pa.Arra
     narrow = values.astype(_NUMPY[field.type])
     if check and not np.array_equal(narrow, values):  # deck bounds should make this impossible
         raise OverflowError(f"a value of column {field.name!r} does not fit {field.type}; "
-                            "the deck and rules bounds (targi_sim/limits.py) missed a case")
+                            "the deck and rules bounds (targi_sim/engine/limits.py) missed a case")
     return pa.array(narrow, type=field.type)
 
 
@@ -144,7 +145,7 @@ CARDS_SCHEMA = pa.schema(
 
 def cards_table(deck) -> pa.Table:
     """One row per card of the deck: the dimension table reports join card ids with."""
-    from ..constants import ABILITY_NAMES, BORDER_KIND_NAMES
+    from targi_sim.engine.constants import ABILITY_NAMES, BORDER_KIND_NAMES
 
     rows: list[dict] = []
     for b, name in enumerate(deck.border_names):

@@ -3,7 +3,7 @@
 Modules, one job each: plan (axes, variants, sweep files), run (the sweep directory,
 its manifest and resume), deals (a run's metrics per deal), paired (the paired change
 and its variance reduction), report / plots (tables, heat maps), analyse (reading the
-runs into the report). The path grammar of `--set` is targi_sim.deck_edit.
+runs into the report). The path grammar of `--set` is targi_sim.game.deck_edit.
 
     from targi_sim.sweep import SweepSpec, run_sweep
     spec = SweepSpec(games=20_000, sets=("border.Merchant.trades[1].give_amount = 2, 4",))

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..report.rundir import open_run
+from targi_sim.runner.reading import open_run
+
 from .deals import deal_data
 from .report import sweep_report, write_sweep_report
 

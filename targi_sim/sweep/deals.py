@@ -13,8 +13,9 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
+from targi_sim.runner.reading import RunInfo
+
 from ..report.queries import Analyses
-from ..report.rundir import RunInfo
 
 # headline metrics: key -> (label, kind); kind "rate" (x successes of n) or "mean"
 HEADLINE = {

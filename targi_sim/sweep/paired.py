@@ -13,8 +13,8 @@ difference with the deal as the cluster:
 
 -- the variance statsmodels gives the coefficient of a variant dummy in a least-squares
 fit of the stacked games with errors clustered by deal (tests compare), with the same
-small-sample factor as targi_sim.stats. The independent-seeds variance it is compared
-with is each run's own clustered variance (targi_sim.stats.ratio_variance), summed: the
+small-sample factor as targi_sim.stats.rates. The independent-seeds variance it is compared
+with is each run's own clustered variance (targi_sim.stats.rates.ratio_variance), summed: the
 ratio of the two is the measured variance reduction (`games_factor` = how many times the
 games two independent runs would need for the same precision).
 """
@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats as sps
 
-from ..stats import Z95, ClusterSums, ratio_variance
+from targi_sim.stats.rates import Z95, ClusterSums, ratio_variance
 
 
 @dataclass(frozen=True)

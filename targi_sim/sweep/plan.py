@@ -16,11 +16,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .. import deck_edit as E
-from ..deck import load_deck
+from targi_sim.game import deck_edit as E
+from targi_sim.game.deck import load_deck
+from targi_sim.game.rules import load_rules
+from targi_sim.players.strategy import resolve_strategy
+
 from ..errors import DataError, FieldReader, InputError, read_toml
-from ..rules import load_rules
-from ..strategy import resolve_strategy
 
 MAX_VARIANTS = 200
 BASELINE = "as given"
@@ -213,8 +214,8 @@ def load_sweep_file(path: str | Path) -> dict[str, Any]:
 
 def resolve_file_path(path: str | Path) -> Path:
     """A sweep file by path, or a shipped name (data/sweeps/<name>.toml)."""
-    from ..deck import resolve
-    from ..paths import data_dir
+    from targi_sim._utils.paths import data_dir
+    from targi_sim.game.deck import resolve
 
     names = sorted(p.stem for p in (data_dir() / "sweeps").glob("*.toml"))
     return resolve("sweep file", "sweeps", path, names)

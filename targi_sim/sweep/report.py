@@ -17,11 +17,12 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from ..atomic import atomic_write
+from targi_sim._utils.atomic import atomic_write
+from targi_sim.stats.rates import Z95, ClusterSums, rates_from_sums, ratio_variance
+
 from ..report.compare import adjust
 from ..report.model import Plot, Report, Section, Table, mark_low_n
 from ..report.output import write_report
-from ..stats import Z95, ClusterSums, rates_from_sums, ratio_variance
 from .deals import CARD_METRICS, HEADLINE, DealData
 from .paired import PairedChange, align, paired_change
 from .plan import Axis, Variant

@@ -29,8 +29,9 @@ from typing import Any
 
 from filelock import FileLock, Timeout
 
+from targi_sim._utils.atomic import atomic_write_json, atomic_write_text
+
 from .. import __version__
-from ..atomic import atomic_write_json, atomic_write_text
 from ..engine import source_digest
 from ..errors import InputError
 from ..runner import RunConfig, execute, resolve_run

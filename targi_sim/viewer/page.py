@@ -14,11 +14,12 @@ from functools import cache
 from html import escape
 from pathlib import Path
 
-from ..atomic import atomic_write_text
-from ..constants import BORDER_KIND_NAMES, RESOURCE_NAMES, SYMBOL_NAMES
-from ..deck import Deck
-from ..record import GameRecord
-from ..rules import Rules
+from targi_sim._utils.atomic import atomic_write_text
+from targi_sim.engine.constants import BORDER_KIND_NAMES, RESOURCE_NAMES, SYMBOL_NAMES
+from targi_sim.game.deck import Deck
+from targi_sim.game.record import GameRecord
+from targi_sim.game.rules import Rules
+
 from .states import FIELDS, Snapshot, game_snapshots
 from .story import Step, result_line, round_table, story
 

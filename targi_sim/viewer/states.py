@@ -2,7 +2,7 @@
 
 The engine logs rows per round, not positions, so the positions are recovered by
 replaying the game in the engine once more: both seats are made external
-(targi_sim.session) and answer each decision with the option the game's own decision
+(targi_sim.play.session) and answer each decision with the option the game's own decision
 trace records. The engine pauses at every decision with a choice and hands over a
 frozen copy of its state; a hook sees the state at each round end. Nothing here knows
 a rule: every number on the page is read from an engine state, and the replayed game
@@ -17,14 +17,15 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
-from ..api import MAX_TRACE_ROWS, prepare_match
-from ..constants import DISPLAY_SLOTS, N_BORDER, N_CELLS
-from ..deck import Deck
+from targi_sim.engine.constants import DISPLAY_SLOTS, N_BORDER, N_CELLS
+from targi_sim.game.deck import Deck
+from targi_sim.game.record import GameRecord
+from targi_sim.game.rules import Rules
+from targi_sim.play.games import MAX_TRACE_ROWS, prepare_match
+from targi_sim.play.session import Game, external_strategy
+
 from ..engine import layout as lay
 from ..engine.scoring import total_score
-from ..record import GameRecord
-from ..rules import Rules
-from ..session import Game, external_strategy
 
 
 class ViewerError(RuntimeError):

@@ -12,10 +12,11 @@ from dataclasses import dataclass, field
 
 import polars as pl
 
-from ..constants import BORDER_KIND_NAMES
-from ..deck import Deck
-from ..narration import RAID_DECISIONS, Narrator, action_slots
-from ..record import GameRecord
+from targi_sim.engine.constants import BORDER_KIND_NAMES
+from targi_sim.game.deck import Deck
+from targi_sim.game.narration import RAID_DECISIONS, Narrator, action_slots
+from targi_sim.game.record import GameRecord
+
 from .states import Snapshot
 
 WAITING = {  # a pending decision, in words

@@ -177,7 +177,7 @@ def builtin(kind: int) -> Policy:
 
 
 def _builtin(kind: int) -> Policy:
-    from ...constants import (
+    from targi_sim.engine.constants import (
         SK_EXTERNAL,
         SK_GREEDY,
         SK_HEURISTIC,

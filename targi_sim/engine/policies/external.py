@@ -3,7 +3,7 @@
 The engine cannot call Python, so an external seat answers from a script of option
 values kept in the state (S_X_*), shared by every external seat in decision order. When
 the script runs out the game pauses: the decision, its options and a frozen copy of the
-game are stored, and the Python driver (targi_sim/session.py) asks its strategy, adds the
+game are stored, and the Python driver (targi_sim/play/session.py) asks its strategy, adds the
 answer to the script and replays the round from its start (games are deterministic, so
 the replay reaches the same decision).
 """

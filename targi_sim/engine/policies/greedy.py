@@ -1,6 +1,6 @@
 """The greedy kind: most VP now, else most goods (one-step values, no weights, no noise)."""
 
-from ...constants import (
+from targi_sim.engine.constants import (
     BK_DRAW_GOODS,
     BK_DRAW_TRIBE,
     BK_GAIN,
@@ -16,6 +16,7 @@ from ...constants import (
     DT_TRIBE,
     VP,
 )
+
 from ..costs import OPT_KEEP, OPT_PLAY
 from ..jit import entry_point, jit
 from ..layout import BD_GAIN, BD_KIND, D_TRADES, P_HAND, TC_VP, TD_GET_AMT, TD_GIVE_AMT, TD_SIZE

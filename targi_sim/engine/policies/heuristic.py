@@ -11,7 +11,7 @@ card are never looked at.
 The greedy kind (policies/greedy.py) reuses the action order defined here.
 """
 
-from ...constants import (
+from targi_sim.engine.constants import (
     AB_DISCOUNT,
     AB_IMMEDIATE,
     AB_INCOME,
@@ -84,6 +84,7 @@ from ...constants import (
     RL_ROW_SAME_BONUS,
     VP,
 )
+
 from ..costs import OPT_DISCARD, OPT_KEEP, OPT_LEAVE, OPT_PLAY, can_pay, effective_cost
 from ..geometry import BORDER_COL, BORDER_ROW, FACING
 from ..jit import entry_point, jit_inline, jit_llvm_inline

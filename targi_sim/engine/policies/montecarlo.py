@@ -3,7 +3,8 @@
 
 import numpy as np
 
-from ...constants import DT_PLACE, MC_PENDING
+from targi_sim.engine.constants import DT_PLACE, MC_PENDING
+
 from ..jit import entry_point, jit
 from .heuristic import decide_heuristic
 

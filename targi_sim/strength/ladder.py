@@ -1,0 +1,377 @@
+"""The skill ladder: do balance conclusions hold at every level of play?
+
+Why: a card graded A by weak bots may be C for strong ones, and the first player's
+edge changed sign between the greedy and balanced mirrors. The ladder plays each rung
+against itself (a mirror run) and against the rung below (a cross run), plus the top
+against the bottom, every run on the same deals (the same run seed: deal k has seed
+(seed << 32) | k in every run, targi_sim.play.pairing), each an ordinary run directory
+written by the runner (resumable, Parquet, joblib or Dask). Then:
+
+* skill depth: each rung's win rate against the rung below (pair-clustered interval
+  from the run's report) -- how much room for skill the deck leaves;
+* luck index: the share of points the bottom rung takes from the top one (0 means
+  skill decides every game, 0.5 that the players do not matter), and for each cross
+  match whose players draw random numbers, the share of the outcome's variance the deal
+  explains when each deal is replayed with fresh policy noise (`deal_share`, ICC);
+* game shape by skill: end reasons, rounds, cards, token and card VP, row bonuses, raid
+  losses, tie-breaks in each mirror;
+* stability of conclusions: the first player's rate, raid impact and every card's and
+  symbol's grade in each mirror, with a flag on each conclusion whose sign flips, or
+  whose grade moves by two letters or more, between the two strongest rungs.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+from scipy import stats as sps
+
+from targi_sim.engine.records import G_WINNER
+from targi_sim.errors import InputError
+from targi_sim.players.strategy import resolve_strategy
+
+DEFAULT_RUNGS = ("random", "greedy", "balanced", "tuned", "montecarlo-tuned")
+DEFAULT_GAMES = 20_000
+DEFAULT_SEARCH_GAMES = 400  # games of a run with a Monte Carlo seat (~10-20 games/s/core)
+
+
+@dataclass(frozen=True)
+class LadderRun:
+    """One run of the ladder: `p0` is the stronger (upper) seat of a cross run."""
+
+    key: str  # run directory name under runs/
+    kind: str  # "mirror" or "cross"
+    p0: str
+    p1: str
+    upper: int  # rung index of p0
+    lower: int  # rung index of p1
+    games: int
+
+
+@dataclass
+class LadderResult:
+    out: Path
+    runs: list[LadderRun]
+    tables: dict[str, pl.DataFrame] = field(default_factory=dict)
+    flags: list[str] = field(default_factory=list)
+    compared: dict[str, int] = field(default_factory=dict)  # symbols, cards graded at both
+    report_files: list[Path] = field(default_factory=list)
+
+
+def plan_ladder(rungs: Sequence[str], games: int = DEFAULT_GAMES,
+                search_games: int = DEFAULT_SEARCH_GAMES) -> list[LadderRun]:
+    """The runs a ladder plays, weakest rung first. UsageError for an unknown strategy,
+    InputError for fewer than two rungs or a rung named twice."""
+    strategies = [resolve_strategy(r) for r in rungs]
+    names = [s.name for s in strategies]
+    if len(rungs) < 2:
+        raise InputError(f"a ladder needs at least two rungs; got {','.join(rungs) or 'none'}")
+    if len(set(names)) != len(names):
+        raise InputError(f"each strategy may be one rung only; got {','.join(names)}")
+    searching = [s.kind_name == "montecarlo" for s in strategies]
+
+    def n(*idx: int) -> int:
+        return min(games, search_games) if any(searching[i] for i in idx) else games
+
+    runs = [LadderRun(f"mirror-{i}-{names[i]}", "mirror", rungs[i], rungs[i], i, i, n(i))
+            for i in range(len(rungs))]
+    pairs = [(i + 1, i) for i in range(len(rungs) - 1)]
+    if len(rungs) > 2:
+        pairs.append((len(rungs) - 1, 0))
+    runs += [LadderRun(f"cross-{lo}-{hi}-{names[hi]}-vs-{names[lo]}", "cross", rungs[hi],
+                       rungs[lo], hi, lo, n(hi, lo)) for hi, lo in pairs]
+    return runs
+
+
+# ------------------------------------------------------------------ measures
+
+
+def skill_depth(runs: Sequence[LadderRun], names: Sequence[str],
+                seat_tables: dict[str, pl.DataFrame]) -> pl.DataFrame:
+    """The upper rung's win rate (draws half) in each cross run, from the run report's
+    strategies_by_seat table (seat 0 is the upper rung)."""
+    rows = []
+    for run in runs:
+        if run.kind != "cross":
+            continue
+        t = seat_tables[run.key].filter(pl.col("seat") == 0).row(0, named=True)
+        rows.append({"rung": names[run.upper], "against": names[run.lower],
+                     "adjacent": run.upper == run.lower + 1, "games": int(t["n"]),
+                     "win_rate": t["win_rate"], "win_rate_lo": t["win_rate_lo"],
+                     "win_rate_hi": t["win_rate_hi"], "design_effect": t["win_rate_deff"]})
+    return pl.DataFrame(rows)
+
+
+def luck_index(depth: pl.DataFrame) -> pl.DataFrame:
+    """The bottom rung's share of points against the top rung (1 - the top's rate)."""
+    top = depth.filter(~pl.col("adjacent")) if depth.height > 1 else depth
+    return top.select(pl.col("against").alias("bottom"), pl.col("rung").alias("top"),
+                      "games", (1 - pl.col("win_rate")).alias("luck_index"),
+                      (1 - pl.col("win_rate_hi")).alias("luck_index_lo"),
+                      (1 - pl.col("win_rate_lo")).alias("luck_index_hi"))
+
+
+def game_shape(games: pl.DataFrame, rounds: pl.DataFrame, raids: pl.DataFrame) -> dict:
+    """Means per game (rounds, shares) and per player and game (cards, VP, losses)."""
+    n = games.height
+    last = rounds.filter(pl.col("round") == pl.col("round").max().over("game_id"))
+
+    def both(col: str) -> float:
+        return float((games[f"{col}_p0"].sum() + games[f"{col}_p1"].sum()) / (2 * n))
+
+    return {
+        "games": n,
+        "rounds": float(games["rounds"].mean()),
+        "display_full_share": float((games["end_reason"] == "display_full").mean()),
+        "tiebreak_share": float((~games["tiebreak"].is_in(["none"])).mean()),
+        "draw_share": float((games["winner"] == -1).mean()),
+        "cards_per_player": float(last["display_count"].sum() / (2 * n)),
+        "token_vp": both("tokens"),
+        "card_vp": both("card_vp"),
+        "row_bonus": both("row_bonus"),
+        "raid_losses": float(raids["amount"].sum() / (2 * n)) if raids.height else 0.0,
+    }
+
+
+LETTERS = "ABCDF"
+FLIP_LETTERS = 2  # a grade that moves by this many letters (A -> C) is flagged
+
+
+def _step(grade: str | None) -> int | None:
+    return LETTERS.index(grade[0]) if grade and grade[0] in LETTERS else None
+
+
+def grade_flips(a: pl.DataFrame, b: pl.DataFrame, key: str, rung_a: str,
+                rung_b: str) -> list[str]:
+    """One line for every row graded in both tables (not greyed for a small sample)
+    whose grade moved by FLIP_LETTERS letters or more: one letter is within the noise of
+    a grade at ordinary run sizes, two are a different conclusion."""
+    def graded(t: pl.DataFrame) -> pl.DataFrame:
+        return t.filter(~pl.col("low_n")) if "low_n" in t.columns else t
+
+    joined = graded(a).select(key, pl.col("grade").alias("ga")).join(
+        graded(b).select(key, pl.col("grade").alias("gb")), on=key)
+    out = []
+    for r in joined.iter_rows(named=True):
+        sa, sb = _step(r["ga"]), _step(r["gb"])
+        if sa is not None and sb is not None and abs(sa - sb) >= FLIP_LETTERS:
+            out.append(f"{r[key]} is {r['ga']} at {rung_a} but {r['gb']} at {rung_b}")
+    return out
+
+
+def graded_at_both(grades: pl.DataFrame, key: str, a: str, b: str) -> int:
+    """How many rows (symbols or cards) have a grade at both rungs."""
+    both = grades.filter(pl.col("rung").is_in([a, b]) & pl.col("grade").is_not_null())
+    return int((both.group_by(key).len()["len"] == 2).sum())
+
+
+def first_player_flip(a: dict, b: dict, rung_a: str, rung_b: str) -> list[str]:
+    """A line if the first player's edge is significant with opposite signs at the two
+    rungs (each interval entirely on its own side of 50%)."""
+    def side(r: dict) -> int:
+        return 1 if r["first_rate_lo"] > 0.5 else -1 if r["first_rate_hi"] < 0.5 else 0
+
+    sa, sb = side(a), side(b)
+    if sa and sb and sa != sb:
+        return [f"the first player wins {a['first_rate']:.1%} at {rung_a} but "
+                f"{b['first_rate']:.1%} at {rung_b}: the sign of the edge flips"]
+    return []
+
+
+def deal_share(points: np.ndarray) -> dict[str, float]:
+    """How much of the outcome the deal explains, from points[deal, replay] (the same
+    deal replayed with fresh policy randomness): the intraclass correlation ICC(1) of a
+    one-way random-effects analysis of variance, (F - 1) / (F + r - 1) with F from
+    scipy.stats.f_oneway over the deals, and F's p-value. 1: the deal decides the
+    outcome given the players; 0: the players' randomness does. NaN when every replay
+    of every deal ends the same (no variance at all)."""
+    k, r = points.shape
+    within = float(points.var(axis=1, ddof=1).mean()) if r > 1 else math.nan
+    spread = float(points.std(axis=1, ddof=1).mean()) if r > 1 else math.nan
+    if k < 2 or r < 2 or (within == 0 and float(points.mean(axis=1).var()) == 0):
+        return {"deals": k, "replays": r, "deal_share": math.nan, "p_value": math.nan,
+                "within_deal_sd": spread}
+    if within == 0:  # every deal decides its outcome exactly, and deals differ
+        return {"deals": k, "replays": r, "deal_share": 1.0, "p_value": 0.0,
+                "within_deal_sd": 0.0}
+    test = sps.f_oneway(*points)
+    f = float(test.statistic)
+    return {"deals": k, "replays": r, "deal_share": (f - 1) / (f + r - 1),
+            "p_value": float(test.pvalue), "within_deal_sd": spread}
+
+
+def noise_study(upper: str, lower: str, *, deals: int, replays: int, seed: int,
+                deck: str = "base", rules: str = "default", jobs: int = 1,
+                progress: Callable[[int], None] | None = None) -> dict[str, float]:
+    """The upper strategy's points on `deals` deals (one game each, first player
+    alternating) each replayed `replays` times with fresh policy randomness
+    (SP_NOISE_REP), and the share of their variance the deal explains (deal_share)."""
+    from joblib import Parallel, delayed
+
+    from targi_sim.engine.constants import SP_NOISE_REP
+    from targi_sim.play.games import prepare_match
+    from targi_sim.play.pairing import ONE_PER_DEAL, plan
+
+    match = prepare_match((upper, lower), deck, rules)
+    seeds, first, ids = plan(deals, seed, ONE_PER_DEAL)
+
+    def replay(rep: int) -> np.ndarray:
+        from dataclasses import replace
+
+        sp = match.SP.copy()
+        sp[:, SP_NOISE_REP] = rep
+        G, _ = replace(match, SP=sp).play(seeds, first, ids, logs=False)
+        winner = G[:, G_WINNER]
+        return (winner == 0) + 0.5 * (winner == -1)
+
+    cols = []
+    for col in Parallel(n_jobs=min(jobs, replays), return_as="generator")(
+            delayed(replay)(r) for r in range(replays)):
+        cols.append(col)
+        if progress is not None:
+            progress(deals)  # one replay of every deal done
+    return deal_share(np.column_stack(cols).astype(float))
+
+
+# ------------------------------------------------------------------ playing
+
+
+def run_ladder(rungs: Sequence[str] = DEFAULT_RUNGS, out: str | Path = "runs/ladder", *,
+               games: int = DEFAULT_GAMES, search_games: int = DEFAULT_SEARCH_GAMES,
+               seed: int = 0, deck: str = "base", rules: str = "default", jobs: int = 1,
+               min_n: int = 500, force: bool = False,
+               progress: Callable[[str, int, int], None] | None = None) -> LadderResult:
+    """Play (or resume) every run of the ladder into out/runs/, then write the ladder
+    report into out/report/. `progress(run key, games done, games of that run)`;
+    `min_n` greys (and keeps out of the flags) rates with fewer observations; `force`
+    replaces a run directory that holds a different run (else InputError)."""
+    from targi_sim.report import analyse, open_run
+    from targi_sim.report.output import write_report
+    from targi_sim.report.plots import skipped
+    from targi_sim.runner import RunConfig, execute, resolve_run
+
+    out = Path(out)
+    plan = plan_ladder(rungs, games, search_games)
+    strategies = [resolve_strategy(r) for r in rungs]
+    names = [s.name for s in strategies]
+    seat_tables, mirrors = {}, {}
+    for run in plan:
+        done = 0
+
+        def step(n: int, run: LadderRun = run) -> None:
+            nonlocal done
+            done += n
+            if progress:
+                progress(run.key, done, run.games)
+
+        resolved = resolve_run(RunConfig(games=run.games, seed=seed, p0=run.p0, p1=run.p1,
+                                         deck=deck, rules=rules))
+        execute(resolved, out / "runs" / run.key, jobs=jobs, progress=step, force=force,
+                command=["targi-sim", "ladder"])
+        info = open_run(out / "runs" / run.key)
+        with skipped():
+            report = analyse(info, min_n=min_n)
+        seat_tables[run.key] = report.table("strategies_by_seat").df
+        if run.kind == "mirror":
+            mirrors[run.upper] = (info, report)
+    result = LadderResult(out, plan)
+    result.tables = _tables(plan, names, seat_tables, mirrors)
+    result.tables["luck_noise"] = _noise(plan, strategies, rungs, seed, deck, rules, jobs,
+                                         progress)
+    top, second = len(names) - 1, len(names) - 2
+    result.flags = _flags(mirrors[second][1], mirrors[top][1], names[second], names[top])
+    result.compared = {kind: graded_at_both(result.tables[f"{kind}_grades"], key,
+                                            names[second], names[top])
+                       for kind, key in (("symbol", "symbol"), ("card", "name"))}
+    from targi_sim.strength.ladder_output import ladder_report
+
+    result.report_files = write_report(ladder_report(result, names, seed, deck, rules, min_n),
+                                       out / "report")
+    return result
+
+
+NOISE_REPLAYS = 8
+NOISE_DEALS = 500  # at most; a run with a Monte Carlo seat: its games / NOISE_REPLAYS
+
+
+def _noise(plan, strategies, rungs, seed, deck, rules, jobs, progress) -> pl.DataFrame:
+    """The deal's share of each cross match's outcome over repeated policy noise (a
+    separate seed stream: deal k of seed + 1), for the matches where a seat draws
+    random numbers; deterministic matches are listed with share 1 (nothing varies)."""
+    rows = []
+    for run in plan:
+        if run.kind != "cross":
+            continue
+        up, low = strategies[run.upper], strategies[run.lower]
+        row = {"rung": up.name, "against": low.name}
+        if up.deterministic and low.deterministic:
+            rows.append(row | {"deals": 0, "replays": 0, "deal_share": 1.0,
+                               "p_value": math.nan, "within_deal_sd": 0.0,
+                               "note": "both deterministic: the deal decides"})
+            continue
+        deals = max(2, min(NOISE_DEALS, run.games // NOISE_REPLAYS))
+        key, total, done = f"noise {run.key}", deals * NOISE_REPLAYS, 0
+
+        def step(n: int, key: str = key, total: int = total) -> None:
+            nonlocal done
+            done += n
+            if progress:
+                progress(key, done, total)
+
+        step(0)
+        r = noise_study(rungs[run.upper], rungs[run.lower], deals=deals,
+                        replays=NOISE_REPLAYS, seed=seed + 1, deck=deck, rules=rules,
+                        jobs=jobs, progress=step)
+        rows.append(row | r | {"note": ""})
+    return pl.DataFrame(rows, schema={"rung": pl.String, "against": pl.String,
+                                      "deals": pl.Int64, "replays": pl.Int64,
+                                      "deal_share": pl.Float64, "p_value": pl.Float64,
+                                      "within_deal_sd": pl.Float64, "note": pl.String})
+
+
+def _tables(plan, names, seat_tables, mirrors) -> dict[str, pl.DataFrame]:
+    depth = skill_depth(plan, names, seat_tables)
+    shape = pl.DataFrame([{"rung": names[i], **game_shape(info.read_table("games"),
+                                                         info.read_table("rounds"),
+                                                         info.read_table("raids"))}
+                          for i, (info, _r) in sorted(mirrors.items())])
+    stability = []
+    for i, (_info, report) in sorted(mirrors.items()):
+        fp = report.table("first_player").df.row(0, named=True)
+        head = report.headline.filter(pl.col("metric") == "games decided by raids (VP)")
+        stability.append({"rung": names[i], "first_player_rate": fp["first_rate"],
+                          "first_player_lo": fp["first_rate_lo"],
+                          "first_player_hi": fp["first_rate_hi"],
+                          "raid_decided_share": float(head["value"][0]) if head.height
+                          else float("nan")})
+    symbols = pl.concat([report.table("cards_symbol").df.select(
+        "symbol", pl.lit(names[i]).alias("rung"), "grade", "played_wr")
+        for i, (_info, report) in sorted(mirrors.items())])
+    cards = pl.concat([report.table("cards_tribe").df.select(
+        "name", pl.lit(names[i]).alias("rung"), "grade", "played_wr", "acquire_rate")
+        for i, (_info, report) in sorted(mirrors.items())])
+    return {"skill_depth": depth, "luck_index": luck_index(depth), "game_shape": shape,
+            "stability": pl.DataFrame(stability), "symbol_grades": symbols,
+            "card_grades": cards}
+
+
+def _flags(lower, upper, name_lower: str, name_upper: str) -> list[str]:
+    flags = first_player_flip(lower.table("first_player").df.row(0, named=True),
+                              upper.table("first_player").df.row(0, named=True),
+                              name_lower, name_upper)
+    flags += grade_flips(lower.table("cards_symbol").df, upper.table("cards_symbol").df,
+                         "symbol", name_lower, name_upper)
+    flags += grade_flips(lower.table("cards_tribe").df, upper.table("cards_tribe").df,
+                         "name", name_lower, name_upper)
+    return flags
+
+
+__all__ = ["DEFAULT_RUNGS", "LadderResult", "LadderRun", "deal_share", "game_shape",
+           "grade_flips", "noise_study",
+           "graded_at_both",
+           "luck_index", "plan_ladder", "run_ladder", "skill_depth"]

@@ -1,0 +1,96 @@
+"""The ladder's report: the report model (targi_sim.report.model), so it renders to the
+same HTML, Markdown, CSV and Parquet as `targi-sim report`."""
+
+from __future__ import annotations
+
+import math
+
+import polars as pl
+
+from targi_sim.report import plots
+from targi_sim.report.model import Plot, Report, Section, Table
+
+
+def _pct(x: float) -> str:
+    return f"{x:.1%}"
+
+
+def ladder_report(result, names: list[str], seed: int, deck: str, rules: str,
+                  min_n: int) -> Report:
+    t = result.tables
+    depth, luck, shape = t["skill_depth"], t["luck_index"], t["game_shape"]
+    stability = t["stability"]
+    adjacent = depth.filter(pl.col("adjacent"))
+    text = [f"{r['rung']} wins {_pct(r['win_rate'])} ({_pct(r['win_rate_lo'])}–"
+            f"{_pct(r['win_rate_hi'])}) of the points against {r['against']} "
+            f"({r['games']:,} games)." for r in adjacent.iter_rows(named=True)]
+    weak = adjacent.filter(pl.col("win_rate_lo") <= 0.5)
+    if weak.height:
+        text.append("Not clearly stronger than the rung below: "
+                    + ", ".join(weak["rung"].to_list()) + ". The ladder is not ordered there.")
+    depth_plot = plots.card_bars(
+        [f"{r} vs {a}" for r, a in zip(depth["rung"], depth["against"], strict=True)],
+        depth["win_rate"].to_list(), depth["win_rate_lo"].to_list(),
+        depth["win_rate_hi"].to_list(), [False] * depth.height,
+        "win rate of the stronger rung (draws half)", ref=0.5)
+    luck_text = [f"Luck index {r['luck_index']:.3f} ({r['luck_index_lo']:.3f}–"
+                 f"{r['luck_index_hi']:.3f}): the share of points {r['bottom']} takes from "
+                 f"{r['top']} on the same deals (0: skill decides every game; 0.5: the "
+                 "players do not matter)." for r in luck.iter_rows(named=True)]
+    noise = t["luck_noise"]
+    for r in noise.filter(pl.col("deals") > 0).iter_rows(named=True):
+        if r["deal_share"] is None or math.isnan(r["deal_share"]):
+            luck_text.append(
+                f"{r['rung']} vs {r['against']}: every one of {r['replays']} replays of "
+                f"{r['deals']} deals ended the same way: no variance for the deal or the "
+                "noise to explain.")
+            continue
+        luck_text.append(
+            f"{r['rung']} vs {r['against']}: the deal explains {r['deal_share']:.2f} of the "
+            f"outcome's variance over {r['replays']} replays of {r['deals']} deals with fresh "
+            f"policy randomness (within one deal the result's SD is "
+            f"{r['within_deal_sd']:.2f} points; F-test p = {r['p_value']:.2g}).")
+    fixed = noise.filter(pl.col("deals") == 0)
+    if fixed.height:
+        luck_text.append("Deterministic matches (" + ", ".join(
+            f"{a} vs {b}" for a, b in zip(fixed["rung"], fixed["against"], strict=True))
+            + "): the same deal always gives the same game, so given the two players the "
+            "deal decides the outcome.")
+    flags = result.flags
+    strongest = f"{names[-2]} and {names[-1]}"
+    graded = result.compared
+    flag_text = ([f"{len(flags)} conclusion(s) change between the two strongest rungs "
+                  f"({strongest}):"] + [f"- {f}" for f in flags] if flags else
+                 [f"No conclusion changes sign, or grade by two letters, between {strongest}."])
+    flag_text.append(f"Compared: the first player's rate, {graded['symbol']} symbol(s) and "
+                     f"{graded['card']} card(s) graded at both rungs (a rate with fewer than "
+                     f"{min_n} observations gets no grade).")
+    if not graded["symbol"] and not graded["card"]:
+        flag_text.append("No card or symbol has a grade at both of these rungs, so the card "
+                         "conclusions cannot be checked there: play more games, or read the "
+                         "grades of the rungs below.")
+    sections = [
+        Section("skill_depth", "1. Skill depth", text=text,
+                tables=[Table("skill_depth", "Each rung against the rung below (and the top "
+                              "against the bottom)", depth)],
+                plots=[Plot("skill_depth", "Win rate of the stronger rung", depth_plot)]),
+        Section("luck", "2. Luck index", text=luck_text,
+                tables=[Table("luck_index", "Bottom rung against top rung", luck),
+                        Table("luck_noise", "The deal's share of the outcome over repeated "
+                              "policy noise (ICC from a one-way ANOVA, scipy f_oneway)",
+                              noise)]),
+        Section("game_shape", "3. Game shape by skill",
+                text=["Each rung's mirror: means per game; cards, VP and raid losses per "
+                      "player and game."],
+                tables=[Table("game_shape", "Game shape in each mirror", shape)]),
+        Section("stability", "4. Stability of conclusions", text=flag_text,
+                tables=[Table("stability", "First player and raid impact in each mirror",
+                              stability),
+                        Table("symbol_grades", "Symbol grades in each mirror",
+                              t["symbol_grades"]),
+                        Table("card_grades", "Tribe card grades in each mirror",
+                              t["card_grades"])]),
+    ]
+    facts = [("rungs", ", ".join(names)), ("deck", deck), ("rules", rules),
+             ("seed", str(seed)), ("runs", ", ".join(r.key for r in result.runs))]
+    return Report(title="targi-sim skill ladder", facts=facts, sections=sections, min_n=min_n)
