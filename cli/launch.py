@@ -12,24 +12,20 @@ from __future__ import annotations
 import signal
 import sys
 
-_stopped_by: list[int] = []
-
-
-def _stop(signum: int, _frame: object) -> None:
-    _stopped_by.append(signum)
-    raise KeyboardInterrupt
-
 
 def main() -> None:
     """Import the command line (catching a stop meanwhile), then run it."""
-    for name in ("SIGTERM", "SIGHUP"):
-        if hasattr(signal, name):
-            signal.signal(getattr(signal, name), _stop)
+    from targi_sim.cli import signals  # small: imports only `signal`
+
+    signals.install()
     try:
         from targi_sim.cli.app import main as run
+
+        signals.check()  # a stop swallowed during the import (e.g. in a destructor)
     except KeyboardInterrupt:
         sys.stderr.write("\nInterrupted while starting.\n")
-        raise SystemExit(128 + (_stopped_by[-1] if _stopped_by else signal.SIGINT)) from None
+        raise SystemExit(128 + (signals.pending[-1] if signals.pending else signal.SIGINT)
+                         ) from None
     run()
 
 

@@ -6,6 +6,12 @@ resume. SIGTERM (`kill`, a job scheduler, a closing container) and SIGHUP (a clo
 terminal) used to end only the main process, leaving its workers playing for a
 minute. Their handler raises `Terminated`, a KeyboardInterrupt, so the same clean-up
 runs; the exit code is then 128 + the signal number (143, 129), as a shell expects.
+
+A stop is also *recorded* (`pending`): Python drops an exception raised while a
+destructor or a weakref callback runs ("Exception ignored in ..."), so a signal that
+lands there would be lost and the command would carry on. `check()` at the command's
+checkpoints (engine loaded, each progress step) and at the very end of `main()` raises
+a recorded stop again, so no stop after the handlers are installed is ever lost.
 """
 
 from __future__ import annotations
@@ -25,16 +31,33 @@ class Terminated(KeyboardInterrupt):
         self.signum = signum
 
 
+pending: list[int] = []  # signals received, in order (shared with cli/launch.py)
+
+
+def stop_exception(signum: int) -> KeyboardInterrupt:
+    """The exception a stop by `signum` raises: KeyboardInterrupt for Ctrl-C."""
+    return KeyboardInterrupt() if signum == signal.SIGINT else Terminated(signum)
+
+
 def _stop(signum: int, _frame: object) -> None:
-    raise Terminated(signum)
+    pending.append(signum)
+    raise stop_exception(signum)
 
 
 def install() -> None:
-    """Make SIGTERM and SIGHUP raise Terminated in the main thread."""
-    for sig in STOP_SIGNALS:
+    """Make SIGINT, SIGTERM and SIGHUP record the stop and raise in the main thread."""
+    for sig in (signal.SIGINT, *STOP_SIGNALS):
         signal.signal(sig, _stop)
+
+
+def check() -> None:
+    """Raise a recorded stop again (one that was swallowed where it first landed)."""
+    if pending:
+        raise stop_exception(pending[-1])
 
 
 def exit_code(exc: BaseException) -> int:
     """The exit code for a stop: 130 for Ctrl-C, 128 + N for signal N."""
-    return 128 + exc.signum if isinstance(exc, Terminated) else EXIT_INTERRUPTED
+    if isinstance(exc, Terminated):
+        return 128 + exc.signum
+    return 128 + pending[-1] if pending else EXIT_INTERRUPTED
