@@ -15,6 +15,7 @@ import os
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -49,7 +50,9 @@ class Run:
     """
 
     def __init__(self, info: RunInfo, games: int, complete: bool) -> None:
-        self._info = info
+        # absolute paths now: a later os.chdir must not point the run at other files
+        self._info = replace(info, path=info.path.resolve(), files={
+            table: [p.resolve() for p in paths] for table, paths in info.files.items()})
         self.path: Path = info.path
         self.manifest: dict[str, Any] = info.manifest
         self.games = games
@@ -76,14 +79,14 @@ class Run:
 
         self._check_open()
         if name == CARDS:
-            paths = [self.path / "cards.parquet"]
+            paths = [self._info.path / "cards.parquet"]
         elif name in TABLES:
             paths = self._info.files[name]
         else:
             raise ReportError(f"run {str(self.path)!r} has no table {name!r}; "
                               f"its tables are {', '.join(self.tables)}")
         # glob=False: a folder named `runs/q?` is that folder; no hive columns from `seed=7`
-        frame = pl.scan_parquet([p.resolve() for p in paths], glob=False,
+        frame = pl.scan_parquet(paths, glob=False,
                                 hive_partitioning=False)
         have = frame.collect_schema().names()
         added = [pl.sql_expr(value).alias(column) for t, column, value in ADDED_COLUMNS
