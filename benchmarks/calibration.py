@@ -60,11 +60,11 @@ def play(out: Path, games: int, seed: int, deck: str = "base") -> Path:
 
 def analysed(run: Path, min_n: int):
     """The report of a run, without drawing its plots."""
-    from targi_sim.report import analyse, open_run
+    from targi_sim.report import analyse, read_run_info
     from targi_sim.report.plots import skipped
 
     with skipped():
-        return analyse(open_run(run), min_n)
+        return analyse(read_run_info(run), min_n)
 
 
 def comparison(run_a: Path, run_b: Path, min_n: int) -> pl.DataFrame:

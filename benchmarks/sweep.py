@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from targi_sim.runner.reading import open_run
+from targi_sim.runner.reading import read_run_info
 from targi_sim.sweep.deals import HEADLINE, deal_data
 from targi_sim.sweep.paired import align, paired_change
 
@@ -55,7 +55,7 @@ def main() -> None:
     print(f"{manifest['name']}: {len(manifest['variants'])} variants x "
           f"{manifest['spec']['games']:,} games ({games:,}); its last invocation: {speed}")
     keys = [v["key"] for v in manifest["variants"]]
-    data = {k: deal_data(open_run(args.sweep / "runs" / k)) for k in keys}
+    data = {k: deal_data(read_run_info(args.sweep / "runs" / k)) for k in keys}
     base = data[keys[0]]
     print(f"{'metric':<18} {'variance ratio: report':>24} {'measured (median)':>18} "
           f"{'variants':>8}")

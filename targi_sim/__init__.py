@@ -6,6 +6,11 @@ Public API::
     record = play_game(seed=1, strategies=("random", "random"))
     batch = play_games(10_000, seed=7)
 
+    from targi_sim import open_run, run                    # run directories (docs/analysis.md)
+    with run(games=2000, seed=1, out="runs/demo") as r:
+        r.sql("SELECT avg(score_p0) FROM games").fetchall()
+        r.table("games").collect()
+
     from targi_sim import PythonStrategy, new_game        # strategies in plain Python
     state = new_game(seed=1)                               # an OpenSpiel-style game
     state.apply(0)
@@ -58,6 +63,8 @@ _GROUPS: dict[str, dict[str, str]] = {
         **dict.fromkeys(("run_ladder", "plan_ladder"), "targi_sim.strength.ladder"),
     },
     "analysis": {
+        **dict.fromkeys(("open_run", "run", "Run", "IncompleteRunWarning"),
+                        "targi_sim.runner.run"),
         **dict.fromkeys(("ReportError", "build_report", "compare_runs"), "targi_sim.report"),
         **dict.fromkeys(("card_values", "symbol_values", "round_values"), "targi_sim.cardvalue"),
         **dict.fromkeys(("game_page", "write_game_page"), "targi_sim.viewer"),

@@ -29,7 +29,7 @@ from targi_sim.play.games import prepare_match
 from targi_sim.play.pairing import SEAT_SWAPPED, plan
 from targi_sim.report import plots
 from targi_sim.report.card_value import section as card_value_section
-from targi_sim.runner.reading import open_run
+from targi_sim.runner.reading import read_run_info
 from targi_sim.runner.tables import cards_table
 
 runner = CliRunner()
@@ -295,7 +295,7 @@ def test_report_shows_the_causal_card_value_section(forked_run, tmp_path):
     graded = table.filter(pl.col("value_grade").is_not_null())
     assert graded.height >= 2 and (graded["n_forks"] >= 10).all()
     assert pl.read_parquet(out / "tables" / "card_value_symbol.parquet").height == 5
-    assert card_value_section(open_run(plain), pl.DataFrame(), 50) is None  # no forks
+    assert card_value_section(read_run_info(plain), pl.DataFrame(), 50) is None  # no forks
     # with forks the tribe-card grades are fitted on the causal values (issue 18, part 3)
     tribe = pl.read_parquet(out / "tables" / "cards_tribe.parquet")
     assert "value_excess" in tribe.columns and "played_wr_excess" not in tribe.columns

@@ -19,7 +19,7 @@ from cli_helpers import one_error_line, parquet_files
 from typer.testing import CliRunner
 
 from targi_sim.cli.app import app
-from targi_sim.report import open_run
+from targi_sim.report import read_run_info
 from targi_sim.report.queries import Analyses
 from targi_sim.runner import RunDir
 from targi_sim.runner.config import config_digest
@@ -203,7 +203,7 @@ def test_glob_quote_and_hive_characters_in_a_run_path_are_data(folder):
     assert replay.exit_code == 0 and "Replay matches" in replay.output, replay.output
     with open(Path(out, "games", "part-000000.parquet"), "rb") as f:
         seeds = pl.read_parquet(f)["seed"]
-    with Analyses(open_run(out)) as a:
+    with Analyses(read_run_info(out)) as a:
         viewed = a.con.sql("SELECT seed FROM games ORDER BY game_id").fetchall()
     assert [s for (s,) in viewed] == seeds.to_list()
 

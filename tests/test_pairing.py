@@ -166,7 +166,7 @@ def test_old_run_directories_replay_and_report(tmp_path, layout, paired):
     the replay takes the seed and first player from the logged games row."""
     import dataclasses
 
-    from targi_sim.report import analyse, open_run
+    from targi_sim.report import analyse, read_run_info
     from targi_sim.runner import RunConfig, execute, resolve_run
     from targi_sim.runner.replay import (
         game_ref,
@@ -187,5 +187,5 @@ def test_old_run_directories_replay_and_report(tmp_path, layout, paired):
         assert (ref.seed, ref.first_player) == (games["seed"][game_id], expected_first[game_id])
         record, ref = replay_logged_game(out, game_id)
         assert logged_differences(record, logged_rows(ref)) == []
-    facts = dict(analyse(open_run(out), min_n=1).facts)
+    facts = dict(analyse(read_run_info(out), min_n=1).facts)
     assert facts["pairing"].startswith("seat-swapped" if paired else "independent")

@@ -10,7 +10,7 @@ import math
 import pytest
 from report_fixture import build_fixture
 
-from targi_sim.report import ReportError, analyse, build_report, compare_runs, open_run
+from targi_sim.report import ReportError, analyse, build_report, compare_runs, read_run_info
 from targi_sim.report.metrics import (
     benjamini_hochberg,
     grade,
@@ -30,7 +30,7 @@ def run_dir(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def report(run_dir):
-    return analyse(open_run(run_dir), min_n=1)
+    return analyse(read_run_info(run_dir), min_n=1)
 
 
 def rows(report, key, by):
@@ -218,7 +218,7 @@ def test_curves(report):
 
 
 def test_low_n_rows_are_marked_not_dropped(run_dir):
-    rep = analyse(open_run(run_dir), min_n=2)
+    rep = analyse(read_run_info(run_dir), min_n=2)
     c = rows(rep, "cards_tribe", "card_id")
     assert len(c) == 3
     assert (c[0]["low_n"], c[1]["low_n"], c[2]["low_n"]) == (False, True, True)

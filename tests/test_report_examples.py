@@ -20,7 +20,7 @@ from targi_sim import build_report
 from targi_sim.cli.app import app
 from targi_sim.report.examples import add_examples, choose_examples, write_examples
 from targi_sim.report.model import Report, Section
-from targi_sim.runner.reading import open_run
+from targi_sim.runner.reading import read_run_info
 
 runner = CliRunner()
 CHROMIUM = os.environ.get("TARGI_SIM_CHROMIUM", "/usr/bin/chromium")
@@ -44,7 +44,7 @@ def report(run):
 
 @pytest.fixture(scope="module")
 def examples(run):
-    return choose_examples(open_run(run))
+    return choose_examples(read_run_info(run))
 
 
 # ----------------------------------------------------------- choosing the games
@@ -58,7 +58,7 @@ def test_the_rules_pick_the_hand_worked_games_of_the_fixture(tmp_path):
     0.5 - 0.5 = 0, raid 4 3 (VP given) - 2 (1 gold) = 1, so 1 in all, at raid 4."""
     got = [(e.section, e.rule, e.game_id, e.round, e.player, e.subject, e.value, e.margin,
             e.candidates)
-           for e in choose_examples(open_run(build_fixture(tmp_path / "fx")))]
+           for e in choose_examples(read_run_info(build_fixture(tmp_path / "fx")))]
     assert got == [
         ("cards", "largest swing", 0, 1, 0, 0, 1.0, None, 4),
         ("cards", "largest setback", 3, 2, 0, 2, -4.0, None, 4),
@@ -70,7 +70,7 @@ def test_the_rules_pick_the_hand_worked_games_of_the_fixture(tmp_path):
 
 def test_a_run_that_cannot_be_replayed_says_so_instead_of_linking(tmp_path):
     """The fixture's deck is not a loadable deck file: no pages, one sentence saying why."""
-    run = open_run(build_fixture(tmp_path / "fx"))
+    run = read_run_info(build_fixture(tmp_path / "fx"))
     report = Report("r", [], [Section("cards", "3. Card balance"),
                               Section("raids", "4. Raid impact")], min_n=1)
     add_examples(report, run, tmp_path / "rep")
@@ -104,7 +104,7 @@ def test_old_example_pages_are_removed_and_pages_are_written_whole(run, examples
     (tmp_path / "games").mkdir()
     (tmp_path / "games" / "game-99999.html").write_text("old")
     (tmp_path / "games" / "notes.txt").write_text("mine")
-    links, note = write_examples(open_run(run), tmp_path, examples[:1])
+    links, note = write_examples(read_run_info(run), tmp_path, examples[:1])
     assert note == "" and len(links) == 1
     left = sorted(p.name for p in (tmp_path / "games").iterdir())
     assert left == sorted([f"game-{examples[0].game_id}.html", "notes.txt"])

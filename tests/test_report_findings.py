@@ -16,7 +16,7 @@ import pytest
 import statsmodels.api as sm
 from report_fixture import build_fixture
 
-from targi_sim.report import analyse, open_run
+from targi_sim.report import analyse, read_run_info
 from targi_sim.report.findings import findings
 from targi_sim.report.grading import grade_values
 from targi_sim.report.html import render_html
@@ -221,7 +221,7 @@ def test_no_small_n_finding_when_everything_is_large():
 @pytest.fixture(scope="module")
 def fixture_report(tmp_path_factory):
     run = build_fixture(tmp_path_factory.mktemp("findings") / "run")
-    return analyse(open_run(run), min_n=1)
+    return analyse(read_run_info(run), min_n=1)
 
 
 def test_html_tables_sort_scroll_and_link(fixture_report):
@@ -273,7 +273,7 @@ def test_analyse_takes_card_values(tmp_path):
     run = build_fixture(tmp_path / "run")
     values = pl.DataFrame({"card_id": [0, 1, 2], "value": [0.1, 0.2, 0.3], "se": [0.01] * 3})
     with plots.skipped():
-        report = analyse(open_run(run), 1, card_values=values)
+        report = analyse(read_run_info(run), 1, card_values=values)
     tribe = report.table("cards_tribe").df.sort("card_id")
     assert tribe["value"].to_list() == [0.1, 0.2, 0.3]
     text = " ".join(next(s for s in report.sections if s.key == "cards").text)

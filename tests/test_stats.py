@@ -128,10 +128,10 @@ def test_detectable_effect_has_the_stated_power():
 
 @pytest.fixture(scope="module")
 def reports(tmp_path_factory):
-    from targi_sim.report import analyse, open_run
+    from targi_sim.report import analyse, read_run_info
 
     root = tmp_path_factory.mktemp("clusters")
-    return {dup: analyse(open_run(build_cluster_fixture(root / str(dup), duplicate=dup)),
+    return {dup: analyse(read_run_info(build_cluster_fixture(root / str(dup), duplicate=dup)),
                          min_n=1) for dup in (True, False)}
 
 

@@ -32,7 +32,7 @@ from targi_sim.play.pairing import config_pairing, plan
 from targi_sim.runner.execute import collect_markers
 from targi_sim.runner.layout import RunDir
 from targi_sim.runner.markers import file_sha256
-from targi_sim.runner.reading import ReportError, open_run
+from targi_sim.runner.reading import ReportError, read_run_info
 
 FOLDER = "forks"
 DEFAULT_RATE = 0.25
@@ -84,7 +84,7 @@ def fork_job(run_dir: str | Path, rate: float = DEFAULT_RATE,
     (one line) otherwise."""
     threshold(rate)
     try:
-        info = open_run(run_dir)
+        info = read_run_info(run_dir)
     except ReportError as exc:
         raise InputError(str(exc)) from None
     manifest = info.manifest

@@ -16,7 +16,7 @@ import numpy as np
 import polars as pl
 
 from targi_sim.cardvalue.forkdir import fork_files
-from targi_sim.runner.reading import ReportError, open_run
+from targi_sim.runner.reading import ReportError, read_run_info
 from targi_sim.stats.rates import means_from_sums
 
 from ..errors import InputError
@@ -85,10 +85,10 @@ COLUMNS = ("card_id", "name", "symbol", "vp", "n_forks", "n_deals", "value", "ci
 
 
 def _cards(run_dir: Path) -> pl.DataFrame:
-    """The run's tribe cards, once the run directory checks out (report.rundir.open_run:
+    """The run's tribe cards, once the run directory checks out (runner.reading.read_run_info:
     manifest, every chunk against its marker, cards.parquet against its checksum)."""
     try:
-        info = open_run(run_dir)
+        info = read_run_info(run_dir)
     except ReportError as exc:
         raise InputError(str(exc)) from None
     with open(info.path / "cards.parquet", "rb") as f:

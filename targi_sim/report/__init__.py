@@ -1,7 +1,8 @@
 """Balance reports over a run directory (`targi-sim report`, `targi-sim compare`).
 
-Modules, one job each: rundir (open and check a run), queries (DuckDB over the
-Parquet with the SQL in analyses/), metrics (intervals, tests, grades, Ludii
+Modules, one job each (a run directory is opened and checked by
+targi_sim/runner/reading.py): queries (DuckDB over the Parquet with the SQL in
+analyses/), metrics (intervals, tests, grades, Ludii
 metrics), grading (cost- and VP-adjusted card grades), findings (the rules that write the
 Findings), sections (the six report sections), plots, render / html / markdown
 (renderers), glossary (column tooltips), output (atomic writes), build (build_report),
@@ -17,7 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from targi_sim.runner.reading import ReportError, RunInfo, open_run
+from targi_sim.runner.reading import ReportError, RunInfo, read_run_info
 
 if TYPE_CHECKING:
     import polars as pl
@@ -65,4 +66,5 @@ def analyse(run: RunInfo, min_n: int = 500,
     return _analyse(run, min_n, progress, card_values)
 
 
-__all__ = ["ReportError", "RunInfo", "analyse", "build_report", "compare_runs", "open_run"]
+__all__ = ["ReportError", "RunInfo", "analyse", "build_report", "compare_runs",
+           "read_run_info"]

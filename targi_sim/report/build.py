@@ -7,7 +7,7 @@ from pathlib import Path
 
 import polars as pl
 
-from targi_sim.runner.reading import ReportError, RunInfo, open_run
+from targi_sim.runner.reading import ReportError, RunInfo, read_run_info
 
 from . import card_value, sections
 from .examples import add_examples
@@ -114,7 +114,7 @@ def build_report(run_dir: str | Path, out_dir: str | Path | None = None,
     incomplete or malformed run directory or a bad min_n.
     """
     check_min_n(min_n)
-    run = open_run(run_dir)
+    run = read_run_info(run_dir)
     out = Path(out_dir) if out_dir is not None else run.path / "report"
     if out.exists() and not out.is_dir():
         raise ReportError(f"--out {str(out)!r} exists and is not a folder")

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import polars as pl
 
-from targi_sim.runner.reading import ReportError, RunInfo, open_run
+from targi_sim.runner.reading import ReportError, RunInfo, read_run_info
 
 from .build import DEFAULT_MIN_N, analyse, check_min_n
 from .family import ALPHA, POWER, compare_tables, family_size, mde_level, with_mde
@@ -74,7 +74,7 @@ def compare_runs(run_a: str | Path, run_b: str | Path, out_dir: str | Path | Non
     if correction not in CORRECTIONS:
         raise ReportError(f"--correction must be one of {', '.join(CORRECTIONS)}; "
                           f"got {correction!r}")
-    a, b = open_run(run_a), open_run(run_b)
+    a, b = read_run_info(run_a), read_run_info(run_b)
     if not allow_different_strategies:
         check_same_strategies(a, b)
     out = Path(out_dir) if out_dir is not None else default_compare_dir(a.path, b.path)

@@ -3,8 +3,8 @@
 Why DuckDB: it streams the Parquet parts and aggregates them in parallel without
 loading a run into memory; a 1e6-game run has ~24M `rounds` rows. Each table is a
 view over `read_parquet([...])` of exactly the part files the run's completion
-markers vouch for (open_run checked them), so the SQL files name tables exactly as
-docs/data-model.md does, and a stray file in the folder is never read.
+markers vouch for (runner/reading.py checked them), so the SQL files name tables
+exactly as docs/data-model.md does, and a stray file in the folder is never read.
 
 DuckDB reads every path it is given as a glob pattern and a `key=value` folder as a
 hive partition column, so a run folder named `runs/q?`, `runs/deck[v2]` or
@@ -62,11 +62,12 @@ class Analyses:
     """A DuckDB connection with the run's tables as views; `frame(name)` runs a SQL file."""
 
     def __init__(self, run: RunInfo, *, threads: int | None = None,
-                 memory_limit: str = "1GB") -> None:
+                 memory_limit: str | None = "1GB") -> None:
         self.run_dir = run.path.resolve()
         self.con = duckdb.connect(":memory:")
         self.con.execute(f"SET threads = {int(threads or os.cpu_count() or 1)}")
-        self.con.execute(f"SET memory_limit = '{memory_limit}'")
+        if memory_limit is not None:  # None: DuckDB's own default (a share of the RAM)
+            self.con.execute(f"SET memory_limit = '{memory_limit}'")
         self.con.execute("SET preserve_insertion_order = false")
         self.con.execute("SET enable_progress_bar = false")
         for table in TABLES:

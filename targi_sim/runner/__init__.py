@@ -3,7 +3,8 @@
     from targi_sim.runner import RunConfig, resolve_run, execute
     outcome = execute(resolve_run(RunConfig(games=100_000, p0="balanced")), "runs/demo", jobs=2)
 
-Layout and columns: docs/data-model.md.
+Layout and columns: docs/data-model.md. Reading a run for analysis:
+`targi_sim.open_run` (runner/run.py, docs/analysis.md).
 """
 
 from targi_sim.runner.layout import RunDir

@@ -16,13 +16,24 @@ import polars as pl
 from targi_sim.errors import InputError, TargiSimError
 from targi_sim.runner.layout import RunDir
 from targi_sim.runner.manifest import read_manifest
-from targi_sim.runner.markers import ChunkPlan, check_chunks, file_sha256, listed_files
+from targi_sim.runner.markers import (
+    ChunkMismatch,
+    ChunkPlan,
+    check_chunks,
+    file_sha256,
+    listed_files,
+)
 
 TABLES = ("games", "rounds", "acquisitions", "offers", "raids", "goods")
 
 
 class ReportError(TargiSimError, ValueError):
     """A run directory (or option) a report cannot use; the message is one line."""
+
+
+class IncompleteRunError(ReportError):
+    """A run whose games are not all there: stopped early, or a chunk's files missing
+    or changed (targi_sim.open_run can still read the rest: allow_incomplete)."""
 
 
 @dataclass(frozen=True)
@@ -84,9 +95,57 @@ class RunInfo:
         return out
 
 
-def open_run(path: str | Path) -> RunInfo:
+def read_run_info(path: str | Path) -> RunInfo:
     """Check that `path` is a complete run directory; ReportError (one line) if not."""
     p = Path(path)
+    manifest = _run_manifest(p)
+    status = manifest["status"]
+    if status != "complete":
+        raise IncompleteRunError(
+            f"run {str(p)!r} is {status}, not complete; "
+            "rerun the same `targi-sim run` command to finish it"
+        )
+    return RunInfo(p, manifest, _checked_files(p, manifest))
+
+
+@dataclass(frozen=True)
+class VerifiedChunks:
+    """A run directory whatever its status (stopped early, a chunk's files missing or
+    changed): the chunks whose files match their markers.
+
+    `info.files` lists only those chunks' part files, so a reader of a stopped run
+    gets exactly the games that are there, and knows how many are missing."""
+
+    info: RunInfo
+    games: int                        # games in the verified chunks
+    games_planned: int                # games the run asked for
+    missing: list[ChunkMismatch]      # the other chunks, each with its reason
+
+
+
+def read_verified_chunks(path: str | Path) -> VerifiedChunks:
+    """The verified chunks of a run directory, complete or not; ReportError (one line)
+    if it is not a run directory, its manifest or cards.parquet cannot be trusted, or
+    no chunk at all is complete."""
+    p = Path(path)
+    manifest = _run_manifest(p)
+    rd = RunDir(p)
+    plan = _plan(manifest)
+    good, bad = check_chunks(rd, plan)
+    if not good:
+        raise ReportError(f"run {str(p)!r} has none of its {plan.games:,} games yet "
+                          f"(no chunk of {plan.n_chunks} is complete); {_RERUN}")
+    _check_cards(p, rd, manifest.get("cards"))
+    files = {table: [rd.table_path(table, k) for k in sorted(good)] for table in TABLES}
+    games = sum(int(marker["games"]) for marker in good.values())
+    return VerifiedChunks(RunInfo(p, manifest, files), games, plan.games, bad)
+
+
+_RERUN = "rerun the same `targi-sim run` command to replay it"
+
+
+def _run_manifest(p: Path) -> dict[str, Any]:
+    """The checked manifest of the run directory `p`; ReportError (one line) if none."""
     if not p.exists():
         raise ReportError(f"run directory {str(p)!r} does not exist")
     if not p.is_dir():
@@ -98,36 +157,39 @@ def open_run(path: str | Path) -> RunInfo:
             "make one with `targi-sim run --out DIR`"
         )
     try:
-        manifest = read_manifest(mpath)
+        return read_manifest(mpath)
     except InputError as exc:
         raise ReportError(str(exc)) from None
-    status = manifest["status"]
-    if status != "complete":
-        raise ReportError(
-            f"run {str(p)!r} is {status}, not complete; "
-            "rerun the same `targi-sim run` command to finish it"
-        )
-    return RunInfo(p, manifest, _checked_files(p, manifest))
+
+
+def _plan(manifest: dict[str, Any]) -> ChunkPlan:
+    config = manifest["config"]
+    return ChunkPlan(manifest["config_hash"], config["games"], config["chunk_size"])
 
 
 def _checked_files(p: Path, manifest: dict[str, Any]) -> dict[str, list[Path]]:
     """Every table's part files, once each chunk's files match its marker."""
     rd = RunDir(p)
-    config = manifest["config"]
-    plan = ChunkPlan(manifest["config_hash"], config["games"], config["chunk_size"])
-    rerun = "rerun the same `targi-sim run` command to replay it"
+    plan = _plan(manifest)
     _, bad = check_chunks(rd, plan)
     if bad:
         more = f" (and {len(bad) - 1} more chunks)" if len(bad) > 1 else ""
-        raise ReportError(f"run {str(p)!r}: {bad[0]}{more}; {rerun}")
-    cards = manifest["cards"]
-    try:
-        size = rd.cards_path.stat().st_size
-    except OSError:
-        raise ReportError(f"run {str(p)!r} lacks cards.parquet; {rerun}") from None
-    if size != cards["bytes"] or file_sha256(rd.cards_path) != cards["sha256"]:
-        raise ReportError(f"run {str(p)!r}: cards.parquet does not match the size and sha256 "
-                          f"its manifest records; {rerun}")
+        raise IncompleteRunError(f"run {str(p)!r}: {bad[0]}{more}; {_RERUN}")
+    _check_cards(p, rd, manifest["cards"])
     return listed_files(rd, plan)
 
 
+def _check_cards(p: Path, rd: RunDir, cards: Any) -> None:
+    """ReportError unless cards.parquet has the size and sha256 the manifest records
+    (a complete manifest's `cards` is schema-checked; an incomplete one's is not)."""
+    if not (isinstance(cards, dict) and type(cards.get("bytes")) is int
+            and isinstance(cards.get("sha256"), str)):
+        raise ReportError(f"run {str(p)!r}: its manifest.json records no size and sha256 "
+                          f"for cards.parquet; {_RERUN}")
+    try:
+        size = rd.cards_path.stat().st_size
+    except OSError:
+        raise ReportError(f"run {str(p)!r} lacks cards.parquet; {_RERUN}") from None
+    if size != cards["bytes"] or file_sha256(rd.cards_path) != cards["sha256"]:
+        raise ReportError(f"run {str(p)!r}: cards.parquet does not match the size and sha256 "
+                          f"its manifest records; {_RERUN}")

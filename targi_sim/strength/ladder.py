@@ -250,7 +250,7 @@ def run_ladder(rungs: Sequence[str] = DEFAULT_RUNGS, out: str | Path = "runs/lad
     report into out/report/. `progress(run key, games done, games of that run)`;
     `min_n` greys (and keeps out of the flags) rates with fewer observations; `force`
     replaces a run directory that holds a different run (else InputError)."""
-    from targi_sim.report import analyse, open_run
+    from targi_sim.report import analyse, read_run_info
     from targi_sim.report.output import write_report
     from targi_sim.report.plots import skipped
     from targi_sim.runner import RunConfig, execute, resolve_run
@@ -273,7 +273,7 @@ def run_ladder(rungs: Sequence[str] = DEFAULT_RUNGS, out: str | Path = "runs/lad
                                          deck=deck, rules=rules))
         execute(resolved, out / "runs" / run.key, jobs=jobs, progress=step, force=force,
                 command=["targi-sim", "ladder"])
-        info = open_run(out / "runs" / run.key)
+        info = read_run_info(out / "runs" / run.key)
         with skipped():
             report = analyse(info, min_n=min_n)
         seat_tables[run.key] = report.table("strategies_by_seat").df

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from targi_sim.runner.reading import open_run
+from targi_sim.runner.reading import read_run_info
 
 from .deals import deal_data
 from .report import sweep_report, write_sweep_report
@@ -19,7 +19,7 @@ def report_sweep(result, correction: str = "holm",
     runs, data, games = {}, {}, {}
     for v in plan.variants:
         say(f"analysing {v.key}")
-        info = open_run(out / "runs" / v.key)
+        info = read_run_info(out / "runs" / v.key)
         runs[v.key] = (out / "runs" / v.key).relative_to(out)
         data[v.key] = deal_data(info)
         games[v.key] = int(info.manifest["counts"]["games"])
