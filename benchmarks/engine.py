@@ -38,7 +38,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def _plan(n: int):
     """Engine inputs for n random-vs-random games (base deck, default rules)."""
-    from targi_sim.play.games import game_plan, prepare_match
+    from targi_sim.play.match import prepare_match
+    from targi_sim.play.pairing import game_plan
 
     match = prepare_match(("random", "random"))
     seeds, first, ids = game_plan(n, seed=0)

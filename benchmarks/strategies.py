@@ -101,7 +101,9 @@ def worker_speed(pairing: str, games: int, repeats: int) -> dict:
 
     from targi_sim.engine import source_digest
     from targi_sim.engine.constants import MC_ROLLOUTS
-    from targi_sim.play.games import game_plan, prepare_match, run_batch
+    from targi_sim.play.games import run_batch
+    from targi_sim.play.match import prepare_match
+    from targi_sim.play.pairing import game_plan
 
     seats = PAIRINGS[pairing]
     if pairing == "python":

@@ -80,7 +80,7 @@ def balance(
     from targi_sim import DataError, InputError, UsageError
     from targi_sim.balance import BalanceConfig, balance_deck, load_settings, with_overrides
     from targi_sim.game.deck import load_deck
-    from targi_sim.play.games import prepare_match
+    from targi_sim.play.match import prepare_match
     from targi_sim.players.strategy import resolve_strategy
 
     from . import signals

@@ -47,7 +47,7 @@ def fork_run(out_dir, rate: float, jobs: int, *, force: bool, quiet: bool,
     load_engine(err, quiet, [job.match])  # the run's build, with its compile estimate
     with err.status("Loading the card-value forks (compiled once per machine and version, "
                     "about a minute the first time)...") if not quiet else nullcontext():
-        from targi_sim.play.games import game_plan
+        from targi_sim.play.pairing import game_plan
 
         play_forks(job.match, *game_plan(1, 0), 1.0)
     setup = time.perf_counter() - t0

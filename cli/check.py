@@ -161,7 +161,7 @@ def _load_all(files: list[str]):
     """Validate every file and expectation before a game is played (exit 2 on errors)."""
     from targi_sim._utils.paths import data_dir
     from targi_sim.check.baseline import list_baselines, load_baseline
-    from targi_sim.check.guard import prepare
+    from targi_sim.check.playing import prepare
 
     from .app import _fail
 
@@ -214,7 +214,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Fail when a change moved a balance figure: sequential tests against baseline files."""
         from targi_sim import DataError, UsageError
-        from targi_sim.check.guard import worker_pool
+        from targi_sim.check.playing import worker_pool
 
         from .app import _fail
         from .parse import ParseError, parse_games

@@ -62,8 +62,8 @@ def init_command():
         """Measure a deck and write a baseline file for `targi-sim check`."""
         from targi_sim import DataError, UsageError
         from targi_sim._utils.atomic import atomic_write_text
-        from targi_sim.check.guard import worker_pool
         from targi_sim.check.init_baseline import InitConfig, init_baseline
+        from targi_sim.check.playing import worker_pool
 
         from .app import _fail, _progress
         from .check import parse_check_jobs
@@ -99,8 +99,8 @@ def init_command():
 
         err, console = Console(stderr=True), Console()
         try:
-            from targi_sim.check.guard import prepare
             from targi_sim.check.init_baseline import planned
+            from targi_sim.check.playing import prepare
             from targi_sim.game.deck import load_deck
             from targi_sim.game.rules import load_rules
             from targi_sim.players.strategy import resolve_strategy

@@ -74,7 +74,7 @@ def tune(
     from pathlib import Path
 
     from targi_sim import DataError, UsageError
-    from targi_sim.play.games import prepare_match
+    from targi_sim.play.match import prepare_match
     from targi_sim.players.strategy import resolve_strategy
     from targi_sim.strength.tune import check_start, resolve_pool
     from targi_sim.strength.tune import tune_strategy as run_tune

@@ -36,8 +36,9 @@ __version__ = "0.1.0"
 # The public API, by group: public name -> module that defines it (imported on first use).
 _GROUPS: dict[str, dict[str, str]] = {
     "playing games": {
-        **dict.fromkeys(("play_game", "play_games", "BatchResult", "Match", "game_plan",
-                         "pair_seed", "prepare_match"), "targi_sim.play.games"),
+        **dict.fromkeys(("play_game", "play_games", "BatchResult"), "targi_sim.play.games"),
+        **dict.fromkeys(("Match", "prepare_match"), "targi_sim.play.match"),
+        **dict.fromkeys(("game_plan", "pair_seed"), "targi_sim.play.pairing"),
         **dict.fromkeys(("Game", "new_game"), "targi_sim.play.session"),
     },
     "game data": {

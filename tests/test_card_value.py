@@ -25,7 +25,8 @@ from targi_sim.cardvalue.grades import grade_values
 from targi_sim.cardvalue.values import clustered_effects, values_of
 from targi_sim.cli.app import app
 from targi_sim.errors import InputError
-from targi_sim.play.games import prepare_match
+from targi_sim.play.games import run_batch
+from targi_sim.play.match import prepare_match
 from targi_sim.play.pairing import SEAT_SWAPPED, plan
 from targi_sim.report import plots
 from targi_sim.report.card_value import section as card_value_section
@@ -80,7 +81,7 @@ def test_forking_leaves_the_games_unchanged(strategies):
     m = prepare_match(strategies)
     seeds, first, ids = plan(300, 5, SEAT_SWAPPED)
     G, F = play_forks(m, seeds, first, ids, 1.0)
-    plain, _ = m.play(seeds, first, ids, logs=False)
+    plain, _ = run_batch(m, seeds, first, ids, logs=False)
     assert np.array_equal(G, plain)
     assert F.shape[0] > 300 * 3  # every take-or-not decision forked at rate 1
 

@@ -15,7 +15,8 @@ from typer.testing import CliRunner
 
 from targi_sim._utils.paths import data_dir
 from targi_sim.check.baseline import list_baselines, load_baseline
-from targi_sim.check.guard import rate_interval, run_expectation, worker_pool
+from targi_sim.check.guard import run_expectation
+from targi_sim.check.playing import rate_interval, worker_pool
 from targi_sim.cli.app import app
 from targi_sim.errors import DataError
 from targi_sim.stats.sprt import FAIL, H1, PASS
@@ -154,7 +155,7 @@ def test_rate_interval_accounts_for_correlated_pairs():
 def test_a_deterministic_mirror_checks_one_game_per_deal():
     """The first-player expectations of the balanced and greedy mirrors play each deal
     once (trinomial units); strategy-vs-strategy ones keep seat-swapped pairs."""
-    from targi_sim.check.guard import batch_counts, prepare
+    from targi_sim.check.playing import batch_counts, prepare
 
     mirror = prepare(shipped("first-player edge, mirror balanced"))
     versus = prepare(shipped("balanced beats greedy"))
@@ -277,7 +278,7 @@ def test_bad_baseline_files_exit_2_naming_file_and_field(tmp_path, text, needles
     for needle in needles:
         assert needle in lines[0], (needle, lines[0])
     with pytest.raises(DataError):
-        from targi_sim.check.guard import prepare
+        from targi_sim.check.playing import prepare
 
         for e in load_baseline(path).expectations:
             prepare(e)

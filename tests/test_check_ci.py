@@ -26,9 +26,10 @@ from typer.testing import CliRunner
 from targi_sim._utils.paths import data_dir
 from targi_sim.check.baseline import CardBaseline, load_baseline
 from targi_sim.check.drift import card_tests, tolerance
-from targi_sim.check.guard import run_expectation, worker_pool
+from targi_sim.check.guard import run_expectation
 from targi_sim.check.metrics import SHAPE_METRICS, Target, estimate, stats_of
 from targi_sim.check.output import junit_xml, summary_markdown
+from targi_sim.check.playing import worker_pool
 from targi_sim.cli.app import app
 from targi_sim.stats.sprt import FAIL, H0, H1, PASS, TwoSidedSprt, llr_gaussian
 
@@ -235,7 +236,7 @@ def test_card_rate_card_is_the_card_id_or_the_name_and_is_named_with_both(tmp_pa
     """`card = 5` is card_id 5 (counting from 0, as in the run tables and the deck's
     `# card_id 5: Targia 1VP #1` comment); the name picks the same card; what the check
     prints and writes names it `card_id 5 (Targia 1VP #1)`."""
-    from targi_sim.check.guard import CheckResult, prepare
+    from targi_sim.check.playing import CheckResult, prepare
 
     path = tmp_path / "cards.toml"
     path.write_text(_exp(**CARD).replace('"x"', '"by id"').replace("card = 2", "card = 5")

@@ -21,7 +21,8 @@ from targi_sim import game_plan, load_deck, load_rules, pair_seed, play_game, pl
 from targi_sim.engine.batch import play_batch
 from targi_sim.game.record import games_frame
 from targi_sim.play import games as api
-from targi_sim.play.games import prepare_match, run_batch
+from targi_sim.play.games import run_batch
+from targi_sim.play.match import prepare_match
 
 DECKS = ("base", "abilities-example")
 RULES = ("default", "raid-unpaid-nothing", "finish-round-after-raid4", "tiebreak-gold-only")

@@ -11,6 +11,7 @@ import polars as pl
 import pytest
 
 from targi_sim.errors import InputError, UsageError
+from targi_sim.play.games import run_batch
 from targi_sim.strength.ladder import (
     LadderRun,
     first_player_flip,
@@ -179,7 +180,8 @@ def test_a_noise_replay_keeps_the_deal_and_changes_only_random_play():
     from dataclasses import replace
 
     from targi_sim.engine.constants import SP_NOISE_REP
-    from targi_sim.play.games import game_plan, prepare_match
+    from targi_sim.play.match import prepare_match
+    from targi_sim.play.pairing import game_plan
 
     seeds, first, ids = game_plan(40, 5, paired=False)
 
@@ -187,7 +189,7 @@ def test_a_noise_replay_keeps_the_deal_and_changes_only_random_play():
         m = prepare_match(pair)
         sp = m.SP.copy()
         sp[:, SP_NOISE_REP] = rep
-        G, frames = replace(m, SP=sp).play(seeds, first, ids, logs=True)
+        G, frames = run_batch(replace(m, SP=sp), seeds, first, ids, logs=True)
         return G, pl.concat([f["offers"] for f in frames])
 
     g0, offers0 = play(("greedy", "greedy"), 0)

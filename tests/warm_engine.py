@@ -19,7 +19,8 @@ ROOT = Path(__file__).resolve().parent.parent
 def warm_generic() -> None:
     import targi_sim
     from targi_sim.cardvalue.forks import play_forks
-    from targi_sim.play.games import game_plan, prepare_match
+    from targi_sim.play.match import prepare_match
+    from targi_sim.play.pairing import game_plan
 
     targi_sim.play_games(2, strategies=("random", "random"), logs=True)
     targi_sim.play_games(2, strategies=("greedy", "random"), logs=False)

@@ -26,7 +26,7 @@ from targi_sim.engine.records import H_SIZE
 from targi_sim.game.deck import Deck
 from targi_sim.game.rules import Rules
 from targi_sim.game.view import View
-from targi_sim.play.games import StrategySpec, prepare_match
+from targi_sim.play.match import StrategySpec, prepare_match
 from targi_sim.play.session import Game, external_strategy
 from targi_sim.players.strategy import Strategy, resolve_strategy, seat_policies
 

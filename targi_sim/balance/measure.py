@@ -15,7 +15,8 @@ import polars as pl
 
 from targi_sim.game.deck import Deck
 from targi_sim.game.record import games_frame
-from targi_sim.play.games import Match
+from targi_sim.play.games import run_batch
+from targi_sim.play.match import Match
 from targi_sim.play.pairing import pair_ids
 from targi_sim.stats.rates import ratio_variance
 
@@ -170,7 +171,7 @@ def reduce_games(games: pl.DataFrame, offers: pl.DataFrame, acquisitions: pl.Dat
 def play_deals(match: Match, plan: tuple, pairing: str) -> PerDeal:
     """Play one block of games (a plan from targi_sim.play.pairing.plan) and reduce it."""
     seeds, first, ids = plan
-    G, frames = match.play(seeds, first, ids, logs=True)
+    G, frames = run_batch(match, seeds, first, ids, logs=True)
     games = games_frame(G).with_columns(pl.Series("pair_id", pair_ids(ids, pairing)))
     offers = pl.concat([f["offers"] for f in frames])
     acq = pl.concat([f["acquisitions"] for f in frames])

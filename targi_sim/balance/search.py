@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from targi_sim.game.deck import COST_KEYS, Deck
-from targi_sim.play.games import Match, prepare_match
+from targi_sim.play.match import Match, prepare_match
 from targi_sim.play.pairing import games_per_deal, plan, resolve_pairing
 from targi_sim.players.strategy import resolve_strategy
 

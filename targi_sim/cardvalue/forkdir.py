@@ -27,7 +27,7 @@ from targi_sim.cardvalue.forks import check_forkable, forks_table, play_forks, t
 from targi_sim.engine import source_digest
 from targi_sim.engine.records import G_GAME, G_ROUNDS, G_SCORE0, G_SCORE1, G_WINNER
 from targi_sim.errors import InputError
-from targi_sim.play.games import Match, prepare_match
+from targi_sim.play.match import Match, prepare_match
 from targi_sim.play.pairing import config_pairing, plan
 from targi_sim.runner.execute import collect_markers
 from targi_sim.runner.layout import RunDir

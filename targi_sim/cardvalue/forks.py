@@ -10,7 +10,7 @@ import numpy as np
 import pyarrow as pa
 
 from targi_sim.engine.constants import SYMBOL_NAMES
-from targi_sim.play.games import Match
+from targi_sim.play.match import Match
 from targi_sim.play.pairing import pair_ids
 
 from ..engine import forks as drv

@@ -134,7 +134,7 @@ def card_tests(sums: np.ndarray, names: tuple[str, ...], e: Expectation) -> Drif
 
 def run_drift(e: Expectation, parallel, jobs: int, *, match, progress=None):
     """Play the expectation's `max_games` games and test every card (a CheckResult)."""
-    from targi_sim.check.guard import CheckResult, play_sums
+    from targi_sim.check.playing import CheckResult, play_sums
     from targi_sim.stats.sprt import FAIL, PASS
 
     t0 = time.perf_counter()

@@ -27,209 +27,29 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass, field
 
 import numpy as np
 
 from targi_sim.check.baseline import Expectation, Measured, derived_seed
-from targi_sim.check.metrics import Target, batch_stats, estimate
-from targi_sim.engine.records import G_FIRST, G_WINNER
-from targi_sim.errors import DataError, UsageError
-from targi_sim.game.deck import load_deck
-from targi_sim.game.rules import load_rules
-from targi_sim.play.games import Match, game_plan, prepare_match
-from targi_sim.play.pairing import DESCRIPTIONS, auto_pairing, games_per_deal, plan
-from targi_sim.players.strategy import resolve_strategy
-from targi_sim.stats.rates import Z95, ClusteredRate, ClusterSums, rate_of, rates_from_sums
-from targi_sim.stats.sprt import FAIL, PASS, TwoSidedSprt, rate, unit_counts, unit_scores
+from targi_sim.check.drift import measured_cards, run_drift
+from targi_sim.check.metrics import estimate
+from targi_sim.check.playing import (
+    CheckResult,
+    Prepared,
+    Progress,
+    batch_results,
+    decided_by_normal_test,
+    empty_counts,
+    play_sums,
+    prepare,
+    rate_interval,
+    sums_interval,
+    unit_rate,
+)
+from targi_sim.stats.sprt import FAIL, PASS, TwoSidedSprt, rate
 
-Progress = Callable[[int], None]
 DEFAULT_UPDATE_GAMES = 200_000
 
-
-@dataclass
-class CheckResult:
-    """The outcome of one expectation: verdict, the test's state and the measured rate."""
-
-    expectation: Expectation
-    verdict: str  # PASS or FAIL
-    test: TwoSidedSprt
-    counts: np.ndarray  # unit counts by category (sprt.unit_scores(len(counts)))
-    games: int
-    capped: bool  # the fixed-sample verdict at the cap decided
-    seconds: float = 0.0
-    ci: tuple[float, float] = field(default=(math.nan, math.nan))
-    unit: str = ""  # how the games share deals (targi_sim.play.pairing.DESCRIPTIONS)
-    sums: np.ndarray | None = None  # paired-normal kinds: the units' sums (check_metrics)
-    drift: object | None = None  # deck_drift: targi_sim.check.drift.DriftOutcome
-    card_names: tuple[str, ...] = ()  # the deck's tribe names (card_id -> name), if known
-
-    @property
-    def rate(self) -> float:
-        """The measured value: a rate (fraction), or a mean in its own units."""
-        if self.sums is not None:
-            return float(estimate(self.sums)[0])
-        return rate(self.counts) if len(self.counts) else math.nan
-
-    @property
-    def passed(self) -> bool:
-        return self.verdict == PASS
-
-    @property
-    def design_effect(self) -> float:
-        """The variance of the units over that of independent games (NaN if unknown)."""
-        if self.sums is not None or not len(self.counts):
-            return math.nan
-        return unit_rate(self.counts).deff
-
-
-def _wrap(e: Expectation, key: str, value: str, exc: UsageError) -> DataError:
-    return DataError(e.path, e.where, key, value, exc.valid, f"is not a known {exc.kind}")
-
-
-@dataclass(frozen=True, eq=False)
-class Prepared:
-    """An expectation's loaded match and the layout of its games (targi_sim.play.pairing)."""
-
-    match: Match
-    pairing: str
-    target: Target | None = None  # None: win_rate or first_player_rate
-
-    @property
-    def unit(self) -> str:
-        return DESCRIPTIONS[self.pairing]
-
-    @property
-    def card_names(self) -> tuple[str, ...]:
-        return self.match.deck.tribe_names
-
-
-def _target(e: Expectation, deck) -> Target | None:
-    """What the expectation measures in this deck; a card, symbol or raid the deck does
-    not have is a DataError naming the field and what the deck has."""
-    from targi_sim.engine.constants import SYMBOL_NAMES
-    from targi_sim.report.values import rates_from_deck
-
-    if e.kind in ("win_rate", "first_player_rate"):
-        return None
-    names = deck.tribe_names
-    cards: tuple[int, ...] = tuple(range(len(names)))
-    if e.kind == "card_rate" and e.symbol:
-        code = SYMBOL_NAMES.index(e.symbol)
-        cards = tuple(int(k) for k in np.flatnonzero(deck.tribe_symbol == code))
-        if not cards:
-            raise DataError(e.path, e.where, "symbol", e.symbol,
-                            sorted({SYMBOL_NAMES[int(c)] for c in deck.tribe_symbol}),
-                            f"has no cards in deck {deck.name!r}")
-    elif e.kind == "card_rate" and isinstance(e.card, int):
-        if not 0 <= e.card < len(names):
-            raise DataError(e.path, e.where, "card", e.card,
-                            f"card_id 0..{len(names) - 1} (the deck's [[tribe]] entries "
-                            "counting from 0, as in the run tables) or a card name",
-                            f"is not a card of deck {deck.name!r}")
-        cards = (e.card,)
-    elif e.kind == "card_rate":
-        if e.card not in names:
-            raise DataError(e.path, e.where, "card", e.card,
-                            f"card_id 0..{len(names) - 1} or a card name: "
-                            + ", ".join(f"{k} {n!r}" for k, n in enumerate(names)),
-                            f"is not a card name of deck {deck.name!r}")
-        cards = (names.index(e.card),)
-    if e.kind == "raid_loss" and e.raid not in {int(r) for r in deck.raid_number if r > 0}:
-        raise DataError(e.path, e.where, "raid", e.raid,
-                        sorted(int(r) for r in deck.raid_number if r > 0),
-                        f"is not a raid of deck {deck.name!r}")
-    vp = rates_from_deck(deck)
-    return Target(e.kind, e.metric, cards, pooled=bool(e.symbol), raid=e.raid,
-                  goods_vp=vp.goods_vp, gold_vp=vp.gold_vp)
-
-
-def prepare(e: Expectation) -> Prepared:
-    """Load and validate the expectation's strategies, deck and rules.
-
-    Unknown names become DataErrors naming the baseline file, the expectation
-    and the field; a malformed strategy/deck/rules file raises its own DataError.
-    """
-    loaded = {}
-    for key, value, load in (("strategy", e.strategy, resolve_strategy),
-                             ("opponent", e.opponent, resolve_strategy),
-                             ("deck", e.deck, load_deck), ("rules", e.rules, load_rules)):
-        try:
-            loaded[key] = load(value)
-        except UsageError as exc:
-            raise _wrap(e, key, value, exc) from None
-    seats = (loaded["strategy"], loaded["opponent"])
-    match = prepare_match(seats, loaded["deck"], loaded["rules"])
-    return Prepared(match, auto_pairing(seats), _target(e, loaded["deck"]))
-
-
-def batch_counts(match: Match, kind: str, seed: int, start: int, n: int,
-                 pairing: str = "seat_swapped") -> np.ndarray:
-    """Unit counts of games start..start+n-1 (whole units) of run `seed`: pentanomial
-    for seat-swapped pairs, trinomial when every game has its own deal.
-
-    The tracked side is seat 0's strategy for "win_rate" and the round-1 first
-    player for "first_player_rate"; draws count half. A pure function of its
-    arguments (the strategy rows are copied: nothing cached carries over).
-    """
-    seeds, first, ids = plan(n, seed, pairing, start=start)
-    G, _ = match.play(seeds, first, ids, logs=False)
-    winner = G[:, G_WINNER]
-    tracked = 0 if kind == "win_rate" else G[:, G_FIRST]
-    points = (winner == tracked) + 0.5 * (winner == -1)
-    return unit_counts(points, games_per_deal(pairing))
-
-
-def unit_rate(counts: np.ndarray, z: float = Z95) -> ClusteredRate:
-    """The rate of unit counts with the unit (pair, or game) as the cluster:
-    targi_sim.stats.rates' clustered rate of the units' points (interval: Wilson on games /
-    design effect)."""
-    c = np.asarray(counts, dtype=float)
-    m = (len(c) - 1) // 2  # games per unit
-    points = unit_scores(len(c)) * m  # a unit's points in each category
-    k = c.sum()
-    sums = ClusterSums(k, float(c @ points), k * m, float(c @ points**2),
-                       float(c @ points) * m, k * m * m)
-    return rate_of(sums, z)
-
-
-def rate_interval(counts: np.ndarray, z: float = Z95) -> tuple[float, float]:
-    """95% interval of the rate of unit counts (see `unit_rate`)."""
-    return unit_rate(counts, z).interval
-
-
-@contextmanager
-def worker_pool(jobs: int) -> Iterator[object]:
-    """A joblib Parallel (loky processes) kept open across batches and expectations."""
-    from joblib import Parallel
-
-    if jobs < 1:
-        raise ValueError(f"jobs must be at least 1, got {jobs}")
-    with Parallel(n_jobs=jobs, backend="loky") as parallel:
-        yield parallel
-
-
-def _batches(prepared: Prepared, e: Expectation, seed: int, starts: list[int],
-             parallel) -> list[np.ndarray]:
-    from joblib import delayed
-
-    m, t = prepared.match, prepared.target
-    if t is None:
-        return parallel(delayed(batch_counts)(m, e.kind, seed, s, e.batch_games,
-                                              prepared.pairing) for s in starts)
-    return parallel(delayed(batch_stats)(m, t, seed, s, e.batch_games, prepared.pairing)
-                    for s in starts)
-
-
-def _empty_counts(prepared: Prepared) -> np.ndarray:
-    return np.zeros(2 * games_per_deal(prepared.pairing) + 1, dtype=np.int64)
-
-
-def _normal(prepared: Prepared) -> bool:
-    """True when the paired-normal test decides (a card's rate, a mean)."""
-    return prepared.target is not None and not prepared.target.gsprt
 
 
 def _test(e: Expectation) -> TwoSidedSprt:
@@ -238,16 +58,6 @@ def _test(e: Expectation) -> TwoSidedSprt:
     return TwoSidedSprt(e.rate, e.tolerance, e.alpha, e.beta)
 
 
-def sums_interval(sums: np.ndarray, mean: bool, z: float = Z95) -> tuple[float, float]:
-    """95% interval from the units' sums: Wilson on n / deff for a rate (targi_sim.stats.rates),
-    estimate +- z se for a mean."""
-    if mean:
-        m, var = estimate(sums)
-        se = math.sqrt(var) if var == var else math.nan
-        return float(m - z * se), float(m + z * se)
-    r = rates_from_sums(*sums, z=z)
-    return float(r["lo"]), float(r["hi"])
-
 
 def run_expectation(e: Expectation, parallel, jobs: int, *, match: Prepared | None = None,
                     progress: Progress | None = None) -> CheckResult:
@@ -255,19 +65,17 @@ def run_expectation(e: Expectation, parallel, jobs: int, *, match: Prepared | No
     (deck_drift: the fixed number of games, then every card's test; targi_sim.check.drift)."""
     match = match or prepare(e)
     if e.kind == "deck_drift":
-        from targi_sim.check.drift import run_drift
-
         return run_drift(e, parallel, jobs, match=match, progress=progress)
     test = _test(e)
-    normal = _normal(match)
-    total = np.zeros(6) if normal else _empty_counts(match)
+    normal = decided_by_normal_test(match)
+    total = np.zeros(6) if normal else empty_counts(match)
     games = 0
     verdict = test.verdict
     t0 = time.perf_counter()
     while verdict not in (PASS, FAIL) and games < e.max_games:
         starts = list(range(games, min(e.max_games, games + jobs * e.batch_games),
                             e.batch_games))
-        for batch in _batches(match, e, e.seed, starts, parallel):  # in batch order
+        for batch in batch_results(match, e, e.seed, starts, parallel):  # in batch order
             total += batch
             games += e.batch_games
             if progress is not None:
@@ -288,6 +96,7 @@ def run_expectation(e: Expectation, parallel, jobs: int, *, match: Prepared | No
                        rate_interval(total), match.unit)
 
 
+
 def measure(e: Expectation, games: int, parallel, *, match: Prepared | None = None,
             progress: Progress | None = None) -> Measured:
     """Re-measure the expectation's rate on `games` games (rounded up to whole batches).
@@ -300,11 +109,9 @@ def measure(e: Expectation, games: int, parallel, *, match: Prepared | None = No
     seed = derived_seed(e.seed, e.name, "update")
     total = play_sums(match, e, seed, n, parallel, progress)
     if e.kind == "deck_drift":
-        from targi_sim.check.drift import measured_cards
-
         return Measured(rate=math.nan, ci_low=math.nan, ci_high=math.nan, games=n,
                         cards=measured_cards(total, match.card_names, e, n))
-    if _normal(match):
+    if decided_by_normal_test(match):
         lo, hi = sums_interval(total, e.is_mean)
         value, var = (float(v) for v in estimate(total))
         return Measured(rate=value, ci_low=lo, ci_high=hi, games=n, mean=e.is_mean,
@@ -313,25 +120,4 @@ def measure(e: Expectation, games: int, parallel, *, match: Prepared | None = No
     return Measured(rate=rate(total), ci_low=r.lo, ci_high=r.hi, games=n, se=r.se)
 
 
-def play_sums(match: Prepared, e: Expectation, seed: int, n: int, parallel,
-              progress: Progress | None = None) -> np.ndarray:
-    """The summed batch statistics of games 0..n-1 (whole batches) of run `seed`."""
-    starts = list(range(0, n, e.batch_games))
-    total = None
-    step = 16  # batches per call, so progress can be shown
-    for k in range(0, len(starts), step):
-        for batch in _batches(match, e, seed, starts[k:k + step], parallel):
-            total = batch.copy() if total is None else total + batch
-            if progress is not None:
-                progress(e.batch_games)
-    return total
-
-
-def warm_up(prepared: Prepared) -> None:
-    """Load (or, the first time, compile) the engine in this process: one game."""
-    prepared.match.play(*game_plan(2, 0), logs=False)
-
-
-__all__ = ["CheckResult", "DEFAULT_UPDATE_GAMES", "Prepared", "batch_counts", "measure",
-           "play_sums", "prepare", "rate_interval", "run_expectation", "sums_interval",
-           "unit_rate", "warm_up", "worker_pool"]
+__all__ = ["DEFAULT_UPDATE_GAMES", "measure", "run_expectation"]

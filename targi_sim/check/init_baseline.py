@@ -167,12 +167,13 @@ def init_baseline(config: InitConfig, out: str | Path, parallel=None, *, jobs: i
     """Measure every planned expectation and return (file text, results, skipped); the
     caller writes the text to `out` (paths in it are relative to out's folder).
 
-    `parallel`: an open targi_sim.check.guard.worker_pool (else one of `jobs` workers is opened).
+    `parallel`: an open targi_sim.check.playing.worker_pool (else one of `jobs` workers is opened).
     `progress(name, total)` is called before each expectation and returns a callable
     taking the games just played (or None). Raises DataError/UsageError for a bad deck,
     rules or strategy before any game is played.
     """
-    from targi_sim.check.guard import measure, prepare, worker_pool
+    from targi_sim.check.guard import measure
+    from targi_sim.check.playing import prepare, worker_pool
     from targi_sim.game.deck import load_deck
 
     if parallel is None:

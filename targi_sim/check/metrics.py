@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
+from targi_sim.play.games import run_batch
 from targi_sim.play.pairing import games_per_deal, pair_ids, plan
 from targi_sim.stats.rates import ClusterSums, cluster_index, per_cluster, ratio_variance
 from targi_sim.stats.sprt import unit_counts
@@ -215,7 +216,7 @@ def batch_stats(match, target: Target, seed: int, start: int, n: int,
     from targi_sim.game.record import games_frame
 
     seeds, first, ids = plan(n, seed, pairing, start=start)
-    G, frames = match.play(seeds, first, ids, logs=target.needs_logs)
+    G, frames = run_batch(match, seeds, first, ids, logs=target.needs_logs)
     games = games_frame(G).with_columns(pl.Series("game_id", ids),
                                         pl.Series("pair_id", pair_ids(ids, pairing)))
     tables = {k: pl.concat([f[k] for f in frames]) for k in frames[0]} if frames else {}

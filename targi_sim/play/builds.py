@@ -19,7 +19,9 @@ from pathlib import Path
 from targi_sim._utils.atomic import atomic_write_json
 from targi_sim.engine import cache_dir
 from targi_sim.engine.constants import SK_MONTECARLO
-from targi_sim.play.games import Match, game_plan
+from targi_sim.play.games import run_batch
+from targi_sim.play.match import Match
+from targi_sim.play.pairing import game_plan
 
 BUILDS_FILE = "builds.json"
 # Cold-compile seconds measured on the development machine (2 vCPU AMD EPYC, idle;
@@ -81,7 +83,7 @@ def warm_up(match: Match) -> LoadResult:
     """Compile or load everything `match` needs by playing one game with it."""
     build = build_of(match)
     t0 = time.perf_counter()
-    match.play(*game_plan(1, 0), logs=False)
+    run_batch(match, *game_plan(1, 0), logs=False)
     seconds = time.perf_counter() - t0
     compiled = seconds >= COLD_THRESHOLD
     if compiled or build not in _read():

@@ -12,28 +12,18 @@ from targi_sim.engine import layout as lay
 from targi_sim.engine.batch import play_batch
 from targi_sim.engine.buffers import make_logs, reset
 from targi_sim.engine.montecarlo import play_batch_mc, uses_montecarlo
-from targi_sim.engine.plugin import PluginError, compile_policy
-from targi_sim.engine.policies import Policy
 from targi_sim.engine.records import G_SIZE
-from targi_sim.errors import FileProblem
-from targi_sim.game.deck import Deck, load_deck
+from targi_sim.game.deck import Deck
 from targi_sim.game.record import GameRecord, game_record, games_frame, log_frames
-from targi_sim.game.rules import Rules, load_rules
+from targi_sim.game.rules import Rules
 from targi_sim.game.state import GameState
+from targi_sim.play.match import Match, StrategySpec, prepare_match
 from targi_sim.players.choices import check_answers
-from targi_sim.players.strategy import (
-    PythonSeat,
-    Strategy,
-    resolve_pair,
-    resolve_strategy,
-    seat_policies,
-)
+from targi_sim.players.strategy import resolve_strategy
 
-StrategySpec = str | Strategy
 MAX_TRACE_ROWS = 50_000
 
 
-Policies = tuple  # (policy seat 0, policy seat 1[, build marker]): see engine/ask.py
 
 
 def play_plan(match: Match, seeds: np.ndarray, first: np.ndarray, ids: np.ndarray,
@@ -59,29 +49,6 @@ def play_plan(match: Match, seeds: np.ndarray, first: np.ndarray, ids: np.ndarra
     if check:
         check_answers(match, G[start:nxt], seeds[start:nxt])
     return nxt
-
-
-def compile_policies(*policies: Policy) -> None:
-    """Compile (or load from the cache) each policy now; a plugin that does not compile
-    raises PluginError (one line)."""
-    for policy in policies:
-        compile_policy(policy)
-
-
-def load_deck_and_rules(deck: str | Deck, rules: str | Rules) -> tuple[Deck, Rules]:
-    """Loaded objects pass through; names and paths are loaded and validated."""
-    d = deck if isinstance(deck, Deck) else load_deck(deck)
-    r = rules if isinstance(rules, Rules) else load_rules(rules)
-    return d, r
-
-
-def pair_seed(run_seed: int, pair_id: int) -> int:
-    """The game seed of a seat-swapped pair: run seed in the high half, pair in the low."""
-    if not 0 <= run_seed < 2**31:
-        raise ValueError(f"run seed must be in 0..{2**31 - 1}, got {run_seed}")
-    if not 0 <= pair_id < 2**32:
-        raise ValueError(f"pair id must be in 0..{2**32 - 1}, got {pair_id}")
-    return (run_seed << 32) | pair_id
 
 
 def play_game(
@@ -125,20 +92,6 @@ class BatchResult:
     strategies: tuple[str, str]
 
 
-def game_plan(n_games: int, seed: int, paired: bool = True, start: int = 0) -> tuple:
-    """(seeds, first players, game ids) for games start..start+n-1 of a run.
-
-    Paired games share a seed and swap the first player, so seat advantage and
-    strategy strength can be told apart.
-    """
-    ids = np.arange(start, start + n_games, dtype=np.int64)
-    pairs = ids // 2 if paired else ids
-    pair_seed(seed, int(pairs[-1]) if n_games else 0)  # range checks
-    seeds = (np.int64(seed) << np.int64(32)) | pairs
-    first = (ids % 2) if paired else np.zeros(n_games, dtype=np.int64)
-    return seeds, first.astype(np.int64), ids
-
-
 def run_batch(
     match: Match,
     seeds: np.ndarray,
@@ -170,56 +123,6 @@ def run_batch(
     return G, frames
 
 
-@dataclass(frozen=True, eq=False)
-class Match:
-    """Validated and packed inputs of a run: deck, rules and the two seats' strategies
-    (their parameter rows SP, their policies P and the policies of their rollouts PB)."""
-
-    deck: Deck
-    rules: Rules
-    D: np.ndarray
-    R: np.ndarray
-    SP: np.ndarray
-    strategies: tuple[str, str]
-    P: Policies
-    PB: Policies
-    python: tuple[PythonSeat | None, PythonSeat | None] = (None, None)
-    specs: tuple[str, str] = ("", "")  # each seat's name, or path if it does not ship
-
-    @property
-    def has_python(self) -> bool:
-        """True if a seat is decided by a Python strategy (targi_sim.play.session)."""
-        return any(seat is not None for seat in self.python)
-
-    def play(self, seeds: np.ndarray, first: np.ndarray, ids: np.ndarray,
-             *, logs: bool = True) -> tuple[np.ndarray, list[dict[str, pl.DataFrame]]]:
-        """Play a plan of games (see `game_plan`); returns results and log frames."""
-        return run_batch(self, seeds, first, ids, logs=logs)
-
-
-def prepare_match(
-    strategies: Sequence[StrategySpec] = ("random", "random"),
-    deck: str | Deck = "base",
-    rules: str | Rules = "default",
-) -> Match:
-    """Load and validate everything before a game is played.
-
-    Raises UsageError for unknown names and DataError for malformed files (a plugin
-    that numba cannot compile included).
-    """
-    pair = resolve_pair(strategies)
-    d, r = load_deck_and_rules(deck, rules)
-    P, PB = seat_policies(pair)
-    try:
-        compile_policies(*(x for x in (*P, *PB) if isinstance(x, Policy)))
-    except PluginError as exc:
-        raise FileProblem(str(exc)) from None
-    SP = np.vstack([s.row() for s in pair])
-    return Match(d, r, lay.pack_deck(d), r.vector.astype(np.int64), SP,
-                 (pair[0].name, pair[1].name), P, PB, (pair[0].python, pair[1].python),
-                 (pair[0].spec, pair[1].spec))
-
-
 def play_games(
     n_games: int,
     *,
@@ -246,7 +149,7 @@ def play_games(
     names = match.strategies
     layout = resolve_pairing(pairing if paired else "one_per_deal", resolved)
     seeds, first, ids = plan(n_games, seed, layout)
-    G, frames = match.play(seeds, first, ids, logs=logs)
+    G, frames = run_batch(match, seeds, first, ids, logs=logs)
     games = games_frame(G).with_columns(
         pl.Series("seed", seeds), pl.Series("pair_id", pair_ids(ids, layout)),
         pl.lit(names[0]).alias("p0_strategy"), pl.lit(names[1]).alias("p1_strategy"),
@@ -257,7 +160,4 @@ def play_games(
     return BatchResult(games=games, tables=tables, strategies=names)
 
 
-__all__ = [
-    "BatchResult", "Match", "game_plan", "pair_seed", "play_game", "play_games", "play_plan",
-    "prepare_match",
-]
+__all__ = ["BatchResult", "play_game", "play_games", "play_plan", "run_batch"]

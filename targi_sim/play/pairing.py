@@ -26,7 +26,6 @@ from typing import Any
 
 import numpy as np
 
-from targi_sim.play.games import game_plan
 from targi_sim.players.strategy import Strategy
 
 SEAT_SWAPPED = "seat_swapped"
@@ -40,6 +39,29 @@ DESCRIPTIONS = {
     ONE_PER_DEAL: "one game per deal, first player alternating",
     LEGACY_UNPAIRED: "independent deals, seat 0 always first",
 }
+
+
+def pair_seed(run_seed: int, pair_id: int) -> int:
+    """The game seed of a seat-swapped pair: run seed in the high half, pair in the low."""
+    if not 0 <= run_seed < 2**31:
+        raise ValueError(f"run seed must be in 0..{2**31 - 1}, got {run_seed}")
+    if not 0 <= pair_id < 2**32:
+        raise ValueError(f"pair id must be in 0..{2**32 - 1}, got {pair_id}")
+    return (run_seed << 32) | pair_id
+
+
+def game_plan(n_games: int, seed: int, paired: bool = True, start: int = 0) -> tuple:
+    """(seeds, first players, game ids) for games start..start+n-1 of a run.
+
+    Paired games share a seed and swap the first player, so seat advantage and
+    strategy strength can be told apart.
+    """
+    ids = np.arange(start, start + n_games, dtype=np.int64)
+    pairs = ids // 2 if paired else ids
+    pair_seed(seed, int(pairs[-1]) if n_games else 0)  # range checks
+    seeds = (np.int64(seed) << np.int64(32)) | pairs
+    first = (ids % 2) if paired else np.zeros(n_games, dtype=np.int64)
+    return seeds, first.astype(np.int64), ids
 
 
 def mirrors_itself(strategies: Sequence[Strategy]) -> bool:

@@ -23,7 +23,7 @@ from targi_sim.game.deck import Deck
 from targi_sim.game.record import log_frames
 from targi_sim.game.rules import Rules
 from targi_sim.game.state import GameState
-from targi_sim.play.games import load_deck_and_rules
+from targi_sim.play.match import load_deck_and_rules
 from targi_sim.players.strategy import Strategy, resolve_strategy, scripted
 
 MODES = {

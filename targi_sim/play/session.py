@@ -47,7 +47,7 @@ from targi_sim.game.record import GameRecord, game_record
 from targi_sim.game.rules import Rules
 from targi_sim.game.state import GameState
 from targi_sim.game.view import View
-from targi_sim.play.games import Match, StrategySpec, prepare_match
+from targi_sim.play.match import Match, StrategySpec, prepare_match
 from targi_sim.players.strategy import Strategy
 
 EXTERNAL = "external"  # the seat name of a seat decided from Python

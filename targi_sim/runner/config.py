@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from targi_sim.play.games import Match, prepare_match
+from targi_sim.play.match import Match, prepare_match
 from targi_sim.play.pairing import ONE_PER_DEAL, SEAT_SWAPPED, resolve_pairing
 from targi_sim.players.strategy import Strategy, resolve_strategy
 

@@ -33,6 +33,7 @@ from scipy import stats as sps
 
 from targi_sim.engine.records import G_WINNER
 from targi_sim.errors import InputError
+from targi_sim.play.games import run_batch
 from targi_sim.players.strategy import resolve_strategy
 
 DEFAULT_RUNGS = ("random", "greedy", "balanced", "tuned", "montecarlo-tuned")
@@ -214,7 +215,7 @@ def noise_study(upper: str, lower: str, *, deals: int, replays: int, seed: int,
     from joblib import Parallel, delayed
 
     from targi_sim.engine.constants import SP_NOISE_REP
-    from targi_sim.play.games import prepare_match
+    from targi_sim.play.match import prepare_match
     from targi_sim.play.pairing import ONE_PER_DEAL, plan
 
     match = prepare_match((upper, lower), deck, rules)
@@ -225,7 +226,7 @@ def noise_study(upper: str, lower: str, *, deals: int, replays: int, seed: int,
 
         sp = match.SP.copy()
         sp[:, SP_NOISE_REP] = rep
-        G, _ = replace(match, SP=sp).play(seeds, first, ids, logs=False)
+        G, _ = run_batch(replace(match, SP=sp), seeds, first, ids, logs=False)
         winner = G[:, G_WINNER]
         return (winner == 0) + 0.5 * (winner == -1)
 

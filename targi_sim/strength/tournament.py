@@ -71,7 +71,8 @@ from targi_sim.engine.constants import SK_MONTECARLO
 from targi_sim.game.deck import Deck
 from targi_sim.game.record import games_frame
 from targi_sim.game.rules import Rules
-from targi_sim.play.games import Match, prepare_match
+from targi_sim.play.games import run_batch
+from targi_sim.play.match import Match, prepare_match
 from targi_sim.play.pairing import auto_pairing, pair_ids, plan, seat_orders
 from targi_sim.players.strategy import Strategy, resolve_strategy
 from targi_sim.stats.rates import DEFF_FLOOR, clustered_rate
@@ -187,7 +188,7 @@ def _play_chunk(match: Match, chunk: _Chunk) -> tuple[int, np.ndarray, np.ndarra
     a strategy caches carries over from another chunk or process.
     """
     seeds, first, ids = plan(chunk.n, chunk.run_seed, chunk.pairing, start=chunk.start)
-    G, _ = match.play(seeds, first, ids, logs=False)
+    G, _ = run_batch(match, seeds, first, ids, logs=False)
     games = games_frame(G)
     winner = games["winner"].to_numpy()
     a_seat = chunk.half  # the seat of strategy a in this half

@@ -42,8 +42,9 @@ from targi_sim.engine import constants as C
 from targi_sim.engine.records import G_WINNER
 from targi_sim.game.deck import Deck, load_deck
 from targi_sim.game.rules import Rules, load_rules
-from targi_sim.play.games import Match, game_plan, prepare_match
-from targi_sim.play.pairing import DESCRIPTIONS, auto_pairing, games_per_deal
+from targi_sim.play.games import run_batch
+from targi_sim.play.match import Match, prepare_match
+from targi_sim.play.pairing import DESCRIPTIONS, auto_pairing, game_plan, games_per_deal
 from targi_sim.players.strategy import (
     SYMBOL_KEYS,
     SYMBOL_RANGE,
@@ -224,7 +225,7 @@ def _points(match: Match, row: np.ndarray, plan: tuple) -> np.ndarray:
     """Seat 0's points per seat-swapped pair (0, 0.5, ..., 2) with `row` in seat 0."""
     SP = match.SP.copy()
     SP[0] = row
-    G, _ = replace(match, SP=SP).play(*plan, logs=False)
+    G, _ = run_batch(replace(match, SP=SP), *plan, logs=False)
     winner = G[:, G_WINNER]
     pts = (winner == 0) + 0.5 * (winner == -1)
     return pts.reshape(-1, 2).sum(axis=1)
@@ -452,7 +453,8 @@ def closing_sprt(parallel, jobs: int, tuned: Strategy, start: Strategy, deck: De
     against the start" against 50% +- SPRT_DELTA, on fresh seeds, in batches of whole
     units (pentanomial seat-swapped pairs; single games if the two are identical)."""
     from targi_sim.check.baseline import Expectation
-    from targi_sim.check.guard import Prepared, run_expectation, unit_rate
+    from targi_sim.check.guard import run_expectation
+    from targi_sim.check.playing import Prepared, unit_rate
 
     pairing = auto_pairing((tuned, start))
     unit = games_per_deal(pairing)

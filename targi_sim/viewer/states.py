@@ -21,7 +21,8 @@ from targi_sim.engine.constants import DISPLAY_SLOTS, N_BORDER, N_CELLS
 from targi_sim.game.deck import Deck
 from targi_sim.game.record import GameRecord
 from targi_sim.game.rules import Rules
-from targi_sim.play.games import MAX_TRACE_ROWS, prepare_match
+from targi_sim.play.games import MAX_TRACE_ROWS
+from targi_sim.play.match import prepare_match
 from targi_sim.play.session import Game, external_strategy
 
 from ..engine import layout as lay
