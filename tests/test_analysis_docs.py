@@ -56,7 +56,7 @@ def test_every_block_runs_and_the_runs_are_made_in_the_folder(namespace):
 
 def test_the_answers_match_the_reports_queries(namespace):
     """The page's raid and first-player figures are the report's (analyses/*.sql)."""
-    from targi_sim.report.queries import Analyses
+    from targi_sim.runner.queries import Analyses
     from targi_sim.runner.reading import read_run_info
 
     run_dir = namespace["_folder"] / "runs" / "demo-small"

@@ -21,7 +21,6 @@ from typer.testing import CliRunner
 
 import targi_sim
 from targi_sim.cardvalue.forks import FORKS_SCHEMA, check_forkable, forks_table, play_forks
-from targi_sim.cardvalue.grades import grade_values
 from targi_sim.cardvalue.values import clustered_effects, values_of
 from targi_sim.cli.app import app
 from targi_sim.errors import InputError
@@ -32,6 +31,7 @@ from targi_sim.report import plots
 from targi_sim.report.card_value import section as card_value_section
 from targi_sim.runner.reading import read_run_info
 from targi_sim.runner.tables import cards_table
+from targi_sim.stats.grades import grade_by_z as grade_values
 
 runner = CliRunner()
 ROOT = Path(__file__).resolve().parent.parent

@@ -20,9 +20,9 @@ from typer.testing import CliRunner
 
 from targi_sim.cli.app import app
 from targi_sim.report import read_run_info
-from targi_sim.report.queries import Analyses
 from targi_sim.runner import RunDir
 from targi_sim.runner.config import config_digest
+from targi_sim.runner.queries import Analyses
 
 runner = CliRunner()
 

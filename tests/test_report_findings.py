@@ -18,12 +18,11 @@ from report_fixture import build_fixture
 
 from targi_sim.report import analyse, read_run_info
 from targi_sim.report.findings import findings
-from targi_sim.report.grading import grade_values
 from targi_sim.report.html import render_html
 from targi_sim.report.markdown import render_markdown
-from targi_sim.report.metrics import grades
 from targi_sim.report.model import Report, Section, Table
 from targi_sim.report.sections import _interval_plot, grade_tribe
+from targi_sim.stats.grades import grade_values, grades
 
 approx = pytest.approx
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import polars as pl
 
+from targi_sim.runner.queries import Analyses
 from targi_sim.runner.reading import ReportError, RunInfo, read_run_info
 
 from . import card_value, sections
@@ -15,7 +16,6 @@ from .family import ALPHA, POWER, annotate_report_mde, games_for_change
 from .findings import findings
 from .model import Report
 from .output import write_report
-from .queries import Analyses
 from .values import rates_from_manifest
 
 DEFAULT_MIN_N = 500

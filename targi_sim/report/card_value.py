@@ -8,8 +8,8 @@ import math
 import polars as pl
 
 from targi_sim.runner.reading import RunInfo
+from targi_sim.stats.grades import grade_by_z
 
-from ..cardvalue.grades import grade_values
 from ..cardvalue.values import BY, clustered_effects, read_forks, values_of
 from ..errors import InputError
 from .model import Plot, Section, Table, mark_low_n
@@ -44,7 +44,7 @@ def section(run: RunInfo, observed: pl.DataFrame, min_n: int) -> Section | None:
     min_forks = max(1, min_n // MIN_FORKS_DIVISOR)
     cards = observed.select(pl.col("card_id").cast(pl.Int64), "name", "symbol",
                             pl.col("vp").cast(pl.Int64))
-    values = grade_values(values_of(forks, cards), min_forks)
+    values = grade_by_z(values_of(forks, cards), min_forks)
     values = values.join(observed.select(pl.col("card_id").cast(pl.Int64), "improvement",
                                          pl.col("grade").alias("observed_grade")),
                          on="card_id", how="left")

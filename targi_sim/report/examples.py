@@ -15,12 +15,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from targi_sim.runner.queries import Analyses
 from targi_sim.runner.reading import RunInfo
 
 from ..errors import InputError
 from ..viewer import ViewerError, write_game_page
 from .model import Link, Report
-from .queries import Analyses
 from .values import rates_from_manifest
 
 GAMES_DIR = "games"

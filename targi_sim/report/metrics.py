@@ -20,8 +20,6 @@ from targi_sim.stats.rates import (
     rates_from_sums,
 )
 
-GRADES = ("F", "D-", "D", "D+", "C-", "C", "C+", "B-", "B", "B+", "A-", "A", "A+")
-
 
 def normal_two_sided_p(z: float) -> float:
     """Two-sided p-value of a standard normal statistic."""
@@ -163,41 +161,6 @@ def benjamini_hochberg(pvalues: Sequence[float]) -> list[float]:
         running = min(running, pvalues[i] * m / (rank + 1))
         out[i] = min(1.0, running)
     return out
-
-
-def grade(z: float) -> str | None:
-    """A letter grade from a z-score: C at 0, one step per third of a standard deviation.
-
-    C is -1/6 <= z < 1/6; C+, B-, B, ... up to A+ for z >= 13/6; down C-, D+, D, D-
-    and F for z < -3/2 (the usual letter scale: more grades above C than below).
-    """
-    if z is None or math.isnan(z):
-        return None
-    k = math.floor(z * 3 + 0.5) + 5
-    return GRADES[min(max(k, 0), len(GRADES) - 1)]
-
-
-def grades(values: Sequence[float], eligible: Sequence[bool]) -> tuple[list[float], list]:
-    """z-scores and grades of `values` among the eligible entries (n >= --min-n).
-
-    z = (x - mean) / sd over eligible entries (sample sd); ineligible entries and
-    cases with fewer than 2 eligible entries or zero spread get no grade.
-    """
-    xs = [v for v, e in zip(values, eligible, strict=True) if e and not math.isnan(v)]
-    if len(xs) < 2:
-        return [math.nan] * len(values), [None] * len(values)
-    mean = sum(xs) / len(xs)
-    sd = math.sqrt(sum((x - mean) ** 2 for x in xs) / (len(xs) - 1))
-    zs, gs = [], []
-    for v, e in zip(values, eligible, strict=True):
-        if not e or math.isnan(v) or sd == 0:
-            zs.append(math.nan)
-            gs.append(None)
-        else:
-            z = (v - mean) / sd
-            zs.append(z)
-            gs.append(grade(z))
-    return zs, gs
 
 
 def leaders(code: np.ndarray, n_rounds: int) -> np.ndarray:

@@ -12,6 +12,9 @@ from collections.abc import Callable
 import numpy as np
 import polars as pl
 
+from targi_sim.runner.queries import Analyses
+from targi_sim.stats.elo import fit_elo_model
+from targi_sim.stats.grades import GradeModel, grade_values
 from targi_sim.stats.rates import (
     ClusteredRate,
     ClusterSums,
@@ -20,10 +23,8 @@ from targi_sim.stats.rates import (
     means_from_sums,
     per_cluster,
 )
-from targi_sim.strength.tournament import fit_elo_model
 
 from . import plots
-from .grading import GradeModel, grade_values
 from .metrics import (
     border_counts,
     card_mask_counts,
@@ -36,7 +37,6 @@ from .metrics import (
     with_rate,
 )
 from .model import Plot, Section, Table, mark_low_n
-from .queries import Analyses
 from .values import VpRates
 
 Step = Callable[[str], None]
@@ -373,7 +373,7 @@ def _card_rates(df: pl.DataFrame, min_n: int, z_grades: bool = True) -> pl.DataF
 
 def grade_tribe(tribe: pl.DataFrame, values: pl.DataFrame | None = None
                 ) -> tuple[pl.DataFrame, GradeModel]:
-    """Cost- and VP-adjusted grades of the tribe cards (targi_sim.report.grading).
+    """Cost- and VP-adjusted grades of the tribe cards (targi_sim.stats.grades).
 
     values: a per-card table (card_id, value, se), e.g. causal card values from forked
     play; graded on those when given (every card with a value is eligible), else on WR

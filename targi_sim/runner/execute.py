@@ -24,9 +24,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from targi_sim._utils.atomic import atomic_write
+from targi_sim._version import __version__
 from targi_sim.runner.layout import RunDir, check_writable, looks_like_other_data
 
-from .. import __version__
 from ..errors import InputError
 from .chunks import run_chunk
 from .config import ResolvedRun, RunSpec, describe_inputs, differences

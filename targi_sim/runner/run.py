@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     import duckdb
     import polars as pl
 
-    from targi_sim.report.queries import Analyses
+    from targi_sim.runner.queries import Analyses
 
 CARDS = "cards"
 
@@ -75,7 +75,7 @@ class Run:
         """A Polars scan of one table over exactly the verified part files."""
         import polars as pl
 
-        from targi_sim.report.queries import ADDED_COLUMNS
+        from targi_sim.runner.queries import ADDED_COLUMNS
 
         self._check_open()
         if name == CARDS:
@@ -117,7 +117,7 @@ class Run:
     def _connection(self) -> duckdb.DuckDBPyConnection:
         self._check_open()
         if self._db is None:
-            from targi_sim.report.queries import Analyses
+            from targi_sim.runner.queries import Analyses
 
             # the report's views (same files, same columns); DuckDB's own memory limit
             self._db = Analyses(self._info, memory_limit=None)

@@ -13,9 +13,8 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
+from targi_sim.runner.queries import Analyses
 from targi_sim.runner.reading import RunInfo
-
-from ..report.queries import Analyses
 
 # headline metrics: key -> (label, kind); kind "rate" (x successes of n) or "mean"
 HEADLINE = {

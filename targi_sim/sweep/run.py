@@ -30,8 +30,8 @@ from typing import Any
 from filelock import FileLock, Timeout
 
 from targi_sim._utils.atomic import atomic_write_json, atomic_write_text
+from targi_sim._version import __version__
 
-from .. import __version__
 from ..engine import source_digest
 from ..errors import InputError
 from ..runner import RunConfig, execute, resolve_run

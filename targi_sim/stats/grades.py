@@ -1,29 +1,66 @@
-"""Card grades that compare like with like: a card against the cards it competes with.
+"""Card grades, one scheme for every per-card value: a letter from a z-score (C at 0, one
+step per third of a standard deviation), either among the cards themselves (`grades`,
+`grade_by_z`: the causal card values of forked play) or against what a card's printed
+VP and cost predict (`grade_values`: the report's tribe-card grades).
 
-Why: a z-score of raw win rate when played sorts cards by printed VP (every 3 VP card
-grades high, every 1 VP card low) and ignores cost. Here a card's value is compared
-with what a weighted least-squares line of value on printed VP and total cost across
-the cards predicts for a card of its VP and cost; the residual (with its interval) is
-what the grade reads.
-
-`grade_values` takes a generic per-card table (card, value, se, vp, cost), so any
-per-card value with a standard error can be graded: the observational WR played of
-the run today, a causal card value from forked play when one exists.
+Why the VP-and-cost model: a z-score of raw win rate when played sorts cards by printed
+VP (every 3 VP card grades high, every 1 VP card low) and ignores cost. There a card's
+value is compared with what a weighted least-squares line of value on printed VP and
+total cost across the cards predicts for a card of its VP and cost; the residual (with
+its interval) is what the grade reads. Any per-card value with a standard error can be
+graded that way: the observational WR played of a run, a causal card value when one
+exists.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import polars as pl
 from scipy import stats
 
-from .metrics import grade
-
 Z95 = 1.959963984540054
+GRADES = ("F", "D-", "D", "D+", "C-", "C", "C+", "B-", "B", "B+", "A-", "A", "A+")
 POOR_FIT_R2 = 0.3  # below it, VP and cost explain little of the spread between cards
+
+
+def grade(z: float) -> str | None:
+    """A letter grade from a z-score: C at 0, one step per third of a standard deviation.
+
+    C is -1/6 <= z < 1/6; C+, B-, B, ... up to A+ for z >= 13/6; down C-, D+, D, D-
+    and F for z < -3/2 (the usual letter scale: more grades above C than below).
+    """
+    if z is None or math.isnan(z):
+        return None
+    k = math.floor(z * 3 + 0.5) + 5
+    return GRADES[min(max(k, 0), len(GRADES) - 1)]
+
+
+def grades(values: Sequence[float], eligible: Sequence[bool]) -> tuple[list[float], list]:
+    """z-scores and grades of `values` among the eligible entries (n >= --min-n).
+
+    z = (x - mean) / sd over eligible entries (sample sd); ineligible entries and
+    cases with fewer than 2 eligible entries or zero spread get no grade.
+    """
+    xs = [v for v, e in zip(values, eligible, strict=True) if e and not math.isnan(v)]
+    if len(xs) < 2:
+        return [math.nan] * len(values), [None] * len(values)
+    mean = sum(xs) / len(xs)
+    sd = math.sqrt(sum((x - mean) ** 2 for x in xs) / (len(xs) - 1))
+    zs, gs = [], []
+    for v, e in zip(values, eligible, strict=True):
+        if not e or math.isnan(v) or sd == 0:
+            zs.append(math.nan)
+            gs.append(None)
+        else:
+            z = (v - mean) / sd
+            zs.append(z)
+            gs.append(grade(z))
+    return zs, gs
+
 
 
 @dataclass(frozen=True)
@@ -81,7 +118,7 @@ def grade_values(df: pl.DataFrame, *, eligible: pl.Series | None = None,
     `residual_lo` / `residual_hi` (95% normal interval from the variance of the residual,
     sum over cards j of (I - H)_ij² se_j², H the WLS hat matrix, so a card's own weight
     in the line is accounted for), `residual_z` = residual / the SD of the eligible
-    residuals, and `grade` (targi_sim.report.metrics.grade of residual_z: C = as the
+    residuals, and `grade` (`grade` above, of residual_z: C = as the
     line predicts). Cards outside `eligible` get `expected` and `residual` but no grade.
     """
     value = df["value"].cast(pl.Float64).fill_null(math.nan).to_numpy()
@@ -131,3 +168,17 @@ def _with(df: pl.DataFrame, expected, residual, lo, hi, z, grades) -> pl.DataFra
                            pl.Series("residual_hi", hi, dtype=f),
                            pl.Series("residual_z", z, dtype=f),
                            pl.Series("grade", grades, dtype=pl.String))
+
+
+def grade_by_z(df: pl.DataFrame, min_forks: int, *, value: str = "value",
+                 n: str = "n_forks") -> pl.DataFrame:
+    """`df` (one row per card: a value column with its se, and a count) with `value_z`
+    and `value_grade` added; cards with fewer than `min_forks` forks or no finite se are
+    not graded."""
+    vals = df[value].fill_nan(None).fill_null(math.nan).to_list()
+    se = df["se"].fill_nan(None).fill_null(math.nan).to_list()
+    ok = [c >= min_forks and math.isfinite(s) for c, s in
+          zip(df[n].fill_null(0).to_list(), se, strict=True)]
+    z, g = grades(vals, ok)
+    return df.with_columns(pl.Series("value_z", z, dtype=pl.Float64),
+                           pl.Series("value_grade", g, dtype=pl.String))
