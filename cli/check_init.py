@@ -38,7 +38,7 @@ def init_command():
                                  help="Deck name or .toml path to measure."),
         out: Path = typer.Option(..., "--out", "-o", metavar="FILE",  # noqa: B008
                                  help="Baseline file to write (refused if it exists, "
-                                      "unless --force)."),
+                                      "unless --force; missing folders are made)."),
         strategies: list[str] = typer.Option(  # noqa: B008 - typer's idiom
             ["balanced"], "--strategies", metavar="A,B",
             help="Strategies whose mirrors are measured (names or paths), "
@@ -85,8 +85,12 @@ def init_command():
                 raise ParseError("--strategies must name at least one strategy")
             if out.exists() and not force:
                 raise ParseError(f"--out {out}: the file exists; use --force to overwrite it")
-            if out.is_dir() or not out.parent.is_dir():
-                raise ParseError(f"--out {out}: give a file in an existing folder")
+            if out.is_dir():
+                raise ParseError(f"--out {out}: is a folder; give a file name")
+            # missing folders are made on writing; an existing file in their place is refused
+            found = next(p for p in out.absolute().parents if p.exists())
+            if not found.is_dir():
+                raise ParseError(f"--out {out}: {found} is a file, not a folder")
             chosen = tuple(k.strip() for k in kinds.split(",") if k.strip())
             bad = [k for k in chosen if k not in INIT_KINDS]
             if bad or not chosen:
@@ -125,6 +129,7 @@ def init_command():
             typer.echo("\nInterrupted; no file written.", err=True)
             raise typer.Exit(exit_code(exc)) from None
         try:
+            out.parent.mkdir(parents=True, exist_ok=True)
             atomic_write_text(out, text)
         except OSError as exc:
             raise _fail(f"cannot write {out}: {exc}") from None

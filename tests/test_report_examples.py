@@ -6,6 +6,7 @@ One small real run and its report are shared by the module, as is one browser.""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -98,6 +99,24 @@ def test_the_report_links_each_example_page(report, examples):
     largest = next(e for e in examples if e.rule == "largest swing")
     page = (report / largest.page).read_text(encoding="utf-8")
     assert f"in round {largest.round}; its lead changed by {largest.value:+g} VP" in page
+
+
+def test_report_html_embeds_each_example_page_as_written(report, examples):
+    """A report.html mailed without games/ still has the pages: each is in a JSON
+    <script> (its '<' escaped, so nothing in it can close the element), byte for byte the
+    file beside it, and every link names the one holding its page."""
+    html = (report / "report.html").read_text(encoding="utf-8")
+    embedded = dict(re.findall(r"<script type='application/json' id='(embedded-page-\d+)' "
+                               r"data-page='[^']*'>(.*?)</script>", html, re.S))
+    pages = {e.page for e in examples}
+    assert len(embedded) == len(pages)
+    for body in embedded.values():
+        assert "<" not in body
+    for e in examples:
+        ident = re.search(rf"href='{re.escape(e.page + e.anchor)}' data-embedded='([^']+)'",
+                          html).group(1)
+        assert json.loads(embedded[ident]) == (report / e.page).read_text(encoding="utf-8")
+    assert "the links open them even when report.html is read without the games/" in html
 
 
 def test_old_example_pages_are_removed_and_pages_are_written_whole(run, examples, tmp_path):
@@ -256,10 +275,26 @@ def test_the_report_renders_and_its_example_links_open_the_game(browser, report,
     card = next(e for e in examples if e.section == "cards")
     page.click(f"a[href='{card.page}{card.anchor}']")
     page.wait_for_function("() => document.body.dataset.kind !== undefined")
-    assert re.search(rf"game-{card.game_id}\.html", page.url)
+    assert page.title().startswith(f"Game {card.game_id} of ")
     s = page.evaluate(READ)
     assert (s["kind"], s["round"]) == ("e", card.round)  # opened at the end of that round
     page.screenshot(path=str(ARTIFACTS / f"example-game-{card.game_id}.png"), full_page=True)
+    assert errors == []
+    page.close()
+
+
+def test_report_html_alone_still_opens_its_example_games(browser, report, examples,
+                                                         tmp_path):
+    """report.html mailed alone: no games/ beside it, the links open the embedded pages."""
+    shutil.copy(report / "report.html", tmp_path / "report.html")
+    assert not (tmp_path / "games").exists()
+    raid = next(e for e in examples if e.section == "raids")
+    page, errors = _open(browser, tmp_path / "report.html")
+    page.click(f"a[href='{raid.page}{raid.anchor}']")
+    page.wait_for_function("() => document.body.dataset.kind !== undefined")
+    assert page.title().startswith(f"Game {raid.game_id} of ")
+    s = page.evaluate(READ)
+    assert s["raid"] and f"Raid {raid.subject}: seat" in s["story"]  # opened at that raid
     assert errors == []
     page.close()
 

@@ -163,6 +163,9 @@ def _rules(report: Report) -> dict[str, str]:
 def test_first_player_finding():
     sig = _rules(_report(_first(0.458, 0.455, 0.460, 1e-30)))["first_player"]
     assert "45.8% (45.5%–46.0%)" in sig and "significantly below 50%" in sig
+    # a win rate with draws as half, which "of the points" read as a VP share
+    assert "wins 45.8% (45.5%–46.0%) of games, draws counted as half" in sig
+    assert "points" not in sig
     assert "n = 4,000 games" in sig
     ns = _rules(_report(_first(0.51, 0.47, 0.55, 0.6)))["first_player"]
     assert "not significantly different" in ns

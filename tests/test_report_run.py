@@ -171,7 +171,8 @@ def test_mirror_run_reads_at_a_glance(real_run, real_report):
     assert (real_report / "plots" / "cards_forest.png").stat().st_size > 10_000
     assert html.index("id='findings'") < html.index("id='overview'")
     md = (real_report / "report.md").read_text()
-    assert "- First player: the round-1 first player scores" in md
+    assert "- First player: the round-1 first player wins" in md
+    assert "of games, draws counted as half (n = " in md
     # the excess over the grade model is a difference of rates: percentage points
     assert re.search(r"\| [+-]\d+\.\d pts \([+-]\d+\.\d to [+-]\d+\.\d\) \|", md)
     # grades are VP- and cost-adjusted: the excess is orthogonal to printed VP over the

@@ -6,7 +6,8 @@ the largest setback, and a typical one (the lower median swing); for the raid se
 the decided game whose raids cost the loser most over the winner (in VP-equivalents, as
 the section's "decided by raids") and a typical one. The rules are in analyses/example_games.sql;
 each page is the engine's own replay of the game (targi_sim.viewer), written to
-`games/game-<id>.html` beside report.html and linked from its section.
+`games/game-<id>.html` beside report.html and linked from its section; report.html also
+embeds the pages (about 60 KB each), so its links work when it is mailed alone.
 """
 
 from __future__ import annotations
@@ -15,11 +16,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from targi_sim._utils.atomic import atomic_write_text
 from targi_sim.runner.queries import Analyses
 from targi_sim.runner.reading import RunInfo
 
 from ..errors import InputError
-from ..viewer import ViewerError, write_game_page
+from ..viewer import ViewerError, game_page
 from .model import Link, Report
 from .values import rates_from_manifest
 
@@ -101,7 +103,7 @@ def write_examples(run: RunInfo, out: Path, examples: list[Example],
     for old in folder.glob("game-*.html"):  # pages of an earlier build of this report
         if f"{GAMES_DIR}/{old.name}" not in wanted:
             old.unlink()
-    links, written = [], set()
+    links, written = [], {}
     names = logged.deck.tribe_names
 
     def card(c: int) -> str:
@@ -118,12 +120,14 @@ def write_examples(run: RunInfo, out: Path, examples: list[Example],
                 return [], (f"Example games were not written: game {ex.game_id} replays to "
                             f"{record.scores}, the run logged {ex.scores}.")
             try:
-                write_game_page(record, logged.deck, logged.rules, out / ex.page,
-                                f"Game {ex.game_id} of {run.name}", subtitle=text)
+                html = game_page(record, logged.deck, logged.rules,
+                                 f"Game {ex.game_id} of {run.name}", subtitle=text)
             except ViewerError as exc:
                 return [], f"Example games were not written: {exc}."
-            written.add(ex.page)
-        links.append((ex.section, Link(text, f"game {ex.game_id}", ex.page + ex.anchor)))
+            atomic_write_text(out / ex.page, html)
+            written[ex.page] = html
+        links.append((ex.section, Link(text, f"game {ex.game_id}", ex.page + ex.anchor,
+                                       page=written[ex.page])))
     return links, ""
 
 

@@ -63,9 +63,11 @@ def first_player(report: Report, small: list[tuple[str, str]]) -> list[Finding]:
     else:
         verdict = (f"not significantly different from 50% ({_p(r['p_value'])}): no "
                    "first-player effect is shown at this size")
-    return [Finding("first_player", f"First player: the round-1 first player scores "
-                    f"{_interval(r, 'first_rate')} of the points (n = {r['n']:,} games, "
-                    f"{r['pairs']:,} pairs), {verdict}.", "first_player")]
+    # a win rate with draws as half, not a share of the VP scored
+    return [Finding("first_player", f"First player: the round-1 first player wins "
+                    f"{_interval(r, 'first_rate')} of games, draws counted as half "
+                    f"(n = {r['n']:,} games, {r['pairs']:,} pairs), {verdict}.",
+                    "first_player")]
 
 
 def _card_tests(df: pl.DataFrame, prefix: str) -> pl.DataFrame:

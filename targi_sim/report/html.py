@@ -4,15 +4,18 @@ Tables scroll sideways inside their box with the name column sticky, sort by a c
 on a header (a few lines of inline JS, no network), carry column definitions as header
 tooltips (data/report/columns.toml), and a wide table is shown by its compact columns
 with the full table collapsed in a <details>. Each table has a stable id (its key).
+The example games' viewer pages are embedded too (JSON in a <script>, opened as a blob:
+URL on a click), so a report.html mailed without its games/ folder still opens them.
 """
 
 from __future__ import annotations
 
 import base64
+import json
 from html import escape
 
 from .glossary import column_definitions
-from .model import Report, Table
+from .model import Link, Report, Table
 from .render import columns, rows, sort_keys
 
 CSS = """
@@ -52,7 +55,41 @@ document.querySelectorAll('table.sortable').forEach(function(t){
     });
   });
 });
+// an example game's link opens the page embedded below (games/ may not be beside this file)
+document.querySelectorAll('a[data-embedded]').forEach(function(a){
+  a.addEventListener('click',function(ev){
+    var src=document.getElementById(a.getAttribute('data-embedded'));
+    if(!src)return;
+    ev.preventDefault();
+    var blob=new Blob([JSON.parse(src.textContent)],{type:'text/html;charset=utf-8'});
+    var url=URL.createObjectURL(blob)+a.hash;
+    if(ev.ctrlKey||ev.metaKey||ev.shiftKey){window.open(url,'_blank');}
+    else{location.assign(url);}
+  });
+});
 """
+
+EMBEDDED_NOTE = ("The example games are embedded in this page: the links open them even "
+                 "when report.html is read without the games/ folder beside it.")
+
+
+def _embedded_ids(report: Report) -> dict[str, str]:
+    """An element id per distinct embedded page (its file path beside the report)."""
+    pages = dict.fromkeys(_page_path(k) for s in report.sections for k in s.links if k.page)
+    return {path: f"embedded-page-{i}" for i, path in enumerate(pages)}
+
+
+def _page_path(link: Link) -> str:
+    return link.href.split("#", 1)[0]
+
+
+def _embedded_pages(report: Report, ids: dict[str, str]) -> list[str]:
+    """Each page as a JSON string in a non-running <script>; '<' escaped so no '</script>'
+    or '<!--' inside can end the element early."""
+    html = {_page_path(k): k.page for s in report.sections for k in s.links if k.page}
+    return [f"<script type='application/json' id='{ident}' data-page='{escape(path)}'>"
+            + json.dumps(html[path], ensure_ascii=False).replace("<", "\\u003c")
+            + "</script>" for path, ident in ids.items()]
 
 
 def _table(t: Table, ident: str, compact: bool) -> list[str]:
@@ -73,8 +110,13 @@ def _table(t: Table, ident: str, compact: bool) -> list[str]:
     return out
 
 
+def _embed_attr(link: Link, ids: dict[str, str]) -> str:
+    return f" data-embedded='{ids[_page_path(link)]}'" if link.page else ""
+
+
 def render_html(report: Report) -> str:
     """The whole report as one HTML string."""
+    ids = _embedded_ids(report)
     out = ["<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
            "<meta name='viewport' content='width=device-width, initial-scale=1'>",
            f"<title>{escape(report.title)}</title><style>{CSS}</style></head><body>",
@@ -104,8 +146,10 @@ def render_html(report: Report) -> str:
             out.append(f"<p class='note'>{escape(p)}</p>")
         if s.links:  # example games (report/examples.py)
             out.append("<ul class='examples'>" + "".join(
-                f"<li>{escape(k.label)} <a href='{escape(k.href)}'>{escape(k.text)}</a></li>"
-                for k in s.links) + "</ul>")
+                f"<li>{escape(k.label)} <a href='{escape(k.href)}'{_embed_attr(k, ids)}>"
+                f"{escape(k.text)}</a></li>" for k in s.links) + "</ul>")
+            if any(k.page for k in s.links):
+                out.append(f"<p class='note'>{escape(EMBEDDED_NOTE)}</p>")
         for t in s.tables:
             if not t.shown:
                 continue
@@ -125,6 +169,7 @@ def render_html(report: Report) -> str:
             data = base64.b64encode(p.png).decode("ascii")
             out.append(f"<h3 id='plot-{escape(p.key)}'>{escape(p.title)}</h3><img "
                        f"alt='{escape(p.title)}' src='data:image/png;base64,{data}'>")
+    out += _embedded_pages(report, ids)
     out.append(f"<script>{JS}</script>")
     out.append("</body></html>\n")
     return "\n".join(out)

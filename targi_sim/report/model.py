@@ -34,11 +34,14 @@ class Plot:
 
 @dataclass
 class Link:
-    """A link to a file beside the report (an example game's viewer page), with a lead-in."""
+    """A link to a file beside the report (an example game's viewer page), with a lead-in.
+    `page` is that file's HTML: report.html embeds it, so the link still opens the game
+    when report.html travels alone ('' when there is nothing to embed)."""
 
     label: str
     text: str
     href: str
+    page: str = ""
 
 
 @dataclass
