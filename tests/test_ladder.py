@@ -11,11 +11,11 @@ import polars as pl
 import pytest
 
 from targi_sim.errors import InputError, UsageError
+from targi_sim.game.shape import game_shape
 from targi_sim.play.games import run_batch
 from targi_sim.strength.ladder import (
     LadderRun,
     first_player_flip,
-    game_shape,
     grade_flips,
     graded_at_both,
     luck_index,

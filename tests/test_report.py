@@ -13,12 +13,12 @@ from report_fixture import build_fixture
 from targi_sim.report import ReportError, analyse, build_report, compare_runs, read_run_info
 from targi_sim.report.metrics import (
     benjamini_hochberg,
-    grade,
     half_test_clustered,
     holm,
     lead_metrics,
     two_proportion_test,
 )
+from targi_sim.stats.grades import grade
 
 approx = pytest.approx
 

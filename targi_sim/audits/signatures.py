@@ -9,10 +9,8 @@ seats of the same games; the difference per deal (the pair, the independent unit
 the estimate, its interval (scipy's t interval over pairs) and a p-value.
 
 Figures, per player and game:
-* `row_bonus`: VP from row bonuses at the end.
+* `row_bonus`, `raid_losses`: as defined for every report in targi_sim/game/shape.py.
 * `gold_held`: gold held at the end of a round, averaged over the game's rounds.
-* `raid_losses`: goods, gold and VP paid to raids (each counted as one; nearly fixed by
-  the raid cards, since every raid takes something).
 * `raid_vp_lost`: VP paid to raids (what keeping goods for the raids saves).
 * `cards_denied`: tribe cards taken from the centre that the opponent could have paid
   for with what they held at the start of that round (their end-of-round holdings of
@@ -29,6 +27,7 @@ from scipy import stats as sps
 
 from targi_sim.game.deck import Deck, load_deck
 from targi_sim.game.rules import load_rules
+from targi_sim.game.shape import player_rows
 from targi_sim.play.games import play_games
 
 RESOURCES = ("salt", "pepper", "dates", "gold")  # the columns of a tribe card's cost
@@ -65,14 +64,11 @@ class Signature:
 def _per_player(games: pl.DataFrame, tables: dict[str, pl.DataFrame], deck: Deck,
                 start: dict[str, int]) -> pl.DataFrame:
     """Every figure per (game_id, player)."""
-    base = pl.concat([
-        games.select("game_id", "pair_id", pl.lit(p).alias("player"),
-                     pl.col(f"row_bonus_p{p}").cast(pl.Float64).alias("row_bonus"))
-        for p in (0, 1)])
     rounds = tables["rounds"]
+    base = player_rows(games, rounds, tables["raids"]).select(
+        "game_id", "pair_id", pl.col("player").cast(pl.Int32), "row_bonus", "raid_losses")
     gold = rounds.group_by("game_id", "player").agg(pl.col("gold").mean().alias("gold_held"))
     raids = tables["raids"].group_by("game_id", "player").agg(
-        pl.col("amount").sum().cast(pl.Float64).alias("raid_losses"),
         pl.col("amount").filter(pl.col("paid") == "vp").sum().cast(pl.Float64)
         .alias("raid_vp_lost"))
     # what each player held at the start of each round

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
+from targi_sim.game.shape import game_flags
 from targi_sim.play.games import run_batch
 from targi_sim.play.pairing import games_per_deal, pair_ids, plan
 from targi_sim.stats.rates import ClusterSums, cluster_index, per_cluster, ratio_variance
@@ -153,10 +154,7 @@ def shape_stats(games: pl.DataFrame, metric: str, pairing: str) -> np.ndarray:
     """Unit counts (a share) or sums (6,) (a mean) of a game-shape metric."""
     games = games.sort("game_id")
     if metric in SHARES:
-        column, value = (("end_reason", "display_full") if metric == "display_full_share"
-                         else ("tiebreak", "none"))
-        hit = games[column].to_numpy() == value
-        points = hit if metric == "display_full_share" else ~hit
+        points = game_flags(games)[metric]  # the definition in targi_sim/game/shape.py
         return unit_counts(points.astype(float), games_per_deal(pairing))
     index, size = _unit_index(games)
     if metric == "rounds_mean":

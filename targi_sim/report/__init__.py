@@ -1,10 +1,9 @@
 """Balance reports over a run directory (`targi-sim report`, `targi-sim compare`).
 
 Modules, one job each (a run directory is opened and checked by
-targi_sim/runner/reading.py): queries (DuckDB over the Parquet with the SQL in
-analyses/), metrics (intervals, tests, grades, Ludii
-metrics), grading (cost- and VP-adjusted card grades), findings (the rules that write the
-Findings), sections (the six report sections), plots, render / html / markdown
+targi_sim/runner/reading.py, queried by targi_sim/runner/queries.py; cards are graded by
+targi_sim/stats/grades.py): metrics (intervals, tests, Ludii metrics), findings (the
+rules that write the Findings), sections (the six report sections), plots, render / html / markdown
 (renderers), glossary (column tooltips), output (atomic writes), build (build_report),
 compare (compare_runs).
 

@@ -1,4 +1,6 @@
-"""Statistics that are clearer in Python than in SQL: intervals, tests, grades, Ludii metrics.
+"""Statistics that are clearer in Python than in SQL: intervals, tests, Ludii metrics.
+
+(Card grades: targi_sim.stats.grades.)
 
 Everything here works on small aggregated tables (one row per card, per matchup, ...)
 or on numpy arrays of one value per game; nothing reads the run itself.

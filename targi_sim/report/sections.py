@@ -12,9 +12,10 @@ from collections.abc import Callable
 import numpy as np
 import polars as pl
 
+from targi_sim.game.shape import PLAYER_FIGURES, PLAYER_NAMES
 from targi_sim.runner.queries import Analyses
 from targi_sim.stats.elo import fit_elo_model
-from targi_sim.stats.grades import GradeModel, grade_values
+from targi_sim.stats.grades import GradeModel, grade_values, grades
 from targi_sim.stats.rates import (
     ClusteredRate,
     ClusterSums,
@@ -29,7 +30,6 @@ from .metrics import (
     border_counts,
     card_mask_counts,
     drop_sums,
-    grades,
     half_test_clustered,
     lead_metrics,
     mask_counts,
@@ -673,7 +673,7 @@ def strategies(a: Analyses, min_n: int, pairs: pl.DataFrame) -> Section:
     return Section("strategies", "5. Strategies", text=text, tables=tables)
 
 
-SHAPE_FIGURES = ("cards", "token_vp", "card_vp", "row_bonus", "raid_losses")
+SHAPE_FIGURES = PLAYER_NAMES  # targi_sim/game/shape.py
 
 
 def strategy_shape(a: Analyses, min_n: int) -> Table:
@@ -690,10 +690,9 @@ def strategy_shape(a: Analyses, min_n: int) -> Table:
             row |= {f: m["mean"], f"{f}_lo": m["lo"], f"{f}_hi": m["hi"]}
         rows.append(row)
     out = mark_low_n(pl.DataFrame(rows), "player_games", min_n)
-    return Table("strategy_shape", "Game shape by strategy, per player and game: cards in "
-                 "the display at the end, VP from tokens, cards and row bonuses, goods, gold "
-                 "and VP paid to raids (95% interval with the pair as the unit)", out,
-                 n_col="player_games")
+    figures = ", ".join(f.label for f in PLAYER_FIGURES)
+    return Table("strategy_shape", f"Game shape by strategy, per player and game: {figures} "
+                 "(95% interval with the pair as the unit)", out, n_col="player_games")
 
 
 def curves(a: Analyses, min_n: int) -> Section:

@@ -33,6 +33,7 @@ from scipy import stats as sps
 
 from targi_sim.engine.records import G_WINNER
 from targi_sim.errors import InputError
+from targi_sim.game.shape import game_shape
 from targi_sim.play.games import run_batch
 from targi_sim.players.strategy import resolve_strategy
 
@@ -115,28 +116,6 @@ def luck_index(depth: pl.DataFrame) -> pl.DataFrame:
                       "games", (1 - pl.col("win_rate")).alias("luck_index"),
                       (1 - pl.col("win_rate_hi")).alias("luck_index_lo"),
                       (1 - pl.col("win_rate_lo")).alias("luck_index_hi"))
-
-
-def game_shape(games: pl.DataFrame, rounds: pl.DataFrame, raids: pl.DataFrame) -> dict:
-    """Means per game (rounds, shares) and per player and game (cards, VP, losses)."""
-    n = games.height
-    last = rounds.filter(pl.col("round") == pl.col("round").max().over("game_id"))
-
-    def both(col: str) -> float:
-        return float((games[f"{col}_p0"].sum() + games[f"{col}_p1"].sum()) / (2 * n))
-
-    return {
-        "games": n,
-        "rounds": float(games["rounds"].mean()),
-        "display_full_share": float((games["end_reason"] == "display_full").mean()),
-        "tiebreak_share": float((~games["tiebreak"].is_in(["none"])).mean()),
-        "draw_share": float((games["winner"] == -1).mean()),
-        "cards_per_player": float(last["display_count"].sum() / (2 * n)),
-        "token_vp": both("tokens"),
-        "card_vp": both("card_vp"),
-        "row_bonus": both("row_bonus"),
-        "raid_losses": float(raids["amount"].sum() / (2 * n)) if raids.height else 0.0,
-    }
 
 
 LETTERS = "ABCDF"
@@ -372,7 +351,6 @@ def _flags(lower, upper, name_lower: str, name_upper: str) -> list[str]:
     return flags
 
 
-__all__ = ["DEFAULT_RUNGS", "LadderResult", "LadderRun", "deal_share", "game_shape",
-           "grade_flips", "noise_study",
-           "graded_at_both",
+__all__ = ["DEFAULT_RUNGS", "LadderResult", "LadderRun", "deal_share", "grade_flips",
+           "graded_at_both", "noise_study",
            "luck_index", "plan_ladder", "run_ladder", "skill_depth"]

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
+from targi_sim.game.shape import PLAYER_NAMES
 from targi_sim.runner.queries import Analyses
 from targi_sim.runner.reading import RunInfo
 
@@ -34,7 +35,7 @@ CARD_METRICS = {
     "played_wr": "WR played",
     "not_taken_wr": "WR not taken",
 }
-SHAPE = ("cards", "token_vp", "card_vp", "row_bonus", "raid_losses")
+SHAPE = PLAYER_NAMES  # targi_sim/game/shape.py
 
 
 @dataclass
