@@ -6,7 +6,8 @@ round counts), both with the pair as the unit (each run's design effect; see
 family.py), adjusted p-values for multiple comparisons (Holm and
 Benjamini-Hochberg over the whole family of tests), `significant` by the chosen
 correction at alpha 0.05, and beside every metric the minimum detectable effect
-(`mde`): the smallest change these runs detect with 80% power.
+(`mde`): the smallest change these runs detect with 80% power. First, the balance
+verdict (verdict.py): the balance objective's terms before and after, with intervals.
 """
 
 from __future__ import annotations
@@ -114,7 +115,9 @@ def comparison_report(a: RunInfo, b: RunInfo, ra: Report, rb: Report, min_n: int
     level = mde_level(tests)
     text = [f"B - A for every headline and per-card metric. Rates: pooled two-proportion "
             f"z-test with each run's design effect (the pair is the unit); mean rounds: "
-            f"normal test of the clustered means. {tests} tests; adjusted p-values "
+            f"normal test of the clustered means; Balance (Ludii): normal test with the "
+            f"standard error of the balance verdict's bootstrap; LeadChange, Decisiveness: "
+            f"untested. {tests} tests; adjusted p-values "
             f"by Holm (family-wise) and Benjamini-Hochberg (false discovery rate); "
             f"'significant' uses {name} at {ALPHA}.",
             f"mde: the smallest change these two runs detect with {POWER:.0%} power at "
