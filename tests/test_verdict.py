@@ -40,15 +40,17 @@ ZERO = (0.0, -0.01, 0.01)
     (ZERO, ZERO, ZERO, ZERO, "no clear change (no weighted term"),
     ((-0.02, -0.03, -0.01), ZERO, ZERO, ZERO, "more balanced (decided by spread better)"),
     (ZERO, (0.02, 0.01, 0.03), ZERO, ZERO, "less balanced (decided by first_player worse)"),
+    ((0.02, 0.01, 0.03), (0.02, 0.01, 0.03), ZERO, ZERO,
+     "less balanced (decided by spread, first_player worse)"),
     # a term without weight never decides
     (ZERO, ZERO, (0.5, 0.4, 0.6), ZERO, "no clear change"),
     # conflicting terms: the objective weighs them
     ((-0.02, -0.03, -0.01), (0.01, 0.005, 0.02), ZERO, (-0.1, -0.15, -0.05),
-     "more balanced (the terms conflict (spread better, first_player worse)"),
+     "more balanced (terms conflict: spread better; first_player worse; the objective"),
     ((-0.02, -0.03, -0.01), (0.01, 0.005, 0.02), ZERO, (0.1, 0.05, 0.15),
-     "less balanced (the terms conflict"),
+     "less balanced (terms conflict"),
     ((-0.02, -0.03, -0.01), (0.01, 0.005, 0.02), ZERO, (-0.1, -0.2, 0.01),
-     "no clear change (the terms conflict"),
+     "no clear change (terms conflict"),
 ])
 def test_verdict_rule(spread, first, rounds, objective, expected):
     t = _table({"spread": spread, "extremes": ZERO, "first_player": first,

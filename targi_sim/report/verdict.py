@@ -167,7 +167,8 @@ def decide(table: pl.DataFrame) -> str:
     rows = {r["term"]: r for r in table.iter_rows(named=True)}
     better = [k for k in TERMS if k in rows and rows[k]["decides"] == "better"]
     worse = [k for k in TERMS if k in rows and rows[k]["decides"] == "worse"]
-    named = ", ".join([f"{k} better" for k in better] + [f"{k} worse" for k in worse])
+    named = "; ".join([f"{', '.join(ks)} {side}" for ks, side in
+                       ((better, "better"), (worse, "worse")) if ks])
     if not better and not worse:
         return ("Balance verdict: no clear change (no weighted term's 95% interval "
                 "excludes 0)")
@@ -176,7 +177,7 @@ def decide(table: pl.DataFrame) -> str:
     if not better:
         return f"Balance verdict: less balanced (decided by {named})"
     obj = rows["objective"]
-    weighed = (f"the terms conflict ({named}); the objective weighs them: "
+    weighed = (f"terms conflict: {named}; the objective weighs them: "
                f"{obj['change']:+.4g} [{obj['change_lo']:+.4g}, {obj['change_hi']:+.4g}]")
     if obj["change_hi"] < 0:
         return f"Balance verdict: more balanced ({weighed})"
