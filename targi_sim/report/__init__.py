@@ -5,7 +5,8 @@ Parquet with the SQL in analyses/), metrics (intervals, tests, grades, Ludii
 metrics), grading (cost- and VP-adjusted card grades), findings (the rules that write the
 Findings), sections (the six report sections), plots, render / html / markdown
 (renderers), glossary (column tooltips), output (atomic writes), build (build_report),
-compare (compare_runs).
+compare (compare_runs), verdict (compare's balance verdict), compare_cards (compare's
+card columns).
 
 The entry points below load DuckDB and matplotlib only when called, so that
 `import targi_sim` stays fast.
