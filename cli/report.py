@@ -154,4 +154,8 @@ def register(app: typer.Typer) -> None:
                     else (f"{r['a']:.4g}", f"{r['b']:.4g}"))  # as the report shows them
             typer.echo(f"  {r['metric']}: {a} -> {b} "
                        f"(p adj {r['p_holm'] if correction == 'holm' else r['p_bh']:.2g})")
+        from targi_sim.report.verdict import decide
+
+        with open(out_dir / "tables" / "compare_balance.parquet", "rb") as f:
+            typer.echo(decide(pl.read_parquet(f)) + ".")
         typer.echo(f"comparison written in {seconds:.1f} s: {shown(out_dir)}/report.html")

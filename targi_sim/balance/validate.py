@@ -1,6 +1,6 @@
 """Validation on fresh seeds: the base deck and the proposal play the same new deals,
-and a paired bootstrap over deals (the independent unit) gives each change its 95%
-interval — the balance terms, the game-level rates and every card's value."""
+and a paired bootstrap over deals (the independent unit; balance/bootstrap.py) gives
+each change its 95% interval — the balance terms, the game-level rates and every card's value."""
 
 from __future__ import annotations
 
@@ -14,12 +14,12 @@ import polars as pl
 from targi_sim.game.deck import Deck
 from targi_sim.play.pairing import games_per_deal, plan
 
+from .bootstrap import interval, resamples
 from .measure import PerDeal, play_deals, with_deck
 from .objective import TERMS, Terms, compared_cards, terms
 from .search import CHUNK_DEALS, Evaluator, stream_seed
 from .settings import Objective
 
-BATCH = 100
 # progress(phase, done, total): phase "play" counts games of both decks, "bootstrap"
 # counts resamples
 ValidationProgress = Callable[[str, int, int], None]
@@ -100,28 +100,24 @@ def validate(ev: Evaluator, base_deck: Deck, proposal: Deck, changed: int,
     ta = [terms(st, base_deck, obj, f) for st, f in zip(base_stats, fixed, strict=True)]
     tb = [terms(p.stats(), proposal, obj, f) for p, f in zip(b, fixed, strict=True)]
     sa, sb = _summary(ta, obj, 0), _summary(tb, obj, changed)
-    rng = np.random.default_rng(seed)
-    n = len(a[0].deal_ids)
     diffs: dict[str, list[float]] = {k: [] for k in sa}
     card_diffs = []
-    resamples = ev.config.resamples
-    for lo in range(0, resamples, BATCH):
-        w = rng.multinomial(n, np.full(n, 1.0 / n), size=min(BATCH, resamples - lo))
-        ra_all = [p.resampled(w) for p in a]
-        rb_all = [p.resampled(w) for p in b]
-        for r in range(w.shape[0]):
-            ra = [terms(x[r], base_deck, obj, f) for x, f in zip(ra_all, fixed, strict=True)]
-            rb = [terms(x[r], proposal, obj, f) for x, f in zip(rb_all, fixed, strict=True)]
+    total_resamples, done = ev.config.resamples, 0
+    for batch in resamples(a, b, np.random.default_rng(seed), total_resamples):
+        for xs, ys in batch:
+            ra = [terms(x, base_deck, obj, f) for x, f in zip(xs, fixed, strict=True)]
+            rb = [terms(y, proposal, obj, f) for y, f in zip(ys, fixed, strict=True)]
             xa, xb = _summary(ra, obj, 0), _summary(rb, obj, changed)
             for k in diffs:
                 diffs[k].append(xb[k] - xa[k])
             card_diffs.append(np.mean([y.card_value - x.card_value
                                        for x, y in zip(ra, rb, strict=True)], axis=0))
+        done += len(batch)
         if progress is not None:
-            progress("bootstrap", lo + w.shape[0], resamples)
+            progress("bootstrap", done, total_resamples)
     rows = []
     for k in sa:
-        lo_, hi_ = np.nanpercentile(diffs[k], [2.5, 97.5])
+        lo_, hi_ = interval(diffs[k])
         rows.append({"term": k, "base": sa[k], "proposal": sb[k], "change": sb[k] - sa[k],
                      "lo": float(lo_), "hi": float(hi_), "verdict": _verdict(k, lo_, hi_)})
     cd = np.array(card_diffs)

@@ -5,7 +5,8 @@ targi_sim/runner/reading.py, queried by targi_sim/runner/queries.py; cards are g
 targi_sim/stats/grades.py): metrics (intervals, tests, Ludii metrics), findings (the
 rules that write the Findings), sections (the six report sections), plots, render / html / markdown
 (renderers), glossary (column tooltips), output (atomic writes), build (build_report),
-compare (compare_runs).
+compare (compare_runs), verdict (compare's balance verdict), compare_cards (compare's
+card columns).
 
 The entry points below load DuckDB and matplotlib only when called, so that
 `import targi_sim` stays fast.

@@ -6,7 +6,8 @@ round counts), both with the pair as the unit (each run's design effect; see
 family.py), adjusted p-values for multiple comparisons (Holm and
 Benjamini-Hochberg over the whole family of tests), `significant` by the chosen
 correction at alpha 0.05, and beside every metric the minimum detectable effect
-(`mde`): the smallest change these runs detect with 80% power.
+(`mde`): the smallest change these runs detect with 80% power. First, the balance
+verdict (verdict.py): the balance objective's terms before and after, with intervals.
 """
 
 from __future__ import annotations
@@ -20,10 +21,12 @@ import polars as pl
 from targi_sim.runner.reading import ReportError, RunInfo, read_run_info
 
 from .build import DEFAULT_MIN_N, analyse, check_min_n
+from .compare_cards import CARD_COLUMNS, with_card_columns
 from .family import ALPHA, POWER, compare_tables, family_size, mde_level, with_mde
 from .metrics import benjamini_hochberg, holm
 from .model import Report, Section, Table, mark_low_n
 from .output import write_report
+from .verdict import BalanceChange, balance_change, verdict_section, with_balance_test
 
 CORRECTIONS = ("holm", "bh")
 
@@ -85,8 +88,10 @@ def compare_runs(run_a: str | Path, run_b: str | Path, out_dir: str | Path | Non
     ra = analyse(a, min_n)
     step(f"analysing B ({b.name})")
     rb = analyse(b, min_n)
+    step("balance verdict (bootstrap over deals)")
+    change = balance_change(a, b)
     step("testing differences")
-    report = comparison_report(a, b, ra, rb, min_n, correction)
+    report = comparison_report(a, b, ra, rb, min_n, correction, change)
     step("writing")
     try:
         write_report(report, out)
@@ -96,9 +101,12 @@ def compare_runs(run_a: str | Path, run_b: str | Path, out_dir: str | Path | Non
 
 
 def comparison_report(a: RunInfo, b: RunInfo, ra: Report, rb: Report, min_n: int,
-                      correction: str) -> Report:
-    """The comparison as a Report: significant changes first, then every metric."""
-    df = with_mde(adjust(compare_tables(ra, rb), correction))
+                      correction: str, change: BalanceChange | None = None) -> Report:
+    """The comparison as a Report: the balance verdict (report/verdict.py), significant
+    changes, then every metric."""
+    change = change if change is not None else balance_change(a, b)
+    df = with_mde(adjust(with_balance_test(compare_tables(ra, rb), change), correction))
+    df = with_card_columns(df, ra, rb)
     df = df.with_columns(pl.min_horizontal("n_a", "n_b").alias("n_min"))
     df = mark_low_n(df, "n_min", min_n)
     moved = df.filter(pl.col("significant")).sort("p_value")
@@ -107,7 +115,9 @@ def comparison_report(a: RunInfo, b: RunInfo, ra: Report, rb: Report, min_n: int
     level = mde_level(tests)
     text = [f"B - A for every headline and per-card metric. Rates: pooled two-proportion "
             f"z-test with each run's design effect (the pair is the unit); mean rounds: "
-            f"normal test of the clustered means. {tests} tests; adjusted p-values "
+            f"normal test of the clustered means; Balance (Ludii): normal test with the "
+            f"standard error of the balance verdict's bootstrap; LeadChange, Decisiveness: "
+            f"untested. {tests} tests; adjusted p-values "
             f"by Holm (family-wise) and Benjamini-Hochberg (false discovery rate); "
             f"'significant' uses {name} at {ALPHA}.",
             f"mde: the smallest change these two runs detect with {POWER:.0%} power at "
@@ -129,14 +139,16 @@ def comparison_report(a: RunInfo, b: RunInfo, ra: Report, rb: Report, min_n: int
     hidden = ("n_min", "variance")
     pct = "is_rate"  # rates in %, their changes and mde in percentage points
     sections = [
+        verdict_section(change),
         Section("moved", "Significant changes", text=text, tables=[
             Table("compare_significant", "Metrics that moved (adjusted p < 0.05)", moved,
                   n_col="n_min", hidden=hidden, pct_flag=pct)]),
         Section("all", "Every metric", tables=[
             Table("compare_headline", "Headline metrics",
-                  df.filter(pl.col("group") == "headline"), n_col="n_min", hidden=hidden,
-                  pct_flag=pct),
-            Table("compare_symbols", "Per symbol", df.filter(pl.col("group") == "cards_symbol"),
+                  df.filter(pl.col("group") == "headline").drop(CARD_COLUMNS), n_col="n_min",
+                  hidden=hidden, pct_flag=pct),
+            Table("compare_symbols", "Per symbol",
+                  df.filter(pl.col("group") == "cards_symbol").drop(CARD_COLUMNS),
                   n_col="n_min", hidden=hidden, pct_flag=pct),
             Table("compare_cards", "Per tribe card", df.filter(pl.col("group") == "cards_tribe"),
                   n_col="n_min", hidden=hidden, pct_flag=pct),

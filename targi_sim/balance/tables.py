@@ -1,0 +1,73 @@
+"""The balance measurement of games already played: per-deal sums from a run's tables.
+
+Why: `balance` measures the games it plays in memory (measure.play_deals); `compare`
+measures two run directories. Both reduce the same columns with the same function
+(measure.reduce_games), so a run's balance terms are those `balance` computes for the
+same games (tests/test_verdict.py plays them both ways).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+import polars as pl
+
+from .measure import DeckStats, PerDeal, reduce_games
+
+# the columns reduce_games reads, per run table
+COLUMNS = {"games": ("game_id", "pair_id", "first_player", "winner", "rounds", "tiebreak"),
+           "offers": ("game_id", "card_id"),
+           "acquisitions": ("game_id", "player", "card_id", "source", "outcome")}
+
+Chunk = tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]  # games, offers, acquisitions
+
+
+def merge_deals(parts: Sequence[PerDeal], block: int = 1) -> PerDeal:
+    """One PerDeal of `parts`, rows with the same id summed: a deal cut in two by a chunk
+    boundary becomes whole again (the sums are additive). block > 1 merges the deals of
+    each run of `block` consecutive ids (id // block) into one unit."""
+    ids = np.concatenate([p.deal_ids for p in parts]) // block
+    units, row = np.unique(ids, return_inverse=True)
+
+    def add(arrays: list[np.ndarray]) -> np.ndarray:
+        stacked = np.concatenate(arrays)
+        out = np.zeros((len(units),) + stacked.shape[1:])
+        np.add.at(out, row, stacked)
+        return out
+
+    keys = parts[0].x
+    return PerDeal(units, {k: add([p.x[k] for p in parts]) for k in keys},
+                   {k: add([p.n[k] for p in parts]) for k in keys})
+
+
+def _split_last(p: PerDeal) -> tuple[PerDeal, PerDeal]:
+    """(every deal but the last, the last): the last may go on in the next chunk."""
+    def part(s: slice) -> PerDeal:
+        return PerDeal(p.deal_ids[s], {k: v[s] for k, v in p.x.items()},
+                       {k: v[s] for k, v in p.n.items()})
+    return part(slice(None, -1)), part(slice(-1, None))
+
+
+def measure_chunks(chunks: Iterable[Chunk], n_cards: int,
+                   block: int = 1) -> tuple[DeckStats, PerDeal]:
+    """The DeckStats of a run's chunks, each (games, offers, acquisitions) with at least
+    the COLUMNS, with the deal as the cluster exactly as measure.play_deals gives them;
+    and their per-unit sums for a bootstrap, a unit being `block` consecutive deals
+    (merge_deals). Chunks come in game order; one is in memory at a time."""
+    stats: DeckStats | None = None
+    units: list[PerDeal] = []
+    pending: PerDeal | None = None  # the last deal so far: the next chunk may continue it
+    for games, offers, acquisitions in chunks:
+        if not games.height:
+            continue
+        part = reduce_games(games, offers, acquisitions, n_cards)
+        done, pending = _split_last(part if pending is None else merge_deals([pending, part]))
+        if len(done.deal_ids):
+            stats = done.stats() if stats is None else stats + done.stats()
+            units.append(merge_deals([done], block))
+    if pending is None:
+        raise ValueError("no games to measure")
+    stats = pending.stats() if stats is None else stats + pending.stats()
+    units.append(merge_deals([pending], block))
+    return stats, merge_deals(units)

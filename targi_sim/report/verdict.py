@@ -1,0 +1,246 @@
+"""The balance verdict of `compare`: did run B's deck get more or less balanced than A's?
+
+Why here and not per metric: a designer's change moves a dozen metrics, and whether
+the deck as a whole got better is what the balance objective defines. The terms are
+those `balance` minimises (targi_sim.balance.objective: the card-value spread within
+classes of equal VP, never/always-taken extremes, the first player's distance from
+50%, tie-breaks, game length), measured on each run's tables by the same reduction
+(targi_sim.balance.tables), with the weights of the shipped settings
+(data/balance/default.toml). Each change gets a 95% interval from the bootstrap over
+deals that `balance` validates with (targi_sim.balance.bootstrap): paired when both
+runs played the same deals (same --seed, games and pairing), else each run resampled
+on its own. The verdict rule is `decide`; docs/report.md states it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass
+from statistics import NormalDist
+
+import numpy as np
+import polars as pl
+
+from targi_sim.balance.bootstrap import interval, resamples
+from targi_sim.balance.measure import DeckStats, PerDeal
+from targi_sim.balance.objective import TERMS, UNMEASURED, Terms, compared_cards, terms
+from targi_sim.balance.settings import Objective, load_settings
+from targi_sim.balance.tables import COLUMNS, Chunk, measure_chunks
+from targi_sim.runner.layout import RunDir
+from targi_sim.runner.reading import RunInfo
+
+from .model import Section, Table
+
+RESAMPLES = 1000
+SEED = 0  # the bootstrap's: compare's output is a function of the two runs alone
+MAX_UNITS = 5_000  # more deals than this are resampled in blocks of consecutive deals
+ROWS = (*TERMS, "objective")
+SCHEMA = {"term": pl.String, "before": pl.Float64, "after": pl.Float64,
+          "change": pl.Float64, "change_lo": pl.Float64, "change_hi": pl.Float64,
+          "weight": pl.Float64, "decides": pl.String}
+VERDICTS = ("more balanced", "less balanced", "no clear change")
+
+
+@dataclass(frozen=True)
+class RunCards:
+    """What the objective reads of a run's deck: its tribe cards' printed VP."""
+
+    tribe_vp: np.ndarray
+    tribe_names: tuple[str, ...]
+
+    @property
+    def n_tribe(self) -> int:
+        return len(self.tribe_names)
+
+
+@dataclass
+class BalanceChange:
+    """The terms before (A) and after (B), their changes with intervals, the verdict."""
+
+    table: pl.DataFrame  # SCHEMA, one row per ROWS
+    line: str  # "Balance verdict: ..."
+    paired: bool
+    deals: tuple[int, int]
+    block: int  # deals per resampled unit (1 unless a run has more than MAX_UNITS deals)
+    resamples: int
+    balance_draws: np.ndarray  # bootstrap draws of the change of the Ludii Balance
+
+
+def _read(path, columns: tuple[str, ...]) -> pl.DataFrame:
+    with open(path, "rb") as f:  # opened by Python: a folder name is never a pattern
+        return pl.read_parquet(f, columns=list(columns))
+
+
+def run_cards(run: RunInfo) -> RunCards:
+    """The run's tribe cards (cards.parquet, which open_run checked) by card_id."""
+    with open(RunDir(run.path).cards_path, "rb") as f:
+        cards = pl.read_parquet(f)
+    tribe = cards.filter(pl.col("card_type") == "tribe").sort("card_id")
+    return RunCards(tribe["vp"].cast(pl.Int64).to_numpy(), tuple(tribe["name"].to_list()))
+
+
+def run_chunks(run: RunInfo) -> Iterator[Chunk]:
+    """The run's (games, offers, acquisitions) chunk by chunk, the columns measured."""
+    files = run.files
+    for parts in zip(files["games"], files["offers"], files["acquisitions"], strict=True):
+        yield tuple(_read(p, COLUMNS[t]) for p, t in  # type: ignore[misc]
+                    zip(parts, ("games", "offers", "acquisitions"), strict=True))
+
+
+def run_measure(run: RunInfo, block: int = 1) -> tuple[DeckStats, PerDeal]:
+    """What `balance` measures of the same games, from a run's tables: the DeckStats and
+    the per-unit sums a bootstrap resamples (targi_sim.balance.tables.measure_chunks)."""
+    return measure_chunks(run_chunks(run), run_cards(run).n_tribe, block)
+
+
+def run_terms(run: RunInfo, objective: Objective | None = None) -> Terms:
+    """A run's balance terms, exactly as `balance` computes them for the same games."""
+    obj = objective or load_settings().objective
+    return terms(run_measure(run)[0], run_cards(run), obj)  # type: ignore[arg-type]
+
+
+def _deals(run: RunInfo) -> pl.DataFrame:
+    """Every game's deal: game_id, pair_id, seed and first player, by game_id."""
+    cols = ("game_id", "pair_id", "seed", "first_player")
+    return pl.concat([_read(p, cols) for p in run.files["games"]]).sort("game_id")
+
+
+def _values(t: Terms, obj: Objective) -> dict[str, float]:
+    return {k: float(getattr(t, k)) for k in TERMS} | {"objective": t.total(obj)}
+
+
+def _weights(obj: Objective) -> dict[str, float]:
+    return {k: float(getattr(obj, k)) for k in TERMS} | {"objective": 1.0}
+
+
+def balance_change(a: RunInfo, b: RunInfo, objective: Objective | None = None,
+                   count: int = RESAMPLES, seed: int = SEED) -> BalanceChange:
+    """Run A's and run B's balance terms, each change's 95% bootstrap interval and the
+    verdict. The spread compares the cards A's measurement compares (as `balance`
+    validates a proposal against its base deck), unless the decks differ in size."""
+    obj = objective or load_settings().objective
+    da, db = _deals(a), _deals(b)
+    paired = da.equals(db)
+    deals = (da["pair_id"].n_unique(), db["pair_id"].n_unique())
+    block = max(1, math.ceil(max(deals) / MAX_UNITS))
+    (sa, pa), (sb, pb) = run_measure(a, block), run_measure(b, block)
+    paired = paired and np.array_equal(pa.deal_ids, pb.deal_ids)
+    ca, cb = run_cards(a), run_cards(b)
+    fixed = (compared_cards(ca, terms(sa, ca, obj), obj.min_plays)  # type: ignore[arg-type]
+             if ca.n_tribe == cb.n_tribe else None)
+    before = _values(terms(sa, ca, obj, fixed), obj)  # type: ignore[arg-type]
+    after = _values(terms(sb, cb, obj, fixed), obj)  # type: ignore[arg-type]
+    # resamples keep the point estimates' verdict on which cards are measured: a card
+    # of A near min_plays must not drop out of some resamples (the spread would jump to
+    # UNMEASURED), while B, if it left a compared card too rarely played, stays so
+    fa = fixed if fixed is None else (fixed[0], fixed[1], 0.0)
+    fb = fixed if after["spread"] == UNMEASURED else fa
+    draws: dict[str, list[float]] = {k: [] for k in ROWS}
+    for batch in resamples([pa], [pb], np.random.default_rng(seed), count, paired):
+        for (xa,), (xb,) in batch:
+            va = _values(terms(xa, ca, obj, fa), obj)  # type: ignore[arg-type]
+            vb = _values(terms(xb, cb, obj, fb), obj)  # type: ignore[arg-type]
+            for k in ROWS:
+                draws[k].append(vb[k] - va[k])
+    weights = _weights(obj)
+    rows = []
+    for k in ROWS:
+        lo, hi = interval(draws[k])
+        side = "better" if hi < 0 else "worse" if lo > 0 else ""
+        rows.append({"term": k, "before": before[k], "after": after[k],
+                     "change": after[k] - before[k], "change_lo": lo, "change_hi": hi,
+                     "weight": weights[k], "decides": side if weights[k] > 0 else ""})
+    table = pl.DataFrame(rows, schema=SCHEMA)
+    # Ludii Balance = 1 - |2 rate - 1| = 1 - 2 first_player: its change is -2 times
+    return BalanceChange(table, decide(table), paired, deals, block, count,
+                         -2.0 * np.asarray(draws["first_player"], dtype=float))
+
+
+def decide(table: pl.DataFrame) -> str:
+    """The verdict line from a compare_balance table (lower is better for every term).
+
+    A term decides when it has a weight and its interval excludes 0. No deciding term:
+    no clear change. Deciding terms that agree: their direction. Deciding terms that
+    conflict are weighed by the objective (the weighted sum `balance` minimises): its
+    own interval decides, and when it includes 0 there is no clear change."""
+    rows = {r["term"]: r for r in table.iter_rows(named=True)}
+    better = [k for k in TERMS if k in rows and rows[k]["decides"] == "better"]
+    worse = [k for k in TERMS if k in rows and rows[k]["decides"] == "worse"]
+    named = "; ".join([f"{', '.join(ks)} {side}" for ks, side in
+                       ((better, "better"), (worse, "worse")) if ks])
+    if not better and not worse:
+        return ("Balance verdict: no clear change (no weighted term's 95% interval "
+                "excludes 0)")
+    if not worse:
+        return f"Balance verdict: more balanced (decided by {named})"
+    if not better:
+        return f"Balance verdict: less balanced (decided by {named})"
+    obj = rows["objective"]
+    weighed = (f"terms conflict: {named}; the objective weighs them: "
+               f"{obj['change']:+.4g} [{obj['change_lo']:+.4g}, {obj['change_hi']:+.4g}]")
+    if obj["change_hi"] < 0:
+        return f"Balance verdict: more balanced ({weighed})"
+    if obj["change_lo"] > 0:
+        return f"Balance verdict: less balanced ({weighed})"
+    return f"Balance verdict: no clear change ({weighed})"
+
+
+def balance_test(change: float, draws: np.ndarray) -> tuple[float, float, float]:
+    """(z, p-value, variance) of a change whose bootstrap draws are `draws`: a normal
+    test with the bootstrap standard error; a draw-free standard error of 0 gives
+    p = 1 for no change and 0 otherwise."""
+    d = draws[np.isfinite(draws)]
+    if d.size < 2 or not math.isfinite(change):
+        return math.nan, math.nan, math.nan
+    se = float(np.std(d, ddof=1))
+    if se == 0.0:
+        return math.nan, 1.0 if change == 0 else 0.0, 0.0
+    z = change / se
+    return z, 2.0 * (1.0 - NormalDist().cdf(abs(z))), se * se
+
+
+def with_balance_test(df: pl.DataFrame, change: BalanceChange) -> pl.DataFrame:
+    """compare's table with the headline Ludii Balance row tested (balance_test on the
+    verdict's bootstrap draws), so that it joins the family of tests."""
+    is_row = (pl.col("group") == "headline") & (pl.col("metric") == "Balance")
+    row = df.filter(is_row)
+    if not row.height:
+        return df
+    z, p, var = balance_test(float(row["change"][0]), change.balance_draws)
+    return df.with_columns(
+        pl.when(is_row).then(pl.lit(z)).otherwise(pl.col("z")).alias("z"),
+        pl.when(is_row).then(pl.lit(p)).otherwise(pl.col("p_value")).alias("p_value"),
+        pl.when(is_row).then(pl.lit(var)).otherwise(pl.col("variance")).alias("variance"))
+
+
+def verdict_section(change: BalanceChange, objective: Objective | None = None) -> Section:
+    """The compare report's first section: the verdict line and the terms' table."""
+    obj = objective or load_settings().objective
+    how = ("paired: both runs played the same deals, one resample weights each deal of "
+           "both alike" if change.paired else
+           "unpaired: the runs played different deals (seed, games or pairing differ), "
+           "each resampled on its own")
+    unit = ("deals" if change.block == 1 else
+            f"blocks of {change.block} consecutive deals (runs of more than "
+            f"{MAX_UNITS:,} deals)")
+    text = [
+        f"**{change.line}.**",
+        "The terms of the balance objective, the one definition `targi-sim balance` "
+        "minimises (docs/balance.md): spread = debiased SD of the cards' "
+        f"{obj.value} value among cards of equal printed VP (cards played at least "
+        f"{obj.min_plays} times in A, held to that play rate in B); extremes = mean "
+        f"distance of acquire rates below {obj.never:g} or above {obj.always:g}; "
+        "first_player = |first player's rate - 0.5|; tiebreak = share of games reaching "
+        f"a tie-break; rounds = |mean rounds - {obj.rounds_target:g}| / 12; objective = "
+        "their sum weighted by `weight` (data/balance/default.toml). Lower is better for "
+        "every one.",
+        f"change = B - A with a 95% bootstrap interval over {unit} ({change.resamples:,} "
+        f"resamples; {how}; {change.deals[0]:,} vs {change.deals[1]:,} deals). decides: "
+        "a weighted term whose interval excludes 0. Terms that agree decide the verdict; "
+        "terms that conflict are weighed by the objective, whose interval then decides "
+        "(docs/report.md, 'Balance verdict').",
+    ]
+    return Section("balance", "Balance verdict", text=text, tables=[
+        Table("compare_balance", "Balance objective terms, A (before) and B (after)",
+              change.table)])
