@@ -84,14 +84,11 @@ def balance(
     from targi_sim.players.strategy import resolve_strategy
 
     from . import signals
-    from .app import _fail, load_engine
-    from .parse import MAX_GAMES, ParseError, parse_seed, parse_whole_number, split_names
-    from .tournament import parse_jobs
+    from .common import fail, load_engine
+    from .parse import ParseError, parse_search_budget, parse_whole_number, split_names
 
     try:
-        n_budget = parse_whole_number(budget, "--budget", 1, MAX_GAMES)
-        run_seed = parse_seed(seed)
-        n_jobs = parse_jobs(jobs)
+        n_budget, run_seed, n_jobs = parse_search_budget(budget, seed, jobs)
         n_block = parse_whole_number(block_deals, "--block-deals", 10, 10_000_000)
         n_blocks = parse_whole_number(blocks, "--blocks", 1, 100)
         n_val = parse_whole_number(validate_deals, "--validate-deals", 100, 100_000_000)
@@ -106,7 +103,7 @@ def balance(
         base = load_deck(deck)
         settings.space.frozen_ids(base, settings.path)
     except (ParseError, UsageError, DataError, ValueError) as exc:
-        raise _fail(str(exc)) from None
+        raise fail(str(exc)) from None
     out_path = Path(out) if out else Path("balance") / Path(base.name).stem
     config = BalanceConfig(deck=deck, rules=rules, strategies=names, budget=n_budget,
                            block_deals=n_block, blocks=n_blocks, seed=run_seed,
@@ -152,9 +149,9 @@ def balance(
                    "--resume to continue.", err=True)
         raise typer.Exit(signals.exit_code(exc)) from None
     except (UsageError, DataError, InputError, ValueError) as exc:
-        raise _fail(str(exc)) from None
+        raise fail(str(exc)) from None
     except OSError as exc:
-        raise _fail(f"cannot write into {str(out_path)!r}: {exc}") from None
+        raise fail(f"cannot write into {str(out_path)!r}: {exc}") from None
     if result is None:
         typer.echo("Stopped early; rerun with --resume to continue.")
         return

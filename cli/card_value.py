@@ -34,28 +34,23 @@ def fork_run(out_dir, rate: float, jobs: int, *, force: bool, quiet: bool,
              strategy_files: tuple[str, ...] = ()) -> None:
     """Add forks to a complete run directory and print the cards' values (shared by
     `card-value` and `run --card-value`); InputError for a run or rate it cannot use."""
-    from targi_sim.cardvalue.forkdir import add_forks, fork_job, must_replace
-    from targi_sim.cardvalue.forks import play_forks
-    from targi_sim.cardvalue.values import card_values
+    from targi_sim.cardvalue.job import load_fork_driver, prepare_forks, run_forks
 
-    from .app import _progress, load_engine
+    from .common import load_engine, progress_bar
 
-    job = fork_job(out_dir, rate, strategy_files)
-    force = must_replace(job, force)  # refuses forks of another rate now, before any work
+    job, force = prepare_forks(out_dir, rate, force=force, strategy_files=strategy_files)
     err = Console(stderr=True)
     t0 = time.perf_counter()
     load_engine(err, quiet, [job.match])  # the run's build, with its compile estimate
     with err.status("Loading the card-value forks (compiled once per machine and version, "
                     "about a minute the first time)...") if not quiet else nullcontext():
-        from targi_sim.play.pairing import game_plan
-
-        play_forks(job.match, *game_plan(1, 0), 1.0)
+        load_fork_driver(job)
     setup = time.perf_counter() - t0
-    with _progress(err, quiet) as bar:
+    with progress_bar(err, quiet) as bar:
         task = bar.add_task(escape(f"forks ({rate:g} of decisions)"), total=job.games)
-        outcome = add_forks(job, jobs=jobs, force=force,
-                            progress=lambda n: bar.advance(task, n))
-    values = card_values(job.root)
+        done = run_forks(job, jobs=jobs, force=force, load_driver=False,
+                         progress=lambda n: bar.advance(task, n))
+    outcome, values = done.outcome, done.values
     console = Console()
     if outcome.chunks_skipped:
         console.print(f"Resumed: {outcome.chunks_skipped} of {outcome.chunks_total} chunks "
@@ -107,9 +102,9 @@ def register(app: typer.Typer) -> None:
         """Each tribe card's causal value by forked play, into RUN_DIR/forks/."""
         from targi_sim import InputError
 
-        from .app import _fail
-        from .parse import ParseError
-        from .run import parse_jobs
+        from .common import fail
+        from .parse import ParseError, parse_rate
+        from .parse import parse_run_jobs as parse_jobs
         from .signals import exit_code
 
         try:
@@ -118,21 +113,10 @@ def register(app: typer.Typer) -> None:
             fork_run(run_dir, rate, n_jobs, force=force, quiet=quiet,
                      strategy_files=tuple(strategy_file or ()))
         except (ParseError, InputError, ValueError) as exc:
-            raise _fail(str(exc)) from None
+            raise fail(str(exc)) from None
         except KeyboardInterrupt as exc:
             typer.echo("\nInterrupted. Forked chunks are kept; rerun the same command to "
                        "resume.", err=True)
             raise typer.Exit(exit_code(exc)) from None
 
 
-def parse_rate(text: str) -> float:
-    """--fork-rate: a number in (0, 1]."""
-    from .parse import ParseError
-
-    try:
-        rate = float(text)
-    except ValueError:
-        raise ParseError(f"--fork-rate must be a number in (0, 1]; got {text!r}") from None
-    if not 0 < rate <= 1:
-        raise ParseError(f"--fork-rate must be in (0, 1]; got {text!r}")
-    return rate

@@ -60,15 +60,6 @@ def default_jobs() -> str:
     return "auto" if os.environ.get("CI", "").strip().lower() not in ("", "0", "false") else "1"
 
 
-def parse_check_jobs(text: str) -> int:
-    """--jobs: a whole number 1..1024 (capped at the CPUs) or "auto" (every CPU)."""
-    from .tournament import parse_jobs
-
-    if str(text).strip().lower() == "auto":
-        return os.cpu_count() or 1
-    return parse_jobs(text)
-
-
 class CheckCommand(TyperCommand):
     """`check` itself, except that `check init ...` runs the init command: `check`
     takes baseline files as arguments, so `init` cannot be an ordinary subcommand."""
@@ -163,11 +154,11 @@ def _load_all(files: list[str]):
     from targi_sim.check.baseline import list_baselines, load_baseline
     from targi_sim.check.playing import prepare
 
-    from .app import _fail
+    from .common import fail
 
     paths = [Path(f) for f in files] if files else list_baselines()
     if not paths:
-        raise _fail(f"no baseline files given and none found in {data_dir() / 'baselines'}")
+        raise fail(f"no baseline files given and none found in {data_dir() / 'baselines'}")
     loaded = []
     for p in paths:
         baseline = load_baseline(p)
@@ -216,8 +207,8 @@ def register(app: typer.Typer) -> None:
         from targi_sim import DataError, UsageError
         from targi_sim.check.playing import worker_pool
 
-        from .app import _fail
-        from .parse import ParseError, parse_games
+        from .common import fail
+        from .parse import ParseError, parse_check_jobs, parse_games
         from .signals import exit_code
 
         try:
@@ -227,14 +218,14 @@ def register(app: typer.Typer) -> None:
                 _check_output_path(option, path)
             loaded = _load_all(baseline_files or [])
         except ParseError as exc:
-            raise _fail(str(exc).replace("--games", "--update-games")) from None
+            raise fail(str(exc).replace("--games", "--update-games")) from None
         except (UsageError, DataError, ValueError) as exc:
-            raise _fail(str(exc)) from None
+            raise fail(str(exc)) from None
 
         err, out = Console(stderr=True), Console()
         t0 = time.perf_counter()
         try:
-            from .app import load_engine
+            from .common import load_engine
 
             load_engine(err, quiet, [p.match for _, prepared in loaded for p in prepared])
             with worker_pool(n_jobs) as parallel:
@@ -272,7 +263,7 @@ def _write_outputs(results, seconds: float, junit: Path | None, summary: Path | 
                    reports: dict, out: Console) -> None:
     from targi_sim.check.output import write_junit, write_summary
 
-    from .app import _fail
+    from .common import fail
 
     for path, write in ((junit, lambda p: write_junit(p, results, seconds)),
                         (summary, lambda p: write_summary(p, results, seconds, reports))):
@@ -281,7 +272,7 @@ def _write_outputs(results, seconds: float, junit: Path | None, summary: Path | 
         try:
             write(path)
         except OSError as exc:
-            raise _fail(f"cannot write {path}: {exc}") from None
+            raise fail(f"cannot write {path}: {exc}") from None
         out.print(f"wrote {escape(str(path))}", highlight=False)
 
 
@@ -290,7 +281,7 @@ def _failure_reports(loaded, results, folder: Path, n_jobs: int, err: Console, o
     """The report of every failing expectation's games (targi_sim.check.output)."""
     from targi_sim.check.output import failure_report, slug
 
-    from .app import _fail, _progress
+    from .common import fail, progress_bar
 
     prepared = {id(e): p for baseline, ps in loaded
                 for e, p in zip(baseline.expectations, ps, strict=True)}
@@ -304,13 +295,13 @@ def _failure_reports(loaded, results, folder: Path, n_jobs: int, err: Console, o
                 name += "-2"
             used.add(name)
             try:
-                with _progress(err, quiet) as bar:
+                with progress_bar(err, quiet) as bar:
                     task = bar.add_task(f"report {r.expectation.name}", total=r.games)
                     html = failure_report(r, prepared[id(r.expectation)], folder / name,
                                           jobs=n_jobs,
                                           progress=lambda n, t=task: bar.advance(t, n))
             except OSError as exc:
-                raise _fail(f"cannot write the report into {folder / name}: {exc}") from None
+                raise fail(f"cannot write the report into {folder / name}: {exc}") from None
             out.print(f"report of the failing expectation {escape(r.expectation.name)!r}: "
                       f"{escape(str(html))}", highlight=False)
             reports[r.expectation.name] = html
@@ -321,7 +312,7 @@ def _check(loaded, parallel, n_jobs: int, err: Console, out: Console, quiet: boo
     """Every expectation's CheckResult, by file: [(path, [results])]."""
     from targi_sim.check.guard import run_expectation
 
-    from .app import _progress
+    from .common import progress_bar
 
     results = []
     for baseline, matches in loaded:
@@ -329,7 +320,7 @@ def _check(loaded, parallel, n_jobs: int, err: Console, out: Console, quiet: boo
                   highlight=False)
         done = []
         for e, match in zip(baseline.expectations, matches, strict=True):
-            with _progress(err, quiet) as bar:
+            with progress_bar(err, quiet) as bar:
                 task = bar.add_task(e.name, total=e.max_games)
                 result = run_expectation(e, parallel, n_jobs, match=match,
                                          progress=lambda n, t=task: bar.advance(t, n))
@@ -341,24 +332,31 @@ def _check(loaded, parallel, n_jobs: int, err: Console, out: Console, quiet: boo
 
 
 def _update(loaded, n_games: int, parallel, err: Console, out: Console, quiet: bool) -> None:
-    from targi_sim.check.baseline import updated_text, write_atomic
-    from targi_sim.check.guard import measure
+    from contextlib import ExitStack
+
+    from targi_sim.check.guard import update_baseline
     from targi_sim.check.output import fmt_value
 
-    from .app import _fail, _progress
+    from .common import fail, progress_bar
 
     for baseline, matches in loaded:
-        measured = {}
+        with ExitStack() as bars:
+            def progress_for(e, bars=bars):
+                bars.close()  # one bar at a time: the previous expectation's is done
+                bar = bars.enter_context(progress_bar(err, quiet))
+                task = bar.add_task(f"measure {e.name}", total=n_games)
+                return lambda n: bar.advance(task, n)
+
+            try:
+                measured = update_baseline(baseline, matches, n_games, parallel, progress_for)
+            except OSError as exc:
+                raise fail(f"cannot write {baseline.path}: {exc}") from None
         table = Table(box=box.SIMPLE_HEAD, title=f"{baseline.path}: re-measured rates",
                       title_justify="left")
         for col in ("expectation", "old", "new", "95% CI", "games"):
             table.add_column(col, justify="left" if col == "expectation" else "right")
-        for e, match in zip(baseline.expectations, matches, strict=True):
-            with _progress(err, quiet) as bar:
-                task = bar.add_task(f"measure {e.name}", total=n_games)
-                m = measure(e, n_games, parallel, match=match,
-                            progress=lambda n, t=task: bar.advance(t, n))
-            measured[e.index] = m
+        for e in baseline.expectations:
+            m = measured[e.index]
             if m.cards:
                 table.add_row(e.name, f"{len(e.cards)} cards", f"{len(m.cards)} cards", "",
                               f"{m.games:,}")
@@ -366,10 +364,6 @@ def _update(loaded, n_games: int, parallel, err: Console, out: Console, quiet: b
                 table.add_row(e.name, fmt_value(e, e.rate), fmt_value(e, m.rate),
                               f"{fmt_value(e, m.ci_low)} .. {fmt_value(e, m.ci_high)}",
                               f"{m.games:,}")
-        try:
-            write_atomic(baseline.path, updated_text(baseline, measured))
-        except OSError as exc:
-            raise _fail(f"cannot write {baseline.path}: {exc}") from None
         out.print(table)
         out.print(f"rewrote {baseline.path}; review the diff and commit it deliberately.",
                   highlight=False)

@@ -65,9 +65,8 @@ def init_command():
         from targi_sim.check.init_baseline import InitConfig, init_baseline
         from targi_sim.check.playing import worker_pool
 
-        from .app import _fail, _progress
-        from .check import parse_check_jobs
-        from .parse import ParseError, parse_whole_number, split_names
+        from .common import fail, progress_bar
+        from .parse import ParseError, parse_check_jobs, parse_whole_number, split_names
         from .signals import exit_code
 
         try:
@@ -99,7 +98,7 @@ def init_command():
             config = InitConfig(deck=deck, strategies=names, rules=rules, games=n_games,
                                 max_games=cap, batch_games=batch, kinds=chosen)
         except ParseError as exc:
-            raise _fail(str(exc)) from None
+            raise fail(str(exc)) from None
 
         err, console = Console(stderr=True), Console()
         try:
@@ -109,14 +108,14 @@ def init_command():
             from targi_sim.game.rules import load_rules
             from targi_sim.players.strategy import resolve_strategy
 
-            from .app import load_engine
+            from .common import load_engine
 
             for name in names:  # named in the message as typed, before any measuring
                 resolve_strategy(name)
             load_rules(rules)
             plan = planned(config, load_deck(deck))
             load_engine(err, quiet, [prepare(e).match for e in plan[:1]])
-            with worker_pool(n_jobs) as parallel, _progress(err, quiet) as bar:
+            with worker_pool(n_jobs) as parallel, progress_bar(err, quiet) as bar:
                 def progress(name, total):
                     task = bar.add_task(f"measure {name}", total=total)
                     return lambda n, t=task: bar.advance(t, n)
@@ -124,7 +123,7 @@ def init_command():
                 text, results, skipped = init_baseline(config, out, parallel,
                                                        progress=progress)
         except (UsageError, DataError, ValueError) as exc:
-            raise _fail(str(exc)) from None
+            raise fail(str(exc)) from None
         except KeyboardInterrupt as exc:
             typer.echo("\nInterrupted; no file written.", err=True)
             raise typer.Exit(exit_code(exc)) from None
@@ -132,7 +131,7 @@ def init_command():
             out.parent.mkdir(parents=True, exist_ok=True)
             atomic_write_text(out, text)
         except OSError as exc:
-            raise _fail(f"cannot write {out}: {exc}") from None
+            raise fail(f"cannot write {out}: {exc}") from None
         for note in skipped:
             console.print(f"not guarded: {escape(note)}", highlight=False)
         console.print(f"wrote {escape(str(out))}: {len(results)} expectations. Check it with "

@@ -59,7 +59,7 @@ def register(app: typer.Typer) -> None:
         from targi_sim import DataError, InputError, UsageError
         from targi_sim.strength.ladder import plan_ladder, run_ladder
 
-        from .app import _fail, _progress
+        from .common import fail, progress_bar
         from .parse import ParseError, parse_games, parse_seed, parse_whole_number, split_names
         from .report import shown
         from .signals import exit_code
@@ -72,14 +72,14 @@ def register(app: typer.Typer) -> None:
             n_jobs = parse_whole_number(jobs, "--jobs", 0, 4096) or (os.cpu_count() or 1)
             plan = plan_ladder(names, n_games, n_search)
         except ParseError as exc:
-            raise _fail(str(exc)) from None
+            raise fail(str(exc)) from None
         except (UsageError, DataError, InputError, ValueError) as exc:
-            raise _fail(str(exc)) from None
+            raise fail(str(exc)) from None
         out_dir = out or f"runs/ladder-seed{run_seed}"
         err = Console(stderr=True)
         t0 = time.perf_counter()
         try:
-            with _progress(err, quiet) as bar:
+            with progress_bar(err, quiet) as bar:
                 tasks = {r.key: bar.add_task(r.key, total=r.games) for r in plan}
 
                 def step(key: str, done: int, total: int) -> None:
@@ -91,7 +91,7 @@ def register(app: typer.Typer) -> None:
                                     seed=run_seed, deck=deck, rules=rules, jobs=n_jobs,
                                     force=force, progress=step)
         except (InputError, UsageError, DataError) as exc:
-            raise _fail(str(exc)) from None
+            raise fail(str(exc)) from None
         except KeyboardInterrupt as exc:
             typer.echo(f"\nInterrupted; completed chunks are kept in {out_dir}/runs; rerun "
                        "the same command to resume.", err=True)

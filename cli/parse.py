@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Sequence
 from decimal import Decimal, InvalidOperation
@@ -77,3 +78,46 @@ def cap_jobs(jobs: int, option: str = "--jobs") -> int:
     print(f"Note: {option} {jobs} is more than the {cpus} CPUs of this machine; using {cpus} "
           "(results do not depend on it).", file=sys.stderr)
     return cpus
+
+
+def parse_jobs(text: str) -> int:
+    """The --jobs value: worker processes, 1..1024, capped at the CPU count (with a note)."""
+    raw = str(text).strip()
+    if not raw.isdigit() or not 1 <= int(raw) <= 1024:
+        raise ParseError(f"--jobs must be a whole number from 1 to 1024; got {text!r}")
+    return cap_jobs(int(raw))
+
+
+def parse_run_jobs(text: str, chunks: int) -> int:
+    """--jobs: a whole number 1..1024, or `auto` (every CPU, at most one per chunk)."""
+    raw = str(text).strip().lower()
+    if raw == "auto":
+        return max(1, min(os.cpu_count() or 1, chunks))
+    if not raw.isdigit() or not 1 <= int(raw) <= 1024:
+        raise ParseError(f"--jobs must be `auto` or a whole number from 1 to 1024; got {text!r}")
+    return int(raw)
+
+
+def parse_check_jobs(text: str) -> int:
+    """--jobs: a whole number 1..1024 (capped at the CPUs) or "auto" (every CPU)."""
+    if str(text).strip().lower() == "auto":
+        return os.cpu_count() or 1
+    return parse_jobs(text)
+
+
+def parse_rate(text: str) -> float:
+    """--fork-rate: a number in (0, 1]."""
+    try:
+        rate = float(text)
+    except ValueError:
+        raise ParseError(f"--fork-rate must be a number in (0, 1]; got {text!r}") from None
+    if not 0 < rate <= 1:
+        raise ParseError(f"--fork-rate must be in (0, 1]; got {text!r}")
+    return rate
+
+
+def parse_search_budget(budget: str, seed: str, jobs: str) -> tuple[int, int, int]:
+    """The options every search command shares (`tune`, `balance`): --budget in games,
+    --seed, --jobs; ParseError on a bad one."""
+    return (parse_whole_number(budget, "--budget", 1, MAX_GAMES), parse_seed(seed),
+            parse_jobs(jobs))

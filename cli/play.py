@@ -87,7 +87,7 @@ def register(app: typer.Typer) -> None:
         from targi_sim import DataError, UsageError
         from targi_sim.play.session import new_game
 
-        from .app import _fail
+        from .common import fail
         from .parse import ParseError, parse_seed, parse_whole_number
         from .replay_view import Narrator
 
@@ -100,7 +100,7 @@ def register(app: typer.Typer) -> None:
             game = new_game(game_seed, **seats, deck=deck, rules=rules,
                             first_player=first_player)
         except (ParseError, UsageError, DataError, ValueError) as exc:
-            raise _fail(str(exc)) from None
+            raise fail(str(exc)) from None
         console = Console(highlight=False, soft_wrap=True)
         deck_obj = game.match.deck
         narrator = Narrator(deck_obj)

@@ -59,7 +59,7 @@ def register(app: typer.Typer) -> None:
         from targi_sim.play.games import MAX_TRACE_ROWS
         from targi_sim.runner.replay import logged_differences, logged_rows, replay_logged_game
 
-        from .app import _fail
+        from .common import fail
         from .parse import ParseError, parse_whole_number
         from .replay_view import render_game
 
@@ -83,7 +83,7 @@ def register(app: typer.Typer) -> None:
                 record = play_game(s, (p0, p1), deck=deck, rules=rules, first_player=int(first))
                 title, diffs = f"Game with seed {s}", None
         except (ParseError, InputError, UsageError, DataError, ValueError) as exc:
-            raise _fail(str(exc)) from None
+            raise fail(str(exc)) from None
         if html is not None:
             from .replay_html import write_html
 

@@ -68,7 +68,7 @@ def _run(label: str, quiet: bool, work):
 
     from targi_sim.report import ReportError
 
-    from .app import _fail
+    from .common import fail
     from .signals import exit_code
 
     err = Console(stderr=True)
@@ -80,7 +80,7 @@ def _run(label: str, quiet: bool, work):
             with err.status(label) as status:
                 out = work(lambda msg: status.update(f"{label}: {msg}..."))
     except ReportError as exc:
-        raise _fail(str(exc)) from None
+        raise fail(str(exc)) from None
     except KeyboardInterrupt as exc:  # Ctrl-C, SIGTERM or SIGHUP (cli/signals.py)
         typer.echo("\nInterrupted; files already written are complete, others absent.",
                    err=True)
@@ -103,13 +103,13 @@ def register(app: typer.Typer) -> None:
         """Balance report of one run: overview, first player, cards, raids, strategies, curves."""
         from targi_sim.report import build_report
 
-        from .app import _fail
+        from .common import fail
         from .parse import ParseError
 
         try:
             n = _parse_min_n(min_n)
         except ParseError as exc:
-            raise _fail(str(exc)) from None
+            raise fail(str(exc)) from None
         out_dir, seconds = _run("Report", quiet,
                                 lambda step: build_report(run, out, n, progress=step))
         typer.echo(f"report written in {seconds:.1f} s: {shown(out_dir)}/report.html "
@@ -135,13 +135,13 @@ def register(app: typer.Typer) -> None:
 
         from targi_sim.report import compare_runs
 
-        from .app import _fail
+        from .common import fail
         from .parse import ParseError
 
         try:
             n = _parse_min_n(min_n)
         except ParseError as exc:
-            raise _fail(str(exc)) from None
+            raise fail(str(exc)) from None
         out_dir, seconds = _run("Compare", quiet, lambda step: compare_runs(
             run_a, run_b, out, min_n=n, correction=correction,
             allow_different_strategies=allow_different, progress=step))

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import errno
-import os
 import re
 import sys
 import time
@@ -59,18 +58,6 @@ def default_out(p0: str, p1: str, games: int, seed: int, deck: str, rules: str) 
     if rules != "default":
         name += f"-{_slug(rules)}"
     return Path("runs") / name
-
-
-def parse_jobs(text: str, chunks: int) -> int:
-    """--jobs: a whole number 1..1024, or `auto` (every CPU, at most one per chunk)."""
-    from .parse import ParseError
-
-    raw = str(text).strip().lower()
-    if raw == "auto":
-        return max(1, min(os.cpu_count() or 1, chunks))
-    if not raw.isdigit() or not 1 <= int(raw) <= 1024:
-        raise ParseError(f"--jobs must be `auto` or a whole number from 1 to 1024; got {text!r}")
-    return int(raw)
 
 
 def _human_bytes(n: float) -> str:
@@ -209,8 +196,15 @@ def register(app: typer.Typer) -> None:
         from targi_sim.runner import RunConfig, execute, resolve_run
         from targi_sim.runner.execute import check_options, check_out
 
-        from .app import _fail, _progress, load_engine
-        from .parse import ParseError, cap_jobs, parse_games, parse_seed, parse_whole_number
+        from .common import fail, load_engine, progress_bar
+        from .parse import (
+            ParseError,
+            cap_jobs,
+            parse_games,
+            parse_run_jobs,
+            parse_seed,
+            parse_whole_number,
+        )
         from .signals import exit_code
         from .summary import render
 
@@ -227,7 +221,7 @@ def register(app: typer.Typer) -> None:
                 games=n_games, seed=run_seed, p0=p0, p1=p1, deck=deck, rules=rules,
                 paired=not unpaired, chunk_size=chunk, pairing=pairing))
             n_chunks = -(-n_games // resolved.chunk_size)
-            n_jobs = parse_jobs(jobs, n_chunks)
+            n_jobs = parse_run_jobs(jobs, n_chunks)
             if not (backend == "dask" and scheduler):  # a remote cluster has its own workers
                 n_jobs = cap_jobs(n_jobs)
             names = resolved.match.strategies
@@ -239,12 +233,12 @@ def register(app: typer.Typer) -> None:
             if card_value:
                 from targi_sim.cardvalue.forks import check_forkable
 
-                from .card_value import parse_rate
+                from .parse import parse_rate
 
                 rate = parse_rate(fork_rate)
                 check_forkable(resolved.match)
         except (ParseError, InputError, UsageError, DataError, ValueError) as exc:
-            raise _fail(str(exc)) from None
+            raise fail(str(exc)) from None
         err = Console(stderr=True)
         done = 0
 
@@ -257,21 +251,21 @@ def register(app: typer.Typer) -> None:
             t0 = time.perf_counter()
             load_engine(err, quiet, [resolved.match])
             t1 = time.perf_counter()
-            with _progress(err, quiet) as bar:
+            with progress_bar(err, quiet) as bar:
                 task = bar.add_task(escape(f"{names[0]} vs {names[1]}"), total=n_games)
                 outcome = execute(resolved, out_dir, jobs=n_jobs, backend=backend,
                                   scheduler=scheduler, force=force, progress=advance,
                                   command=["targi-sim", *sys.argv[1:]])
             t2 = time.perf_counter()
         except (InputError, UsageError) as exc:
-            raise _fail(str(exc)) from None
+            raise fail(str(exc)) from None
         except KeyboardInterrupt as exc:  # Ctrl-C, SIGTERM or SIGHUP (cli/signals.py)
             typer.echo(f"\nInterrupted after {done:,} of {n_games:,} games. Completed chunks "
                        f"are kept in {out_dir}; rerun the same command to resume.", err=True)
             raise typer.Exit(exit_code(exc)) from None
         except OSError as exc:
             reason = "the disk is full" if exc.errno == errno.ENOSPC else (exc.strerror or exc)
-            raise _fail(f"cannot write the run to {out_dir}: {reason}. Completed chunks are "
+            raise fail(f"cannot write the run to {out_dir}: {reason}. Completed chunks are "
                         "kept; free space and rerun the same command to resume.") from None
 
         tally = summarise(out_dir, names, outcome.chunks_total)
@@ -296,7 +290,7 @@ def register(app: typer.Typer) -> None:
                 fork_run(out_dir, rate, n_jobs, force=force, quiet=quiet,
                          strategy_files=(strategy_file,) if strategy_file else ())
             except (InputError, UsageError, DataError) as exc:
-                raise _fail(str(exc)) from None
+                raise fail(str(exc)) from None
             except KeyboardInterrupt as exc:
                 typer.echo("\nInterrupted while forking. The run and the forked chunks are "
                            "kept; rerun the same command to resume.", err=True)

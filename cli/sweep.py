@@ -90,7 +90,7 @@ def register(app: typer.Typer) -> None:
         from targi_sim.sweep import SweepSpec, load_sweep_file, plan_sweep, resolve_file_path
         from targi_sim.sweep.run import check_out, run_sweep
 
-        from .app import _fail, _progress, load_engine
+        from .common import fail, load_engine, progress_bar
         from .parse import (
             ParseError,
             cap_jobs,
@@ -142,13 +142,13 @@ def register(app: typer.Typer) -> None:
 
             check_out(plan, Path(out_dir), force)
         except (ParseError, InputError, UsageError, DataError, ValueError) as exc:
-            raise _fail(str(exc)) from None
+            raise fail(str(exc)) from None
         err = Console(stderr=True)
         total = spec.games * len(plan.variants)
         t0 = time.perf_counter()
         try:
             load_engine(err, quiet, [r.match for r in resolved.values()])
-            with _progress(err, quiet) as bar:
+            with progress_bar(err, quiet) as bar:
                 task = bar.add_task(f"{len(plan.variants)} variants", total=total)
 
                 def step(key: str, n: int) -> None:
@@ -163,13 +163,13 @@ def register(app: typer.Typer) -> None:
                                    command=["targi-sim", *sys.argv[1:]], progress=step,
                                    report_step=say, plan=plan)
         except (InputError, UsageError, DataError, ReportError) as exc:
-            raise _fail(str(exc)) from None
+            raise fail(str(exc)) from None
         except KeyboardInterrupt as exc:  # Ctrl-C, SIGTERM or SIGHUP (cli/signals.py)
             typer.echo(f"\nInterrupted; complete variants and chunks are kept in {out_dir}; "
                        "rerun the same command to resume.", err=True)
             raise typer.Exit(exit_code(exc)) from None
         except OSError as exc:
-            raise _fail(f"cannot write the sweep to {out_dir}: {exc.strerror or exc}; "
+            raise fail(f"cannot write the sweep to {out_dir}: {exc.strerror or exc}; "
                         "completed chunks are kept, rerun the same command to resume") from None
         _summary(result)
         skipped = sum(1 for n in result.played.values() if n == 0)

@@ -1,18 +1,24 @@
-"""Printing a tournament: the win-rate matrix and the Elo table (rich)."""
+"""`targi-sim tournament`: every pair of strategies plays; the win-rate matrix and the Elo
+table are printed (rich) and written."""
 
 from __future__ import annotations
 
+import time
 from datetime import datetime
 from pathlib import Path
 
+import typer
 from rich import box
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from targi_sim.errors import DataError, UsageError
 from targi_sim.strength.tournament import TournamentResult, fit_verdict
 
-from .parse import ParseError, cap_jobs, split_names
+from . import signals
+from .common import fail, load_engine, progress_bar
+from .parse import ParseError, parse_games, parse_seed, split_names
 
 
 def parse_strategy_list(values: list[str]) -> list[str]:
@@ -25,14 +31,6 @@ def parse_strategy_list(values: list[str]) -> list[str]:
     if repeated:
         raise ParseError(f"--strategies lists {', '.join(repeated)} more than once")
     return names
-
-
-def parse_jobs(text: str) -> int:
-    """The --jobs value: worker processes, 1..1024, capped at the CPU count (with a note)."""
-    raw = str(text).strip()
-    if not raw.isdigit() or not 1 <= int(raw) <= 1024:
-        raise ParseError(f"--jobs must be a whole number from 1 to 1024; got {text!r}")
-    return cap_jobs(int(raw))
 
 
 def claim_default_out_dir(started: datetime, parent: Path = Path("runs")) -> Path:
@@ -135,3 +133,106 @@ def render(console: Console, result: TournamentResult, *, setup_seconds: float,
         console.print(f"written: {escape(str(out_dir))}/ (matrix, elo: .parquet and .csv; "
                       "tournament.json)",
                       highlight=False)
+
+
+TOURNAMENT_EPILOG = """\
+Examples:
+
+  targi-sim tournament --strategies random,greedy,balanced --games 2000
+
+  targi-sim tournament --strategies balanced,blocker,./my-strategy.toml --games 1e4 --jobs 4
+
+  targi-sim tournament --strategies balanced,montecarlo --games 200 --out runs/mc
+
+Every pair of strategies plays N games (rounded up to even): half with each
+strategy in seat 0, both halves on the same seeds, each half in seat-swapped
+pairs (two deterministic strategies: all N games in one seat order, since the
+other would replay them relabelled). Intervals treat the deal as the unit. The
+Elo fit is tested (deviance, df, p); a poor fit says to trust the matrix.
+Results do not depend on --jobs. Writes matrix and elo tables as Parquet and
+CSV into --out (default runs/tournament-<timestamp>, plus -2, -3, ... if that
+folder exists).
+"""
+
+
+def tournament(
+    strategies: list[str] = typer.Option(  # noqa: B008 - typer's idiom
+        ..., "--strategies", "-s", metavar="A,B,...",
+        help="Strategy names or .toml paths (at least two), comma-separated or repeated.",
+    ),
+    games: str = typer.Option(
+        "2000", "--games", "-n", metavar="N",
+        help="Games per pair of strategies (rounded up to even); 1e4 and 10_000 work.",
+    ),
+    seed: str = typer.Option("0", "--seed", metavar="SEED", help="Tournament seed, 0..2147483647."),
+    jobs: str = typer.Option("1", "--jobs", "-j", metavar="J", help="Worker processes."),
+    out: str | None = typer.Option(
+        None, "--out", metavar="DIR", help="Output folder (default runs/tournament-<timestamp>).",
+    ),
+    deck: str = typer.Option("base", "--deck", metavar="NAME|FILE", help="Deck name or file."),
+    rules: str = typer.Option("default", "--rules", metavar="NAME|FILE",
+                              help="Rules name or file."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar; tables only."),
+    strategy_file: str | None = typer.Option(
+        None, "--strategy-file", metavar="FILE.py",
+        help="A compiled strategy plugin (docs/strategy-plugins.md) whose NAME may then be "
+             "used in --strategies (a path works too).",
+    ),
+) -> None:
+    """Round-robin tournament: win-rate matrix with 95% intervals and Elo ratings."""
+    from datetime import datetime
+    from pathlib import Path
+
+    from targi_sim import load_deck, load_rules
+    from targi_sim.players.strategy import register_plugin, resolve_strategy
+    from targi_sim.strength.tournament import check_names, even_games, run_tournament, warm_up
+
+    from .parse import parse_jobs
+    from .tournament import claim_default_out_dir, parse_strategy_list, render
+
+    started = datetime.now()
+
+    try:
+        if strategy_file:
+            register_plugin(strategy_file)
+        names = parse_strategy_list(strategies)
+        n_games = parse_games(games)
+        run_seed = parse_seed(seed)
+        n_jobs = parse_jobs(jobs)
+        resolved = [resolve_strategy(n) for n in names]
+        deck_obj, rules_obj = load_deck(deck), load_rules(rules)
+        check_names(resolved)
+    except (ParseError, UsageError, DataError, ValueError) as exc:
+        raise fail(str(exc)) from None
+    out_dir = Path(out) if out else None
+    if out_dir is not None and out_dir.exists() and not out_dir.is_dir():
+        raise fail(f"--out {str(out_dir)!r} exists and is not a folder")
+
+    err = Console(stderr=True)
+    n_pairs = len(resolved) * (len(resolved) - 1) // 2
+    total = n_pairs * even_games(n_games)
+    done = 0
+
+    def advance(n: int) -> None:
+        nonlocal done
+        done += n
+        bar.advance(task, n)
+
+    try:
+        t0 = time.perf_counter()
+        load_engine(err, quiet, warm_up(resolved, deck_obj, rules_obj))
+        t1 = time.perf_counter()
+        with progress_bar(err, quiet) as bar:
+            task = bar.add_task(f"{n_pairs} pairs", total=total)
+            result = run_tournament(resolved, n_games, seed=run_seed, jobs=n_jobs,
+                                    deck=deck_obj, rules=rules_obj, progress=advance)
+    except KeyboardInterrupt as exc:  # Ctrl-C, SIGTERM or SIGHUP (cli/signals.py)
+        typer.echo(f"\nInterrupted after {done:,} of {total:,} games; nothing written.",
+                   err=True)
+        raise typer.Exit(signals.exit_code(exc)) from None
+    try:
+        out_dir = out_dir or claim_default_out_dir(started)  # claimed only once there is data
+        result.write(out_dir)
+    except OSError as exc:
+        raise fail(f"cannot write to {out_dir or 'runs/'}: {exc}") from None
+    render(Console(), result, setup_seconds=t1 - t0, out_dir=out_dir)

@@ -80,14 +80,11 @@ def tune(
     from targi_sim.strength.tune import tune_strategy as run_tune
 
     from . import signals
-    from .app import _fail, load_engine
-    from .parse import MAX_GAMES, ParseError, parse_seed, parse_whole_number, split_names
-    from .tournament import parse_jobs
+    from .common import fail, load_engine
+    from .parse import ParseError, parse_search_budget, parse_whole_number, split_names
 
     try:
-        n_budget = parse_whole_number(budget, "--budget", 1, MAX_GAMES)
-        run_seed = parse_seed(seed)
-        n_jobs = parse_jobs(jobs)
+        n_budget, run_seed, n_jobs = parse_search_budget(budget, seed, jobs)
         n_deals = parse_whole_number(deals, "--deals", 1, 1_000_000)
         n_pop = parse_whole_number(popsize, "--popsize", 0, 10_000)
         n_final = parse_whole_number(final_deals, "--final-deals", 1, 10_000_000)
@@ -100,7 +97,7 @@ def tune(
                              f"got {','.join(against_list)!r}")
         pool = resolve_pool(start, pool_specs)
     except (ParseError, UsageError, DataError, ValueError) as exc:
-        raise _fail(str(exc)) from None
+        raise fail(str(exc)) from None
     out_path = Path(out) if out else Path(f"{Path(start.name).stem}-tuned.toml")
 
     err = Console(stderr=True)
@@ -141,9 +138,9 @@ def tune(
                    "rerun the same command with --resume to continue.", err=True)
         raise typer.Exit(signals.exit_code(exc)) from None
     except (UsageError, DataError, ValueError) as exc:
-        raise _fail(str(exc)) from None
+        raise fail(str(exc)) from None
     except OSError as exc:
-        raise _fail(f"cannot write {str(out_path)!r}: {exc}") from None
+        raise fail(f"cannot write {str(out_path)!r}: {exc}") from None
     if result is None:
         typer.echo(f"Stopped after generation {state['done']} of {state['generations']}; "
                    "rerun with --resume to continue.")

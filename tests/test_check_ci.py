@@ -347,7 +347,8 @@ def test_new_kinds_do_not_depend_on_jobs(small):
 
 
 def test_jobs_default_to_auto_under_ci(monkeypatch):
-    from targi_sim.cli.check import default_jobs, parse_check_jobs
+    from targi_sim.cli.check import default_jobs
+    from targi_sim.cli.parse import parse_check_jobs
 
     for value, want in (("true", "auto"), ("1", "auto"), ("", "1"), ("false", "1")):
         monkeypatch.setenv("CI", value)

@@ -50,7 +50,7 @@ def test_progress_bar_fits_80_columns_and_its_rate_is_smooth():
     """Chunks of 20,000 games land in bursts: rich's recent-speed column jumped (111,102
     then 12,774 games/s). The bar now shows the mean rate since the start and keeps to
     one line of 80 columns even with a long strategy path as its description."""
-    from targi_sim.cli.app import _progress
+    from targi_sim.cli.common import progress_bar as _progress
 
     clock = [0.0]
     buf = io.StringIO()

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 
 import numpy as np
 
@@ -120,4 +121,22 @@ def measure(e: Expectation, games: int, parallel, *, match: Prepared | None = No
     return Measured(rate=rate(total), ci_low=r.lo, ci_high=r.hi, games=n, se=r.se)
 
 
-__all__ = ["DEFAULT_UPDATE_GAMES", "measure", "run_expectation"]
+
+
+def update_baseline(baseline, prepared: list[Prepared], n_games: int, parallel,
+                    progress_for: Callable[[Expectation], Progress | None] | None = None
+                    ) -> dict[int, Measured]:
+    """Re-measure every expectation of `baseline` on `n_games` games and rewrite its file
+    atomically (`check --update`); returns the measurements by expectation index.
+    `progress_for(e)`: a progress callback for that expectation's games, or None."""
+    from targi_sim.check.baseline import updated_text, write_atomic
+
+    measured = {}
+    for e, match in zip(baseline.expectations, prepared, strict=True):
+        progress = progress_for(e) if progress_for is not None else None
+        measured[e.index] = measure(e, n_games, parallel, match=match, progress=progress)
+    write_atomic(baseline.path, updated_text(baseline, measured))
+    return measured
+
+
+__all__ = ["DEFAULT_UPDATE_GAMES", "measure", "run_expectation", "update_baseline"]

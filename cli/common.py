@@ -1,0 +1,127 @@
+"""What every command shares: the one-line `Error:` exit, the progress bar, loading the
+compiled engine with an honest compile estimate, the exit codes. Commands import this
+module; cli/app.py only assembles them (so no command imports the app back).
+"""
+
+from __future__ import annotations
+
+import time
+
+import typer
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    Task,
+    TextColumn,
+    TimeElapsedColumn,
+)
+from rich.table import Column
+from rich.text import Text
+
+EXIT_USAGE = 2
+
+
+def fail(message: str, code: int = EXIT_USAGE) -> typer.Exit:
+    """Print one `Error:` line on stderr; the caller raises the returned Exit."""
+    typer.echo(f"Error: {message}", err=True)
+    return typer.Exit(code)
+
+
+class _GamesPerSecond(ProgressColumn):
+    """Games per second since the task started: chunks land in bursts, so a rate over
+    the recent past jumps (111,102 then 12,774); the mean since the start does not."""
+
+    def render(self, task: Task) -> Text:
+        return Text(f"{_mean_rate(task):,.0f} games/s" if _mean_rate(task) else "-- games/s",
+                    style="cyan")
+
+
+class _Eta(ProgressColumn):
+    """Time left at the mean rate since the start (the same rate as _GamesPerSecond)."""
+
+    def render(self, task: Task) -> Text:
+        rate = _mean_rate(task)
+        if task.finished:
+            return Text("ETA 0:00:00", style="progress.remaining")
+        if not rate or task.total is None:
+            return Text("ETA -:--:--", style="progress.remaining")
+        left = int((task.total - task.completed) / rate)
+        return Text(f"ETA {left // 3600}:{left // 60 % 60:02d}:{left % 60:02d}",
+                    style="progress.remaining")
+
+
+def _mean_rate(task: Task) -> float | None:
+    elapsed = task.finished_time if task.finished else task.elapsed
+    if not task.completed or not elapsed:
+        return None
+    return task.completed / elapsed
+
+
+def load_engine(console: Console, quiet: bool, matches: list) -> None:
+    """Load the compiled engine builds these matches need; a build not compiled yet on
+    this machine is compiled, showing the time so far and the expected total (the last
+    first compile here, or the documented figure: targi_sim.play.builds)."""
+    import threading
+
+    from targi_sim.play.builds import build_of, estimate_seconds, is_compiled, warm_up
+
+    builds: dict[str, object] = {}
+    for m in matches:
+        builds.setdefault(build_of(m), m)
+    for build, m in builds.items():
+        if quiet or is_compiled(m):
+            if quiet:
+                warm_up(m)
+            else:
+                with console.status("Loading the compiled engine..."):
+                    warm_up(m)
+            continue
+        expect = estimate_seconds(m)
+        t0 = time.perf_counter()
+
+        def say(elapsed: float, expect: float = expect, build: str = build) -> str:
+            if elapsed <= expect:
+                left = f"about {expect - elapsed:.0f} s left"
+            else:
+                left = f"longer than the {expect:.0f} s expected"
+            return (f"Compiling the engine ({build} build; once per machine and version, "
+                    f"then cached): {elapsed:.0f} s, {left}")
+
+        with console.status(say(0.0)) as status:
+            stop = threading.Event()
+
+            def tick(status=status, stop=stop, t0=t0, say=say) -> None:
+                while not stop.wait(1.0):
+                    status.update(say(time.perf_counter() - t0))
+
+            ticker = threading.Thread(target=tick, daemon=True)
+            ticker.start()
+            try:
+                warm_up(m)
+            finally:
+                stop.set()
+                ticker.join()
+        console.print(f"Compiled the engine's {build} build in {time.perf_counter() - t0:.0f} s "
+                      "(cached for next time).", highlight=False)
+
+
+def progress_bar(console: Console, quiet: bool, get_time=None) -> Progress:
+    """The progress bar: fits an 80-column terminal on one line (the description is
+    cut with an ellipsis, the bar takes what is left); games/s and ETA from the mean
+    rate since the start. `get_time`: a clock for tests."""
+    return Progress(
+        TextColumn("[progress.description]{task.description}",
+                   table_column=Column(max_width=22, no_wrap=True, overflow="ellipsis")),
+        BarColumn(bar_width=None, table_column=Column(ratio=1, min_width=8)),
+        MofNCompleteColumn(),
+        _GamesPerSecond(),
+        TimeElapsedColumn(),
+        _Eta(),
+        console=console,
+        disable=quiet,
+        expand=True,
+        get_time=get_time,
+    )
