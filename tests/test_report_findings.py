@@ -21,7 +21,8 @@ from targi_sim.report.findings import findings
 from targi_sim.report.html import render_html
 from targi_sim.report.markdown import render_markdown
 from targi_sim.report.model import Report, Section, Table
-from targi_sim.report.sections import _interval_plot, grade_tribe
+from targi_sim.report.sections import grade_tribe
+from targi_sim.report.sections.common import interval_plot as _interval_plot
 from targi_sim.stats.grades import grade_values, grades
 
 approx = pytest.approx

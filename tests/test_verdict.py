@@ -15,8 +15,8 @@ from typer.testing import CliRunner
 
 from targi_sim.balance.settings import Objective
 from targi_sim.cli.app import app
-from targi_sim.report import open_run
 from targi_sim.report.verdict import SCHEMA, balance_change, balance_test, decide, run_terms
+from targi_sim.runner.reading import read_run_info as open_run
 
 runner = CliRunner()
 

@@ -73,7 +73,7 @@ def _read(path, columns: tuple[str, ...]) -> pl.DataFrame:
 
 
 def run_cards(run: RunInfo) -> RunCards:
-    """The run's tribe cards (cards.parquet, which open_run checked) by card_id."""
+    """The run's tribe cards (cards.parquet, which read_run_info checked) by card_id."""
     with open(RunDir(run.path).cards_path, "rb") as f:
         cards = pl.read_parquet(f)
     tribe = cards.filter(pl.col("card_type") == "tribe").sort("card_id")

@@ -1,0 +1,163 @@
+"""Section 1, overview: games, seats, matchups, rounds, scores (docs/report.md)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import polars as pl
+
+from targi_sim.runner.queries import Analyses
+from targi_sim.stats.rates import (
+    ClusteredRate,
+    clustered_rate,
+)
+
+from .. import plots
+from ..metrics import (
+    drop_sums,
+    lead_metrics,
+    with_rate,
+)
+from ..model import Section, Table, mark_low_n
+from .common import cluster_sums, clustered_mean, headline_row, make_plot, pair_arrays
+
+
+def overview(a: Analyses, min_n: int, headline: list[dict],
+             pairs: pl.DataFrame) -> tuple[Section, dict]:
+    """Games, strategies, game length and the Ludii-style viability metrics.
+
+    `pairs`: analyses/pairs.sql, one row per pair_id (the unit of every interval here)."""
+    s = a.frame("game_summary").row(0, named=True)
+    games = int(s["games"])
+    lead = a.frame("lead_codes")
+    lm = lead_metrics(lead["code"].to_numpy(), lead["n_rounds"].to_numpy(),
+                      lead["winner"].to_numpy())
+    n_i, fp_i, draws_i, rounds_i, rounds_sq = pair_arrays(
+        pairs, "games", "first_points", "draws", "rounds", "rounds_sq")
+    draws = float(draws_i.sum())
+    fp = float(fp_i.sum())
+    adv = fp / games if games else math.nan
+    rows = []
+
+    def rate(metric: str, x_i: np.ndarray, note: str) -> ClusteredRate:
+        r = clustered_rate(x_i, n_i)
+        rows.append({"metric": metric, "value": r.rate if games else math.nan, "n": games,
+                     "value_lo": r.lo, "value_hi": r.hi, "value_deff": r.deff, "note": note})
+        return r
+
+    rows.append({"metric": "Balance", "value": 1 - abs(2 * adv - 1), "n": games,
+                 "value_lo": None, "value_hi": None, "value_deff": None,
+                 "note": "1 - |first player's rate - second player's rate| (draws = half)"})
+    first = rate("AdvantageP1", fp_i, "round-1 first player's rate, draws = half")
+    drawn = rate("Drawishness", draws_i, "share of drawn games")
+    rate("Completion", n_i - draws_i, "share of games with a winner")
+    rate("Tie-break decided", pairs["tiebreak_decided"].cast(pl.Float64).to_numpy(),
+         "share of games with equal scores decided by a tie-break (gold, then goods)")
+    duration = clustered_mean(rounds_i, n_i, rounds_sq)
+    rows.append({"metric": "Duration (mean rounds)", "value": s["rounds_mean"], "n": games,
+                 "value_lo": duration["lo"], "value_hi": duration["hi"],
+                 "value_deff": duration["deff"], "note": f"SD {s['rounds_sd'] or 0:.3f}"})
+    rows.append({"metric": "Duration (SD rounds)", "value": s["rounds_sd"], "n": games,
+                 "value_lo": None, "value_hi": None, "value_deff": None, "note": ""})
+    rows.append({"metric": "LeadChange", "value": lm["lead_change"], "n": games,
+                 "value_lo": None, "value_hi": None, "value_deff": None,
+                 "note": "share of round-to-round steps where the leader changes"})
+    rows.append({"metric": "Decisiveness", "value": lm["decisiveness"],
+                 "n": int(lm["decided_games"]), "value_lo": None, "value_hi": None,
+                 "value_deff": None,
+                 "note": f"mean (d-1)/R; mean decisive round d = "
+                         f"{lm['decisive_round_mean']:.2f}"})
+    viability = pl.DataFrame(rows, schema={
+        "metric": pl.String, "value": pl.Float64, "n": pl.Int64, "value_lo": pl.Float64,
+        "value_hi": pl.Float64, "value_deff": pl.Float64, "note": pl.String})
+    viability = viability.with_columns(pl.col("metric").is_in(
+        ["AdvantageP1", "Drawishness", "Completion", "Tie-break decided"]).alias("is_rate"))
+
+    headline_row(headline, "first player rate", "rate", adv, games, fp, deff=first.deff,
+              se=first.se)
+    headline_row(headline, "draw rate", "rate", draws / games if games else math.nan, games,
+              draws, deff=drawn.deff, se=drawn.se)
+    headline_row(headline, "Balance", "value", rows[0]["value"], games)
+    headline_row(headline, "Duration (mean rounds)", "mean", s["rounds_mean"], games,
+              sd=s["rounds_sd"] or 0.0, deff=duration["deff"], se=duration["se"])
+    headline_row(headline, "LeadChange", "value", lm["lead_change"], games)
+    headline_row(headline, "Decisiveness", "value", lm["decisiveness"], lm["decided_games"])
+
+    seat = with_rate(_by_seat(pairs), "win_rate", "points", "n")
+    seat = with_rate(seat, "draw_rate", "draws", "n")
+    seat = mark_low_n(drop_sums(seat), "n", min_n)
+    for r in seat.iter_rows(named=True):
+        headline_row(headline, f"win rate {r['strategy']} seat {r['seat']}", "rate",
+                  r["win_rate"], r["n"], r["points"], deff=r["win_rate_deff"],
+                  se=r["win_rate_se"])
+
+    matchups = with_rate(_by_matchup(pairs), "p0_rate", "points_p0", "games")
+    matchups = mark_low_n(drop_sums(matchups), "games", min_n)
+
+    length = a.frame("game_length").with_columns(
+        (pl.col("games") / games).alias("share"))
+    tiebreaks = int(s["tiebreaks"] or 0)
+    sec = Section("overview", "1. Overview", text=[
+        f"{games:,} games in {int(s['matchups'])} matchup(s); mean score "
+        f"{s['score_mean']:.2f}; {tiebreaks:,} games with equal scores went to a tie-break; "
+        f"rounds {s['rounds_min']}..{s['rounds_max']}.",
+        "Rates count a draw as half a win. Brackets are 95% intervals with the pair as the "
+        f"unit ({len(n_i):,} pairs: games that share a deal; a game on its own when its deal "
+        "is played once): Wilson on games / design effect, the design effect (deff) being "
+        "the pair-clustered variance over that of independent games.",
+    ], tables=[
+        Table("viability", "Viability metrics (Ludii style)", viability, pct_flag="is_rate"),
+        Table("strategies_by_seat", "Win and draw rates per strategy and seat", seat,
+              n_col="n"),
+        Table("matchups", "Matchups (seat 0 strategy vs seat 1 strategy)", matchups,
+              n_col="games", hidden=("points_p0",)),
+        Table("game_length", "Game length", length),
+    ], plots=[])
+    if length["rounds"].n_unique() > 1 or length["end_reason"].n_unique() > 1:
+        sec.plots.append(make_plot("game_length", "Games by rounds played",
+                               plots.game_length(length)))
+    elif length.height:
+        r = length.row(0, named=True)
+        sec.text.append(f"No game-length plot: every game lasted {r['rounds']} rounds and "
+                        f"ended by {r['end_reason']}.")
+    return sec, {"games": games, "matchups": int(s["matchups"]), "pairs": len(n_i)}
+
+
+def _by_seat(pairs: pl.DataFrame) -> pl.DataFrame:
+    """Win / draw / loss per strategy and seat from the per-pair rows (both seats of a
+    mirror match are counted), with their per-pair sums."""
+    f = pl.Float64
+    seats = pl.concat([
+        pairs.select(pl.col("p0_strategy").alias("strategy"), pl.lit(0).alias("seat"),
+                     pl.col("games").cast(f).alias("n"), pl.col("wins_p0").alias("wins"),
+                     "draws", pl.col("wins_p1").alias("losses"),
+                     pl.col("points_p0").cast(f).alias("points")),
+        pairs.select(pl.col("p1_strategy").alias("strategy"), pl.lit(1).alias("seat"),
+                     pl.col("games").cast(f).alias("n"), pl.col("wins_p1").alias("wins"),
+                     "draws", pl.col("wins_p0").alias("losses"),
+                     (pl.col("games") - pl.col("points_p0")).cast(f).alias("points"))])
+    seats = seats.with_columns(pl.col("draws").cast(f))
+    return (seats.group_by("strategy", "seat")
+            .agg(*cluster_sums(["points", "draws"], "n"), pl.col("wins").sum(),
+                 pl.col("losses").sum())
+            .with_columns(pl.col("n").cast(pl.Int64), pl.col("draws").cast(pl.Int64),
+                          pl.col("seat").cast(pl.Int64))
+            .select("strategy", "seat", "n", "wins", "draws", "losses", "points",
+                    pl.col("^.*__.*$"))
+            .sort("strategy", "seat"))
+
+
+def _by_matchup(pairs: pl.DataFrame) -> pl.DataFrame:
+    """Per matchup (seat 0 strategy, seat 1 strategy): games, results, mean rounds and
+    seat 0's points with their per-pair sums."""
+    f = pl.Float64
+    rows = pairs.with_columns(pl.col("games").cast(f), pl.col("points_p0").cast(f))
+    return (rows.group_by("p0_strategy", "p1_strategy")
+            .agg(*cluster_sums(["points_p0"], "games"), pl.col("wins_p0").sum(),
+                 pl.col("wins_p1").sum(), pl.col("draws").sum(), pl.col("rounds").sum())
+            .with_columns((pl.col("rounds") / pl.col("games")).alias("rounds_mean"),
+                          pl.col("games").cast(pl.Int64))
+            .select("p0_strategy", "p1_strategy", "games", "wins_p0", "wins_p1", "draws",
+                    "rounds_mean", "points_p0", pl.col("^.*__.*$"))
+            .sort("p0_strategy", "p1_strategy"))
