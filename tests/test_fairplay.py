@@ -5,6 +5,7 @@ know and asks again; every shipped strategy must pass it, and a strategy that pe
 must be caught.
 """
 
+import sys
 import tomllib
 from pathlib import Path
 
@@ -97,12 +98,17 @@ def test_a_plugin_that_reads_the_deck_is_caught(tmp_path):
 
 
 class PeeksAtHiddenState(PythonStrategy):
-    """Reads the view's private copy of the state: the top of the goods deck."""
+    """Reads the state from its caller's frame (the view holds no copy of it; Python
+    cannot stop a strategy that goes looking): the top of the goods deck."""
 
     name = "reads-private-state"
 
     def choose(self, view, decision):
-        top = int(view._S[lay.S_GOODS + max(view.goods_deck_size - 1, 0)])
+        frame = sys._getframe(1)
+        while "S" not in frame.f_locals:
+            frame = frame.f_back
+        S = frame.f_locals["S"]
+        top = int(S[lay.S_GOODS + max(view.goods_deck_size - 1, 0)])
         return top % len(decision.options)
 
 

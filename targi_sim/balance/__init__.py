@@ -39,6 +39,8 @@ def balance_deck(config: BalanceConfig, out: str | Path, *, settings: Settings |
     it on fresh seeds. None if stopped early (`stop_after` trials: tests)."""
     from joblib import Parallel
 
+    from targi_sim._utils.workers import loky_backend
+
     from .output import write_outputs
 
     out = Path(out)
@@ -50,7 +52,7 @@ def balance_deck(config: BalanceConfig, out: str | Path, *, settings: Settings |
     state.max_changes = settings.space.max_changes  # type: ignore[attr-defined]
     base = load_deck(config.deck)
     edits = state.best.edits if state.best else {}
-    with Parallel(n_jobs=jobs, backend="loky") as parallel:
+    with Parallel(n_jobs=jobs, backend=loky_backend()) as parallel:
         ev = Evaluator(config, settings, parallel, jobs)
         val = validate(ev, base, apply_edits(base, edits), len(edits), config.validate_deals,
                        progress=validation_progress)

@@ -276,13 +276,15 @@ def search(config: BalanceConfig, settings: Settings, out: Path, *, jobs: int = 
     from optuna.storages import JournalStorage
     from optuna.storages.journal import JournalFileBackend
 
+    from targi_sim._utils.workers import loky_backend
+
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     db = out / "study.journal"
     if db.exists() and not resume:
         raise InputError(f"{str(out)!r} already holds a balance search; pass --resume to "
                          "continue it or choose another --out")
     out.mkdir(parents=True, exist_ok=True)
-    with Parallel(n_jobs=jobs, backend="loky") as parallel:
+    with Parallel(n_jobs=jobs, backend=loky_backend()) as parallel:
         ev = Evaluator(config, settings, parallel, jobs)
         deck = ev.deck
         fp = fingerprint(config, settings, deck)

@@ -149,7 +149,9 @@ def _dispatch(job: ForkJob, todo: list[int], jobs: int) -> Iterator[dict[str, An
         return
     from joblib import Parallel, delayed
 
-    yield from Parallel(n_jobs=min(jobs, len(todo)), backend="loky",
+    from targi_sim._utils.workers import loky_backend
+
+    yield from Parallel(n_jobs=min(jobs, len(todo)), backend=loky_backend(),
                         return_as="generator_unordered")(
         delayed(fork_chunk)(job, chunk) for chunk in todo)
 

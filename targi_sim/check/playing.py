@@ -194,9 +194,11 @@ def worker_pool(jobs: int) -> Iterator[object]:
     """A joblib Parallel (loky processes) kept open across batches and expectations."""
     from joblib import Parallel
 
+    from targi_sim._utils.workers import loky_backend
+
     if jobs < 1:
         raise ValueError(f"jobs must be at least 1, got {jobs}")
-    with Parallel(n_jobs=jobs, backend="loky") as parallel:
+    with Parallel(n_jobs=jobs, backend=loky_backend()) as parallel:
         yield parallel
 
 

@@ -183,12 +183,14 @@ def _dispatch(spec: RunSpec, todo: list[int], jobs: int, backend: str,
         return
     from joblib import Parallel, delayed, parallel_config
 
+    from targi_sim._utils.workers import loky_backend
+
     tasks = (delayed(run_chunk)(spec, chunk) for chunk in todo)
     if backend == "dask":
         with _dask_client(scheduler, jobs), parallel_config(backend="dask"):
             yield from Parallel(n_jobs=-1, return_as="generator_unordered")(tasks)
         return
-    yield from Parallel(n_jobs=min(jobs, len(todo)), backend="loky",
+    yield from Parallel(n_jobs=min(jobs, len(todo)), backend=loky_backend(),
                         return_as="generator_unordered")(tasks)
 
 

@@ -193,6 +193,7 @@ def noise_study(upper: str, lower: str, *, deals: int, replays: int, seed: int,
     (SP_NOISE_REP), and the share of their variance the deal explains (deal_share)."""
     from joblib import Parallel, delayed
 
+    from targi_sim._utils.workers import loky_backend
     from targi_sim.engine.constants import SP_NOISE_REP
     from targi_sim.play.match import prepare_match
     from targi_sim.play.pairing import ONE_PER_DEAL, plan
@@ -210,7 +211,8 @@ def noise_study(upper: str, lower: str, *, deals: int, replays: int, seed: int,
         return (winner == 0) + 0.5 * (winner == -1)
 
     cols = []
-    for col in Parallel(n_jobs=min(jobs, replays), return_as="generator")(
+    for col in Parallel(n_jobs=min(jobs, replays), backend=loky_backend(),
+                        return_as="generator")(
             delayed(replay)(r) for r in range(replays)):
         cols.append(col)
         if progress is not None:

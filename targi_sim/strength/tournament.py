@@ -277,6 +277,8 @@ def run_tournament(
     """
     from joblib import Parallel, delayed
 
+    from targi_sim._utils.workers import loky_backend
+
     if jobs < 1:
         raise ValueError(f"jobs must be at least 1, got {jobs}")
     if chunk_games is not None and chunk_games < 1:
@@ -304,7 +306,7 @@ def run_tournament(
     deal_points = np.zeros((len(pairs), n_games))  # at most one deal per game
     deal_games = np.zeros((len(pairs), n_games))
     t0 = time.perf_counter()
-    parallel = Parallel(n_jobs=jobs, backend="loky", return_as="generator_unordered")
+    parallel = Parallel(n_jobs=jobs, backend=loky_backend(), return_as="generator_unordered")
     # results arrive in completion order, tagged with their pair; sums of
     # integers and half-integers do not depend on the order
     for k, counts, deals, points in parallel(task(c) for c in chunks):

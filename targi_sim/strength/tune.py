@@ -376,8 +376,10 @@ def tune_strategy(
         on_plan(generations, per_gen, done)
     from joblib import Parallel, delayed
 
+    from targi_sim._utils.workers import loky_backend
+
     t_played = 0
-    with Parallel(n_jobs=jobs, backend="loky") as parallel:
+    with Parallel(n_jobs=jobs, backend=loky_backend()) as parallel:
         while done < generations:
             if stop_after is not None and t_played >= stop_after:
                 return None
