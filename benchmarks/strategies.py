@@ -62,8 +62,8 @@ def _counted_mc_games(match, seeds, first, ids) -> tuple:
     from targi_sim.engine.batch import write_result
     from targi_sim.engine.buffers import make_logs
     from targi_sim.engine.constants import MC_PENDING
+    from targi_sim.engine.logs import G_SIZE, H_SIZE
     from targi_sim.engine.montecarlo import choose_placement
-    from targi_sim.engine.records import G_SIZE, H_SIZE
     from targi_sim.engine.rounds import legal_placements, placing_player, play_to_end, setup_game
 
     D, R, SP, P, PB = match.D, match.R, match.SP, match.P, match.PB

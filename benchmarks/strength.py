@@ -73,7 +73,7 @@ def play_chunk(subject: str, opponent: str, orient: int, seed: int, start: int, 
     """
     if pin and hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
-    from targi_sim.engine.records import G_SCORE0, G_SCORE1, G_WINNER
+    from targi_sim.engine.logs import G_SCORE0, G_SCORE1, G_WINNER
     from targi_sim.play.games import run_batch
     from targi_sim.play.match import prepare_match
     from targi_sim.play.pairing import game_plan

@@ -66,7 +66,7 @@ def load_engine(console: Console, quiet: bool, matches: list) -> None:
     first compile here, or the documented figure: targi_sim.play.builds)."""
     import threading
 
-    from targi_sim.play.builds import build_of, estimate_seconds, is_compiled, warm_up
+    from targi_sim.play.builds import build_of, estimate_seconds, is_compiled, load_build
 
     builds: dict[str, object] = {}
     for m in matches:
@@ -74,10 +74,10 @@ def load_engine(console: Console, quiet: bool, matches: list) -> None:
     for build, m in builds.items():
         if quiet or is_compiled(m):
             if quiet:
-                warm_up(m)
+                load_build(m)
             else:
                 with console.status("Loading the compiled engine..."):
-                    warm_up(m)
+                    load_build(m)
             continue
         expect = estimate_seconds(m)
         t0 = time.perf_counter()
@@ -100,7 +100,7 @@ def load_engine(console: Console, quiet: bool, matches: list) -> None:
             ticker = threading.Thread(target=tick, daemon=True)
             ticker.start()
             try:
-                warm_up(m)
+                load_build(m)
             finally:
                 stop.set()
                 ticker.join()

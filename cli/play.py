@@ -33,7 +33,7 @@ CELL_W = 14  # 5 columns of 14 + borders = 76 characters: fits an 80-column term
 def board_lines(view) -> list[str]:
     """The 5x5 board of a View: border cards with robber (R) and Targis (A/B), the
     centre's face-up cards (or 'face down') with tribe markers."""
-    from .replay_view import BOARD_POS
+    from .replay_text import BOARD_POS
 
     grid = [["" for _ in range(5)] for _ in range(5)]
     for b in view.border:
@@ -89,7 +89,7 @@ def register(app: typer.Typer) -> None:
 
         from .common import fail
         from .parse import ParseError, parse_seed, parse_whole_number
-        from .replay_view import Narrator
+        from .replay_text import Narrator
 
         try:
             me = parse_whole_number(seat, "--seat", 0, 1)

@@ -61,7 +61,7 @@ def register(app: typer.Typer) -> None:
 
         from .common import fail
         from .parse import ParseError, parse_whole_number
-        from .replay_view import render_game
+        from .replay_text import render_game
 
         console = Console(soft_wrap=True)
         try:

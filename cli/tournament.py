@@ -185,7 +185,12 @@ def tournament(
 
     from targi_sim import load_deck, load_rules
     from targi_sim.players.strategy import register_plugin, resolve_strategy
-    from targi_sim.strength.tournament import check_names, even_games, run_tournament, warm_up
+    from targi_sim.strength.tournament import (
+        check_names,
+        even_games,
+        matches_by_build,
+        run_tournament,
+    )
 
     from .parse import parse_jobs
     from .tournament import claim_default_out_dir, parse_strategy_list, render
@@ -220,7 +225,7 @@ def tournament(
 
     try:
         t0 = time.perf_counter()
-        load_engine(err, quiet, warm_up(resolved, deck_obj, rules_obj))
+        load_engine(err, quiet, matches_by_build(resolved, deck_obj, rules_obj))
         t1 = time.perf_counter()
         with progress_bar(err, quiet) as bar:
             task = bar.add_task(f"{n_pairs} pairs", total=total)

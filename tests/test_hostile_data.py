@@ -27,7 +27,7 @@ from targi_sim._utils.paths import data_dir
 from targi_sim.engine import limits
 from targi_sim.engine.buffers import table
 from targi_sim.engine.constants import ABILITY_NAMES, SYMBOL_NAMES
-from targi_sim.engine.records import H_OVERFLOW, MAX_GOODS_ROWS
+from targi_sim.engine.logs import H_OVERFLOW, MAX_GOODS_ROWS
 from targi_sim.game.record import GAME_COLUMNS
 from targi_sim.play.games import run_batch
 from targi_sim.runner.tables import LOGS, SCHEMAS, games_table, log_table

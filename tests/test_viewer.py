@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 
 from targi_sim import load_deck, load_rules, play_game
 from targi_sim.cli.app import app
-from targi_sim.cli.replay_view import CELL_W, board_lines
+from targi_sim.cli.replay_text import CELL_W, board_lines
 from targi_sim.game.narration import Narrator
 from targi_sim.viewer import ViewerError, game_page, game_snapshots
 from targi_sim.viewer.states import FIELDS

@@ -21,8 +21,8 @@ import numpy as np
 from targi_sim.engine import layout as lay
 from targi_sim.engine.constants import DECISION_NAMES, DT_PLACE, MC_PENDING, SK_MONTECARLO
 from targi_sim.engine.information import redeal
+from targi_sim.engine.logs import H_SIZE
 from targi_sim.engine.montecarlo import choose_placement
-from targi_sim.engine.records import H_SIZE
 from targi_sim.game.deck import Deck
 from targi_sim.game.rules import Rules
 from targi_sim.game.view import View

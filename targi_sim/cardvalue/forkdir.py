@@ -25,7 +25,7 @@ import pyarrow.parquet as pq
 from targi_sim._utils.atomic import atomic_write, atomic_write_json, remove_temp_files
 from targi_sim.cardvalue.forks import check_forkable, forks_table, play_forks, threshold
 from targi_sim.engine import source_digest
-from targi_sim.engine.records import G_GAME, G_ROUNDS, G_SCORE0, G_SCORE1, G_WINNER
+from targi_sim.engine.logs import G_GAME, G_ROUNDS, G_SCORE0, G_SCORE1, G_WINNER
 from targi_sim.errors import InputError
 from targi_sim.play.match import Match, prepare_match
 from targi_sim.play.pairing import config_pairing, plan

@@ -10,11 +10,11 @@ import numpy as np
 import pyarrow as pa
 
 from targi_sim.engine.constants import SYMBOL_NAMES
+from targi_sim.engine.logs import G_SIZE, SOURCE_NAMES
 from targi_sim.play.match import Match
 from targi_sim.play.pairing import pair_ids
 
 from ..engine import forks as drv
-from ..engine.records import G_SIZE, SOURCE_NAMES
 from ..errors import InputError
 
 I8, I16, I64 = pa.int8(), pa.int16(), pa.int64()

@@ -15,13 +15,13 @@ import numpy as np
 
 from targi_sim.check.baseline import Expectation
 from targi_sim.check.metrics import Target, batch_stats, estimate
-from targi_sim.engine.records import G_FIRST, G_WINNER
+from targi_sim.engine.logs import G_FIRST, G_WINNER
 from targi_sim.errors import DataError, UsageError
 from targi_sim.game.deck import load_deck
 from targi_sim.game.rules import load_rules
 from targi_sim.play.games import run_batch
 from targi_sim.play.match import Match, prepare_match
-from targi_sim.play.pairing import DESCRIPTIONS, auto_pairing, game_plan, games_per_deal, plan
+from targi_sim.play.pairing import DESCRIPTIONS, auto_pairing, games_per_deal, plan
 from targi_sim.players.strategy import resolve_strategy
 from targi_sim.stats.rates import Z95, ClusteredRate, ClusterSums, rate_of, rates_from_sums
 from targi_sim.stats.sprt import PASS, TwoSidedSprt, rate, unit_counts, unit_scores
@@ -254,10 +254,5 @@ def play_sums(match: Prepared, e: Expectation, seed: int, n: int, parallel,
 
 
 
-def warm_up(prepared: Prepared) -> None:
-    """Load (or, the first time, compile) the engine in this process: one game."""
-    run_batch(prepared.match, *game_plan(2, 0), logs=False)
-
-
 __all__ = ["CheckResult", "Prepared", "batch_counts", "play_sums", "prepare", "rate_interval",
-           "sums_interval", "unit_rate", "warm_up", "worker_pool"]
+           "sums_interval", "unit_rate", "worker_pool"]

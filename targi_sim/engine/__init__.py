@@ -50,6 +50,7 @@ def compile_cache() -> Iterator[None]:
 
 with compile_cache():
     from . import (  # noqa: E402,F401  - compile-cache setup must precede these
+        access,
         acquire,
         actions,
         ask,
@@ -57,11 +58,11 @@ with compile_cache():
         costs,
         forks,  # card-value forks: compiled only when used (cardvalue/)
         information,
+        logs,
         montecarlo,
         rng,
         rounds,
         scoring,
-        state,
         stepping,
     )
     from .policies import (  # noqa: E402,F401

@@ -4,6 +4,7 @@ Also the on-placement abilities (immediate tokens, play the hand card, swap two
 display cards) and cost discounts.
 """
 
+from targi_sim.engine.access import add_res, discard_tribe, pbase, tribe
 from targi_sim.engine.constants import (
     AB_IMMEDIATE,
     AB_MOVE_TWO,
@@ -16,6 +17,23 @@ from targi_sim.engine.constants import (
     RL_FULL_DISPLAY,
     RL_HAND_LIMIT,
     RL_HAND_PLAY,
+)
+from targi_sim.engine.logs import (
+    OUT_DISCARDED,
+    OUT_KEPT,
+    OUT_LEFT,
+    OUT_PLAYED,
+    RA_CARD,
+    RA_COL,
+    RA_OUTCOME,
+    RA_PLAYER,
+    RA_ROUND,
+    RA_ROW,
+    RA_SOURCE,
+    SRC_CENTRE,
+    SRC_HAND,
+    T_ACQ,
+    log_row,
 )
 
 from .ask import ask
@@ -36,24 +54,6 @@ from .layout import (
     TC_HAS_ALT,
     TC_PARAMS,
 )
-from .records import (
-    OUT_DISCARDED,
-    OUT_KEPT,
-    OUT_LEFT,
-    OUT_PLAYED,
-    RA_CARD,
-    RA_COL,
-    RA_OUTCOME,
-    RA_PLAYER,
-    RA_ROUND,
-    RA_ROW,
-    RA_SOURCE,
-    SRC_CENTRE,
-    SRC_HAND,
-    T_ACQ,
-    log_row,
-)
-from .state import add_res, discard_tribe, pbase, tribe
 
 # what may be done with the card, by where it comes from
 MODE_CENTRE = 0     # leave, discard, keep, play

@@ -1,5 +1,15 @@
 """Resolving one Targi or tribe marker (docs/rules.md §3, §6.5): border cards and centre cells."""
 
+from targi_sim.engine.access import (
+    add_res,
+    border,
+    discard_goods,
+    draw_goods,
+    draw_tribe,
+    goods_card,
+    pbase,
+    res,
+)
 from targi_sim.engine.constants import (
     BK_DRAW_GOODS,
     BK_DRAW_TRIBE,
@@ -24,6 +34,19 @@ from targi_sim.engine.constants import (
     TR_SALT,
     TR_VP,
     VP,
+)
+from targi_sim.engine.logs import (
+    GSRC_BORDER,
+    GSRC_CENTRE,
+    RG_CARD,
+    RG_PLAYER,
+    RG_ROUND,
+    RG_SOURCE,
+    SRC_CENTRE,
+    SRC_EXPANSION,
+    SRC_HAND,
+    T_GOODS,
+    log_row,
 )
 
 from .acquire import MODE_CENTRE, MODE_EXPANSION, MODE_NOBLE, OUT_LEFT, acquire
@@ -55,29 +78,6 @@ from .layout import (
     TD_GIVE,
     TD_GIVE_AMT,
     TD_SIZE,
-)
-from .records import (
-    GSRC_BORDER,
-    GSRC_CENTRE,
-    RG_CARD,
-    RG_PLAYER,
-    RG_ROUND,
-    RG_SOURCE,
-    SRC_CENTRE,
-    SRC_EXPANSION,
-    SRC_HAND,
-    T_GOODS,
-    log_row,
-)
-from .state import (
-    add_res,
-    border,
-    discard_goods,
-    draw_goods,
-    draw_tribe,
-    goods_card,
-    pbase,
-    res,
 )
 
 MAX_TRADES_PER_ACTION = 64

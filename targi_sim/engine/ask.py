@@ -31,15 +31,7 @@ from targi_sim.engine.constants import (
     SK_RANDOM,
     SK_SCRIPTED,
 )
-
-from .jit import OVERLOAD_OPTIONS, jit_inline, jit_llvm_inline
-from .layout import S_BAD, S_ROUND, S_X_PAUSED, S_X_TRACE_AT
-from .policies import call_policy
-from .policies.external import decide_external
-from .policies.greedy import decide_greedy
-from .policies.random import decide_random
-from .policies.scripted import decide_scripted
-from .records import (
+from targi_sim.engine.logs import (
     H_CAP,
     H_USED,
     RT_CHOICE,
@@ -51,6 +43,14 @@ from .records import (
     T_TRACE,
     log_row,
 )
+
+from .jit import OVERLOAD_OPTIONS, jit_inline, jit_llvm_inline
+from .layout import S_BAD, S_ROUND, S_X_PAUSED, S_X_TRACE_AT
+from .policies import call_policy
+from .policies.external import decide_external
+from .policies.greedy import decide_greedy
+from .policies.random import decide_random
+from .policies.scripted import decide_scripted
 
 HEURISTIC_INSIDE = np.int8(1)  # third element of P: the build with the heuristic inside
 

@@ -2,9 +2,8 @@
 
 import numpy as np
 
-from .jit import jit, jit_alloc
-from .layout import P_RES, S_BAD, S_END_REASON, S_FIRST_R1, S_ROUND
-from .records import (
+from targi_sim.engine.access import goods_total, pbase
+from targi_sim.engine.logs import (
     G_BAD,
     G_BD,
     G_BREAKDOWN,
@@ -19,9 +18,11 @@ from .records import (
     H_GAME,
     room_for_game,
 )
+
+from .jit import jit, jit_alloc
+from .layout import P_RES, S_BAD, S_END_REASON, S_FIRST_R1, S_ROUND
 from .rounds import play_to_end, reseed_policies, setup_game
 from .scoring import decide_winner, score_parts
-from .state import goods_total, pbase
 
 OPTION_BUFFER = 256
 

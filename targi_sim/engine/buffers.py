@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .records import (
+from targi_sim.engine.logs import (
     H_CAP,
     H_OFF,
     H_SIZE,

@@ -1,11 +1,11 @@
 """What a tribe card costs a player (discount abilities included), and the option
 codes of the tribe-card decision. Shared by the engine and the strategies."""
 
+from targi_sim.engine.access import deck_has, pbase, res, tribe
 from targi_sim.engine.constants import AB_DISCOUNT, DISPLAY_SLOTS
 
 from .jit import jit
 from .layout import P_DISPLAY, TC_ABILITY, TC_ALT, TC_COST, TC_PARAMS, TC_SYMBOL
-from .state import deck_has, pbase, res, tribe
 
 # DT_TRIBE option codes
 OPT_LEAVE = 0     # leave the card where it is (centre: stays; hand: stays in hand)

@@ -16,6 +16,8 @@ A separate entry point: only `targi-sim card-value` (or `run --card-value`) comp
 
 import numpy as np
 
+from targi_sim.engine.logs import H_SIZE
+
 from .batch import copy_rows, write_result
 from .jit import jit, jit_alloc
 from .layout import (
@@ -34,7 +36,6 @@ from .layout import (
     S_ROUND,
     S_SIZE,
 )
-from .records import H_SIZE
 from .rng import next32, seed_stream
 from .rounds import play_round, play_to_end, reseed_policies, setup_game
 from .scoring import decide_winner, total_score

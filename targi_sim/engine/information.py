@@ -10,6 +10,8 @@ re-deal for every arrangement of the hidden cards, so a determinised search cann
 tell two such arrangements apart.
 """
 
+from targi_sim.engine.access import pbase
+
 from .jit import jit
 from .layout import (
     CELL_GOODS,
@@ -28,7 +30,6 @@ from .layout import (
     S_X_SCRIPT,
 )
 from .rng import next32, randbelow, seed_stream
-from .state import pbase
 
 N_CELLS = 9
 

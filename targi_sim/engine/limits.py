@@ -21,7 +21,7 @@ from targi_sim.engine.constants import (
     MAX_TRIBE,
 )
 from targi_sim.engine.layout import MAX_TRADES
-from targi_sim.engine.records import MAX_GOODS_ROWS, MAX_ROUNDS
+from targi_sim.engine.logs import MAX_GOODS_ROWS, MAX_ROUNDS
 
 INT16_MAX = 2**15 - 1  # score, token, holding and discard columns
 INT8_MAX = 2**7 - 1    # round, display and per-round count columns

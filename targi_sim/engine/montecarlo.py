@@ -26,13 +26,13 @@ from targi_sim.engine.constants import (
     N_STRAT_PARAMS,
     SK_MONTECARLO,
 )
+from targi_sim.engine.logs import H_GAME, H_SIZE, room_for_game
 
 from .ask import rollout_policies
 from .batch import copy_rows, write_result
 from .information import determinize
 from .jit import jit, jit_alloc
 from .layout import S_CORE, S_PAUSE_MC, S_POLICY_RNG
-from .records import H_GAME, H_SIZE, room_for_game
 from .rng import next32, seed_stream
 from .rounds import (
     apply_placement,

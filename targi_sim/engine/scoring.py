@@ -1,5 +1,6 @@
 """Final scoring (docs/rules.md §7): tokens + card VP + end-game abilities + row bonuses."""
 
+from targi_sim.engine.access import goods_total, pbase, res, tribe
 from targi_sim.engine.constants import (
     AB_POSITION_VP,
     AB_SET_VP,
@@ -19,7 +20,6 @@ from targi_sim.engine.constants import (
 
 from .jit import jit
 from .layout import P_DISPLAY, TC_ABILITY, TC_PARAMS, TC_SYMBOL, TC_VP
-from .state import goods_total, pbase, res, tribe
 
 
 @jit

@@ -9,11 +9,11 @@ from the rollout driver, as in a batch.
 import numpy as np
 
 from targi_sim.engine.constants import MC_PENDING
+from targi_sim.engine.logs import H_SIZE
 
 from .jit import jit_alloc
 from .layout import S_OVER, S_PAUSE_MC, S_X_PAUSED
 from .montecarlo import choose_placement
-from .records import H_SIZE
 from .rounds import legal_placements, placing_player, play_round
 
 ROUND_DONE = 0

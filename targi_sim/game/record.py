@@ -8,7 +8,7 @@ import numpy as np
 import polars as pl
 
 from targi_sim.engine import layout as lay
-from targi_sim.engine import records as rec
+from targi_sim.engine import logs as rec
 from targi_sim.engine.buffers import table
 from targi_sim.engine.constants import DECISION_NAMES, END_REASON_NAMES, TIEBREAK_NAMES
 from targi_sim.game.state import GameState

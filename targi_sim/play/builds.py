@@ -3,7 +3,7 @@
 The engine is compiled on first use and cached (targi_sim.engine.cache_dir). Which
 compiled code a match needs depends on its seats (engine/ask.py): the generic build,
 the build with the heuristic inside, the Monte Carlo driver, each strategy's policy.
-`warm_up` compiles (or loads) all of it by playing one game, times it, and remembers a
+`load_build` compiles (or loads) all of it by playing one game, times it, and remembers a
 cold compile's duration per build in the cache folder, so the next first compile on
 this machine (after an upgrade or a cache wipe) can show an estimate.
 """
@@ -79,7 +79,7 @@ def _remember(build: str, seconds: float) -> None:
         atomic_write_json(_builds_path(), data)
 
 
-def warm_up(match: Match) -> LoadResult:
+def load_build(match: Match) -> LoadResult:
     """Compile or load everything `match` needs by playing one game with it."""
     build = build_of(match)
     t0 = time.perf_counter()
@@ -91,4 +91,4 @@ def warm_up(match: Match) -> LoadResult:
     return LoadResult(build, seconds, compiled)
 
 
-__all__ = ["LoadResult", "build_of", "estimate_seconds", "is_compiled", "warm_up"]
+__all__ = ["LoadResult", "build_of", "estimate_seconds", "is_compiled", "load_build"]

@@ -11,8 +11,8 @@ import polars as pl
 from targi_sim.engine import layout as lay
 from targi_sim.engine.batch import play_batch
 from targi_sim.engine.buffers import make_logs, reset
+from targi_sim.engine.logs import G_SIZE
 from targi_sim.engine.montecarlo import play_batch_mc, uses_montecarlo
-from targi_sim.engine.records import G_SIZE
 from targi_sim.game.deck import Deck
 from targi_sim.game.record import GameRecord, game_record, games_frame, log_frames
 from targi_sim.game.rules import Rules

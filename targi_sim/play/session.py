@@ -29,7 +29,7 @@ from targi_sim.engine import layout as lay
 from targi_sim.engine.batch import OPTION_BUFFER, write_result
 from targi_sim.engine.buffers import make_logs
 from targi_sim.engine.constants import DECISION_NAMES, MC_PENDING, N_STRAT_PARAMS, SK_EXTERNAL
-from targi_sim.engine.records import (
+from targi_sim.engine.logs import (
     G_SIZE,
     H_GAME,
     H_OVERFLOW,
@@ -192,14 +192,7 @@ class Game:
         """Every decision taken so far (seat, decision type, option value, context, round),
         as the trace logs them (empty when the game was made without a trace)."""
         from targi_sim.engine.buffers import table
-        from targi_sim.engine.records import (
-            RT_CHOICE,
-            RT_CTX,
-            RT_DTYPE,
-            RT_PLAYER,
-            RT_ROUND,
-            T_TRACE,
-        )
+        from targi_sim.engine.logs import RT_CHOICE, RT_CTX, RT_DTYPE, RT_PLAYER, RT_ROUND, T_TRACE
 
         rows = table(self._L, T_TRACE)
         if self._decision is not None:

@@ -15,7 +15,7 @@ import numpy as np
 
 from targi_sim._utils.paths import data_dir
 from targi_sim.engine.constants import DECISION_NAMES
-from targi_sim.engine.records import G_BAD, G_FIRST, G_GAME
+from targi_sim.engine.logs import G_BAD, G_FIRST, G_GAME
 from targi_sim.errors import StrategyError
 
 

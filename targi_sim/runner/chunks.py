@@ -25,13 +25,13 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from targi_sim._utils.atomic import temp_path
+from targi_sim.engine.logs import G_SIZE, H_OVERFLOW
 from targi_sim.play.games import play_plan
 from targi_sim.play.pairing import plan
 from targi_sim.runner.layout import RunDir
 
 from ..engine import layout as lay
 from ..engine.buffers import make_logs, reset, table
-from ..engine.records import G_SIZE, H_OVERFLOW
 from .config import RunSpec
 from .markers import file_sha256
 from .tables import LOGS, SCHEMAS, TABLES, games_table, log_table

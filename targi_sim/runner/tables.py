@@ -13,11 +13,10 @@ from collections.abc import Sequence
 import numpy as np
 import pyarrow as pa
 
+from targi_sim.engine import logs as rec
 from targi_sim.engine.constants import END_REASON_NAMES, SYMBOL_NAMES, TIEBREAK_NAMES
 from targi_sim.game.record import GAME_COLUMNS
 from targi_sim.play.pairing import pair_ids
-
-from ..engine import records as rec
 
 I8, I16, I64 = pa.int8(), pa.int16(), pa.int64()
 NAME = pa.dictionary(pa.int8(), pa.string())

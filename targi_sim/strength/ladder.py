@@ -31,7 +31,7 @@ import numpy as np
 import polars as pl
 from scipy import stats as sps
 
-from targi_sim.engine.records import G_WINNER
+from targi_sim.engine.logs import G_WINNER
 from targi_sim.errors import InputError
 from targi_sim.game.shape import game_shape
 from targi_sim.play.games import run_batch

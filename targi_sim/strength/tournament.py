@@ -239,10 +239,10 @@ def check_names(strategies: Sequence[Strategy]) -> None:
         seen[s.name] = s
 
 
-def warm_up(strategies: Sequence[str | Path | Strategy], deck: str | Deck = "base",
+def matches_by_build(strategies: Sequence[str | Path | Strategy], deck: str | Deck = "base",
             rules: str | Rules = "default") -> list[Match]:
     """The tournament's matches, one per compiled build their pairs use, ready for
-    targi_sim.play.builds.warm_up (which compiles or loads that build by playing one game);
+    targi_sim.play.builds.load_build (which compiles or loads that build by playing one game);
     preparing them compiles each plug-in's policy."""
     from targi_sim.play.builds import build_of
 
@@ -376,4 +376,4 @@ def _matrix(names: Sequence[str], pairs: list[tuple[int, int]], totals: np.ndarr
 __all__ = ["ELO_ANCHOR", "EloFit", "POOR_FIT_P", "TournamentResult", "check_names",
            "even_games", "fit_elo", "fit_elo_model", "fit_verdict", "pair_run_seed",
            "run_tournament",
-           "warm_up"]
+           "matches_by_build"]

@@ -39,7 +39,7 @@ import numpy as np
 
 from targi_sim._utils.atomic import atomic_write
 from targi_sim.engine import constants as C
-from targi_sim.engine.records import G_WINNER
+from targi_sim.engine.logs import G_WINNER
 from targi_sim.game.deck import Deck, load_deck
 from targi_sim.game.rules import Rules, load_rules
 from targi_sim.play.games import run_batch

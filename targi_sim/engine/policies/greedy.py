@@ -1,5 +1,6 @@
 """The greedy kind: most VP now, else most goods (one-step values, no weights, no noise)."""
 
+from targi_sim.engine.access import border, pbase, res, tribe
 from targi_sim.engine.constants import (
     BK_DRAW_GOODS,
     BK_DRAW_TRIBE,
@@ -20,7 +21,6 @@ from targi_sim.engine.constants import (
 from ..costs import OPT_KEEP, OPT_PLAY
 from ..jit import entry_point, jit
 from ..layout import BD_GAIN, BD_KIND, D_TRADES, P_HAND, TC_VP, TD_GET_AMT, TD_GIVE_AMT, TD_SIZE
-from ..state import border, pbase, res, tribe
 from .heuristic import action_priority, hand_too_new
 
 

@@ -1,7 +1,7 @@
 """Small reads and writes of the flat state shared by every engine module."""
 
-from .jit import jit, jit_inline
-from .layout import (
+from targi_sim.engine.jit import jit, jit_inline
+from targi_sim.engine.layout import (
     BD_SIZE,
     D_ABILITIES,
     D_BORDER,
@@ -25,7 +25,7 @@ from .layout import (
     S_TRIBE_N,
     TC_SIZE,
 )
-from .rng import randbelow
+from targi_sim.engine.rng import randbelow
 
 
 @jit_inline

@@ -9,7 +9,7 @@ row-major region per table. A table with zero capacity is simply not written
 into named tables.
 """
 
-from .jit import jit, jit_inline
+from targi_sim.engine.jit import jit, jit_inline
 
 # tables
 T_ROUNDS = 0
