@@ -8,7 +8,6 @@ import sys
 import time
 from pathlib import Path
 
-import polars as pl
 import typer
 from rich.console import Console
 from rich.markup import escape
@@ -66,27 +65,6 @@ def _human_bytes(n: float) -> str:
             return f"{n:,.0f} {unit}" if unit == "B" else f"{n:,.1f} {unit}"
         n /= 1024
     return f"{n:.1f} GB"
-
-
-def summarise(out: Path, strategies: tuple[str, str], chunks: int):
-    """Fold every chunk's `games` file into the summary counters (one file at a time).
-
-    The files are the run's own, by chunk number (the run has just checked them
-    against their markers); each is opened by Python, so no character of `out` is
-    read as a pattern, and a stray file in the folder is never counted.
-    """
-    from targi_sim.runner import RunDir
-
-    from .summary import Tally
-
-    tally = Tally(strategies)
-    cols = ["pair_id", "winner", "first_player", "score_p0", "score_p1", "rounds", "end_reason",
-            "tiebreak"]
-    rd = RunDir(out)
-    for chunk in range(chunks):
-        with open(rd.table_path("games", chunk), "rb") as f:
-            tally.add(pl.read_parquet(f, columns=cols))
-    return tally
 
 
 def one_line(tally, outcome, wall: float, play: float) -> str:
@@ -195,6 +173,7 @@ def register(app: typer.Typer) -> None:
         from targi_sim import DataError, InputError, UsageError
         from targi_sim.runner import RunConfig, execute, resolve_run
         from targi_sim.runner.execute import check_options, check_out
+        from targi_sim.runner.summary import summarise_run
 
         from .common import fail, load_engine, progress_bar
         from .parse import (
@@ -268,7 +247,7 @@ def register(app: typer.Typer) -> None:
             raise fail(f"cannot write the run to {out_dir}: {reason}. Completed chunks are "
                         "kept; free space and rerun the same command to resume.") from None
 
-        tally = summarise(out_dir, names, outcome.chunks_total)
+        tally = summarise_run(out_dir, names, outcome.chunks_total)
         console = Console()
         for mismatch in outcome.replayed:
             console.print(f"Replayed {mismatch} (no longer matched its completion marker).",

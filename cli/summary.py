@@ -1,68 +1,14 @@
-"""Running totals over chunks of games and the end-of-run summary table.
-
-Rates are per game, but their intervals treat each pair_id (a seat-swapped pair,
-or a game whose deal is played once) as one independent unit
-(targi_sim.stats.rates): in a seat-swapped pair the deal often decides both games.
-"""
+"""The end-of-run summary table of `targi-sim run` (the totals: targi_sim.runner.summary)."""
 
 from __future__ import annotations
 
-from collections import Counter
-from dataclasses import dataclass, field
-
-import numpy as np
-import polars as pl
 from rich import box
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
 from targi_sim.play.pairing import DESCRIPTIONS
-from targi_sim.stats.rates import ClusterAccumulator, ClusteredRate
-
-RATES = ("seat0", "seat1", "draws", "first", "points0", "points1")
-
-
-@dataclass
-class Tally:
-    """Counts and sums that are enough for the summary; memory does not grow with games."""
-
-    strategies: tuple[str, str]
-    games: int = 0
-    wins: list[int] = field(default_factory=lambda: [0, 0])
-    draws: int = 0
-    first_wins: int = 0
-    score_sum: list[int] = field(default_factory=lambda: [0, 0])
-    rounds_sum: int = 0
-    end_reasons: Counter = field(default_factory=Counter)
-    tiebreaks: Counter = field(default_factory=Counter)
-    clusters: ClusterAccumulator = field(default_factory=lambda: ClusterAccumulator(RATES))
-
-    def add(self, games: pl.DataFrame) -> None:
-        """Fold in a chunk's `games` table (targi_sim.game.record.games_frame columns)."""
-        winner = games["winner"]
-        self.games += games.height
-        self.wins[0] += int((winner == 0).sum())
-        self.wins[1] += int((winner == 1).sum())
-        self.draws += int((winner == -1).sum())
-        self.first_wins += int((winner == games["first_player"]).sum())
-        self.score_sum[0] += int(games["score_p0"].sum())
-        self.score_sum[1] += int(games["score_p1"].sum())
-        self.rounds_sum += int(games["rounds"].sum())
-        self.end_reasons.update(dict(games["end_reason"].value_counts().iter_rows()))
-        self.tiebreaks.update(dict(games["tiebreak"].value_counts().iter_rows()))
-        w = winner.to_numpy()
-        draw = 0.5 * (w == -1)
-        self.clusters.add(games["pair_id"].to_numpy(), np.ones(len(w)), {
-            "seat0": (w == 0) * 1.0, "seat1": (w == 1) * 1.0, "draws": (w == -1) * 1.0,
-            "first": (w == games["first_player"].to_numpy()) + draw,
-            "points0": (w == 0) + draw, "points1": (w == 1) + draw})
-
-    def rates(self) -> dict[str, ClusteredRate]:
-        """Seat 0's and seat 1's win rates (a draw is no win), the draw rate, the round-1
-        first player's rate and each seat's rate with draws as half (the report's
-        win_rate), each with its pair-clustered interval."""
-        return self.clusters.result()
+from targi_sim.runner.summary import Tally
 
 
 def _pct(x: float) -> str:

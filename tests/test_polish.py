@@ -81,7 +81,8 @@ def test_terminal_says_how_it_counts_draws():
     """The terminal's win rate counted draws as losses, the report's as half, without
     saying so. Now both are printed and labelled; 'draws = half' is the report's
     win_rate."""
-    from targi_sim.cli.summary import Tally, render
+    from targi_sim.cli.summary import render
+    from targi_sim.runner.summary import Tally
 
     games = pl.DataFrame({"pair_id": [0, 1, 2, 3], "winner": [0, -1, 1, 0],
                           "first_player": [0, 1, 0, 1], "score_p0": [5, 4, 3, 6],

@@ -269,7 +269,7 @@ def test_one_line_names_a_long_engine_load_so_games_per_second_reads_right():
     from types import SimpleNamespace
 
     from targi_sim.cli.run import one_line
-    from targi_sim.cli.summary import Tally
+    from targi_sim.runner.summary import Tally
 
     tally = Tally(("balanced", "balanced"), games=2000, wins=[990, 990], draws=20,
                   first_wins=880)
