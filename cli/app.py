@@ -65,6 +65,11 @@ def main() -> None:
         if stop is not None:
             typer.echo("\nInterrupted.", err=True)
             raise SystemExit(signals.exit_code(stop)) from None
+        if exc.code in (0, None) and signals.pending:
+            # a stop that landed where Python drops exceptions (a destructor, a weakref
+            # callback) and let the command finish: it still ends as a stop
+            typer.echo("\nInterrupted.", err=True)
+            raise SystemExit(128 + signals.pending[-1]) from None
         raise
 
 

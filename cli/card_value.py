@@ -36,13 +36,13 @@ def fork_run(out_dir, rate: float, jobs: int, *, force: bool, quiet: bool,
     `card-value` and `run --card-value`); InputError for a run or rate it cannot use."""
     from targi_sim.cardvalue.job import load_fork_driver, prepare_forks, run_forks
 
-    from .common import load_engine, progress_bar
+    from .common import load_engine, progress_bar, status
 
     job, force = prepare_forks(out_dir, rate, force=force, strategy_files=strategy_files)
     err = Console(stderr=True)
     t0 = time.perf_counter()
     load_engine(err, quiet, [job.match])  # the run's build, with its compile estimate
-    with err.status("Loading the card-value forks (compiled once per machine and version, "
+    with status(err, "Loading the card-value forks (compiled once per machine and version, "
                     "about a minute the first time)...") if not quiet else nullcontext():
         load_fork_driver(job)
     setup = time.perf_counter() - t0

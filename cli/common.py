@@ -21,6 +21,9 @@ from rich.progress import (
 from rich.table import Column
 from rich.text import Text
 
+from . import signals
+from .logprogress import LogProgress, LogStatus
+
 EXIT_USAGE = 2
 
 
@@ -76,7 +79,7 @@ def load_engine(console: Console, quiet: bool, matches: list) -> None:
             if quiet:
                 load_build(m)
             else:
-                with console.status("Loading the compiled engine..."):
+                with status(console, "Loading the compiled engine..."):
                     load_build(m)
             continue
         expect = estimate_seconds(m)
@@ -90,28 +93,41 @@ def load_engine(console: Console, quiet: bool, matches: list) -> None:
             return (f"Compiling the engine ({build} build; once per machine and version, "
                     f"then cached): {elapsed:.0f} s, {left}")
 
-        with console.status(say(0.0)) as status:
+        with status(console, say(0.0)) as shown:
             stop = threading.Event()
 
-            def tick(status=status, stop=stop, t0=t0, say=say) -> None:
+            def tick(shown=shown, stop=stop, t0=t0, say=say) -> None:
                 while not stop.wait(1.0):
-                    status.update(say(time.perf_counter() - t0))
+                    shown.update(say(time.perf_counter() - t0))
 
-            ticker = threading.Thread(target=tick, daemon=True)
-            ticker.start()
+            ticker = threading.Thread(target=tick, daemon=not isinstance(shown, LogStatus))
+            if not isinstance(shown, LogStatus):  # a log line every 10 s is LogStatus's
+                ticker.start()
             try:
                 load_build(m)
             finally:
                 stop.set()
-                ticker.join()
+                if ticker.is_alive():
+                    ticker.join()
         console.print(f"Compiled the engine's {build} build in {time.perf_counter() - t0:.0f} s "
                       "(cached for next time).", highlight=False)
+    signals.check()  # a stop swallowed while loading still stops the command here
 
 
-def progress_bar(console: Console, quiet: bool, get_time=None) -> Progress:
+def status(console: Console, text: str):
+    """A status line while something runs: rich's spinner on a terminal, plain lines in a
+    log (cli/logprogress.py)."""
+    return console.status(text) if console.is_terminal else LogStatus(console, text)
+
+
+def progress_bar(console: Console, quiet: bool, get_time=None) -> Progress | LogProgress:
     """The progress bar: fits an 80-column terminal on one line (the description is
     cut with an ellipsis, the bar takes what is left); games/s and ETA from the mean
-    rate since the start. `get_time`: a clock for tests."""
+    rate since the start. Not on a terminal (a CI log, a file): plain lines at least
+    every 10 s or 10% of the work instead (cli/logprogress.py). `get_time`: a clock
+    for tests."""
+    if not quiet and not console.is_terminal:
+        return LogProgress(console, get_time)
     return Progress(
         TextColumn("[progress.description]{task.description}",
                    table_column=Column(max_width=22, no_wrap=True, overflow="ellipsis")),

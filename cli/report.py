@@ -68,7 +68,7 @@ def _run(label: str, quiet: bool, work):
 
     from targi_sim.report import ReportError
 
-    from .common import fail
+    from .common import fail, status
     from .signals import exit_code
 
     err = Console(stderr=True)
@@ -77,8 +77,8 @@ def _run(label: str, quiet: bool, work):
         if quiet:
             out = work(None)
         else:
-            with err.status(label) as status:
-                out = work(lambda msg: status.update(f"{label}: {msg}..."))
+            with status(err, label) as shown:
+                out = work(lambda msg: shown.update(f"{label}: {msg}..."))
     except ReportError as exc:
         raise fail(str(exc)) from None
     except KeyboardInterrupt as exc:  # Ctrl-C, SIGTERM or SIGHUP (cli/signals.py)

@@ -1,0 +1,152 @@
+"""Progress for logs: when stderr is not a terminal (a CI log, `2> file`, a pipe), a
+rich progress bar or status spinner prints nothing until the end, so a 30-second
+report looked dead. These stand-ins print plain lines instead, nothing animated: a
+line when a task starts, then at least every `EVERY_SECONDS` or each further tenth of
+the work (done/total, rate, elapsed, ETA), and one when it ends.
+
+They implement the part of rich's Progress and Status that the commands use
+(`add_task`, `advance`, `update`, `console.status(...).update`), so a command does not
+know which one it got (cli/common.py chooses).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from rich.console import Console
+
+EVERY_SECONDS = 10.0
+STEPS = 10  # a line each further 1/STEPS of a task's total
+
+
+def _clock(seconds: float) -> str:
+    s = int(seconds)
+    return f"{s // 3600}:{s // 60 % 60:02d}:{s % 60:02d}"
+
+
+@dataclass
+class _Task:
+    description: str
+    total: float | None
+    unit: str
+    started: float
+    completed: float = 0.0
+    last_line: float = 0.0
+    last_step: int = 0
+    done: bool = field(default=False)
+
+
+class LogProgress:
+    """rich.progress.Progress's interface, printing plain lines to `console`."""
+
+    def __init__(self, console: Console, get_time: Callable[[], float] | None = None,
+                 every: float = EVERY_SECONDS) -> None:
+        self.console = console
+        self._now = get_time or time.monotonic
+        self._every = every
+        self._tasks: list[_Task] = []
+
+    def __enter__(self) -> LogProgress:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if exc[0] is None:
+            for i, t in enumerate(self._tasks):
+                if not t.done:
+                    self._line(i, final=True)
+
+    def add_task(self, description: str, total: float | None = None, **fields) -> int:
+        now = self._now()
+        self._tasks.append(_Task(str(description), total, str(fields.get("unit", "games")),
+                                 now, last_line=now))
+        i = len(self._tasks) - 1
+        self._say(f"{self._tasks[i].description}: started"
+                  + (f", {self._tasks[i].total:,.0f} {self._tasks[i].unit}"
+                     if self._tasks[i].total else ""))
+        return i
+
+    def advance(self, task: int, advance: float = 1) -> None:
+        self.update(task, advance=advance)
+
+    def update(self, task: int, *, completed: float | None = None, total: float | None = None,
+               advance: float | None = None, description: str | None = None,
+               **_fields) -> None:
+        t = self._tasks[task]
+        if description is not None:
+            t.description = str(description)
+        if total is not None:
+            t.total = total
+        if completed is not None:
+            t.completed = completed
+        if advance:
+            t.completed += advance
+        now = self._now()
+        step = int(STEPS * t.completed / t.total) if t.total else 0
+        finished = bool(t.total) and t.completed >= t.total
+        if finished and not t.done:
+            self._line(task, final=True)
+        elif now - t.last_line >= self._every or step > t.last_step:
+            self._line(task)
+
+    def _line(self, task: int, final: bool = False) -> None:
+        t = self._tasks[task]
+        now = self._now()
+        elapsed = now - t.started
+        rate = t.completed / elapsed if elapsed > 0 else 0.0
+        text = f"{t.description}: {t.completed:,.0f}"
+        if t.total:
+            text += f"/{t.total:,.0f} {t.unit} ({t.completed / t.total:.0%})"
+        else:
+            text += f" {t.unit}"
+        text += f", {rate:,.0f} {t.unit}/s, elapsed {_clock(elapsed)}"
+        if final:
+            text += ", done"
+            t.done = True
+        elif t.total and rate > 0:
+            text += f", ETA {_clock((t.total - t.completed) / rate)}"
+        self._say(text)
+        t.last_line = now
+        t.last_step = int(STEPS * t.completed / t.total) if t.total else 0
+
+    def _say(self, text: str) -> None:
+        self.console.print(text, highlight=False, markup=False, soft_wrap=True)
+
+
+class LogStatus:
+    """rich's `console.status(...)` for logs: its text once, then `text (N s)` every
+    `every` seconds while it lasts (a thread), and each new text from `update`."""
+
+    def __init__(self, console: Console, text: str, every: float = EVERY_SECONDS) -> None:
+        self.console = console
+        self._text = text
+        self._every = every
+        self._stop = threading.Event()
+        self._t0 = time.monotonic()
+        self._thread = threading.Thread(target=self._tick, daemon=True)
+
+    def __enter__(self) -> LogStatus:
+        self._say(self._text)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def update(self, text: str) -> None:
+        if text != self._text:
+            self._text = text
+            self._say(text)
+
+    def _tick(self) -> None:
+        while not self._stop.wait(self._every):
+            self._say(f"{self._text} ({time.monotonic() - self._t0:.0f} s)")
+
+    def _say(self, text: str) -> None:
+        self.console.print(text, highlight=False, markup=False, soft_wrap=True)
+
+
+__all__ = ["EVERY_SECONDS", "LogProgress", "LogStatus"]
