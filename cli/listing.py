@@ -75,24 +75,25 @@ def strategies(ctx: typer.Context) -> None:
     if ctx.invoked_subcommand is not None:
         return
     from targi_sim._utils.paths import data_dir
-    from targi_sim.players.strategy import load_strategy
+    from targi_sim.players.strategy import list_plugin_files, load_strategy
 
     from .strategies import list_line
 
+    names = available_strategies()
+    plugins = list_plugin_files()
+    width = max([len(n) for n in names] + [len(p.name) for p in plugins] + [14])
     typer.echo(f"Strategies in {data_dir() / 'strategies'}:")
-    for name in available_strategies():
+    for name in names:
         try:
-            typer.echo(list_line(name, load_strategy(name)))
+            typer.echo(list_line(name, load_strategy(name), width))
         except (DataError, UsageError) as exc:
-            typer.echo(f"  {name:<14} (does not load: {exc})")
-    from targi_sim.players.strategy import list_plugin_files
-
-    for path in list_plugin_files():
+            typer.echo(f"  {name:<{width}} (does not load: {exc})")
+    for path in plugins:
         try:
             s = load_strategy(path)
-            typer.echo(f"  {path.name:<14} {s.kind_name:<11} {s.description} (use its path)")
+            typer.echo(f"{list_line(path.name, s, width)} (use its path)")
         except (DataError, UsageError) as exc:
-            typer.echo(f"  {path.name:<14} (does not load: {exc})")
+            typer.echo(f"  {path.name:<{width}} (does not load: {exc})")
 
 
 @strategies_app.command("show")
@@ -158,7 +159,6 @@ def strategies_check(
     for line in describe(report):
         typer.echo(line)
     raise typer.Exit(0 if report.passed else 1)
-
 
 
 def version() -> None:

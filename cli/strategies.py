@@ -17,8 +17,10 @@ def one_line(text: str) -> str:
     return " ".join(str(text).split())
 
 
-def list_line(name: str, s: Strategy) -> str:
-    return f"  {name:<14} {s.kind_name:<11} {one_line(s.description)}"
+def list_line(name: str, s: Strategy, width: int = 14) -> str:
+    """One row of `targi-sim strategies`: name (padded to `width`, the longest name, so
+    the columns line up), kind, description."""
+    return f"  {name:<{width}} {s.kind_name:<11} {one_line(s.description)}"
 
 
 def _file_values(s: Strategy) -> dict:

@@ -113,3 +113,16 @@ def test_compare_shows_rates_in_percent(tmp_path):
     assert "| 62.5% |" in row and "+0.00 pts" in row and "0.625" not in row
     rounds = next(line for line in md.splitlines() if "Duration (mean rounds)" in line)
     assert "| 2 |" in rounds and "%" not in rounds  # a mean stays a number
+
+
+def test_the_strategies_list_keeps_its_columns_for_long_names():
+    """`montecarlo-tuned` (16 characters) pushed its kind column out of line."""
+    from typer.testing import CliRunner
+
+    from targi_sim.cli.app import app
+
+    out = CliRunner().invoke(app, ["strategies"]).output.splitlines()[1:]
+    rows = [line for line in out if line.startswith("  ") and "does not load" not in line]
+    starts = {re.match(r"  \S+\s+", line).end() for line in rows}  # where the kind begins
+    assert any("montecarlo-tuned" in line for line in rows)
+    assert len(starts) == 1, rows
