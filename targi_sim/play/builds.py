@@ -24,9 +24,13 @@ from targi_sim.play.match import Match
 from targi_sim.play.pairing import game_plan
 
 BUILDS_FILE = "builds.json"
-# Cold-compile seconds measured on the development machine (2 vCPU AMD EPYC, idle;
-# docs/benchmarks.md), used until this machine has measured its own.
-DOCUMENTED_SECONDS = {"generic": 25.0, "heuristic": 55.0, "heuristic+montecarlo": 60.0}
+# Cold-compile seconds measured on the development machine (2-vCPU Intel Xeon, idle,
+# 2026-12-03; benchmarks/startup.py, docs/benchmarks.md), and how fast that machine ran
+# the reference loop below: a machine that has never compiled a build scales these by
+# its own loop time. Once it has compiled one (any engine version: every cache folder
+# beside the current one is read), its own seconds are used.
+DOCUMENTED_SECONDS = {"generic": 13.2, "heuristic": 26.7, "heuristic+montecarlo": 30.0}
+DOCUMENTED_LOOP_SECONDS = 0.025  # reference_loop_seconds() there (1M additions)
 COLD_THRESHOLD = 2.0  # a load slower than this compiled something
 
 
@@ -62,14 +66,51 @@ def is_compiled(match: Match) -> bool:
     return build_of(match) in _read()
 
 
-def estimate_seconds(match: Match) -> float:
-    """Expected seconds of a cold compile of this match's build on this machine."""
-    build = build_of(match)
-    seen = _read().get(build, {})
+def reference_loop_seconds() -> float:
+    """Seconds this machine takes for a million CPython additions (about 25 ms): how
+    fast it is now, to scale a compile time measured elsewhere."""
+    t = time.perf_counter()
+    total = 0
+    for i in range(1_000_000):
+        total += i
+    return time.perf_counter() - t
+
+
+def _measured(data: dict, build: str) -> float | None:
+    seen = data.get(build)
     value = seen.get("seconds") if isinstance(seen, dict) else None
-    if isinstance(value, int | float) and value > 0:
-        return float(value)
-    return DOCUMENTED_SECONDS.get(build, DOCUMENTED_SECONDS["heuristic"])
+    return float(value) if isinstance(value, int | float) and value > 0 else None
+
+
+def _measured_before(build: str) -> float | None:
+    """This build's cold-compile seconds from this machine's other cache folders (earlier
+    engine versions), the newest first."""
+    here = cache_dir()
+    found = []
+    for other in here.parent.glob(f"*/{BUILDS_FILE}") if here.parent.is_dir() else []:
+        if other.parent == here:
+            continue
+        try:
+            data = json.loads(other.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(data, dict) and (value := _measured(data, build)) is not None:
+            found.append((other.stat().st_mtime, value))
+    return max(found)[1] if found else None
+
+
+def estimate_seconds(match: Match) -> float:
+    """Expected seconds of a cold compile of this match's build on this machine: its own
+    last compile of the build, else its compile of an earlier engine version, else the
+    documented figure scaled by how fast this machine runs a reference loop."""
+    build = build_of(match)
+    own = _measured(_read(), build)
+    if own is None:
+        own = _measured_before(build)
+    if own is not None:
+        return own
+    documented = DOCUMENTED_SECONDS.get(build, DOCUMENTED_SECONDS["heuristic"])
+    return documented * reference_loop_seconds() / DOCUMENTED_LOOP_SECONDS
 
 
 def _remember(build: str, seconds: float) -> None:
