@@ -303,7 +303,8 @@ def _failure_reports(loaded, results, folder: Path, n_jobs: int, err: Console, o
             except OSError as exc:
                 raise fail(f"cannot write the report into {folder / name}: {exc}") from None
             out.print(f"report of the failing expectation {escape(r.expectation.name)!r}: "
-                      f"{escape(str(html))}", highlight=False)
+                      f"{escape(str(html))} (what moved against the baseline: "
+                      f"{escape(str(folder / name / 'against-baseline.md'))})", highlight=False)
             reports[r.expectation.name] = html
     return reports
 

@@ -535,3 +535,5 @@ def test_ci_steps_on_a_git_repository_fail_a_much_cheaper_card_and_pass_a_commen
     assert "#6" not in message
     reports = list((repo / "targi-check-reports").glob("*/report/report.html"))
     assert any("deck-drift" in str(p) for p in reports), reports
+    moved = next((repo / "targi-check-reports").glob("deck-drift*/against-baseline.md"))
+    assert "card_id 5 (Targia 4VP #1, was Targia 1VP #1)" in moved.read_text()  # what moved

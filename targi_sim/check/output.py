@@ -155,11 +155,36 @@ def slug(name: str) -> str:
     return s[:60] or "expectation"
 
 
+def against_baseline(result) -> str:
+    """Markdown: what moved against the baseline in a failing expectation -- the baseline's
+    value, the measured one with its interval, and for deck_drift every card that moved
+    (by card_id and name) -- so a report of the changed deck opens with the change."""
+    e = result.expectation
+    lines = [f"# What moved against the baseline: {e.name}", "",
+             f"Baseline file: `{e.path}`; deck `{e.deck}`, rules `{e.rules}`, "
+             f"{e.strategy} vs {e.opponent}.", ""]
+    if result.drift is not None:
+        lines += [f"{len(result.drift.failures)} of {len(result.drift.tests)} card tests "
+                  f"moved beyond their tolerance ({result.games:,} games, Holm at alpha "
+                  f"{e.alpha:g}):", ""]
+        lines += [f"- {line}" for line in drift_lines(result)]
+    else:
+        lo, hi = result.ci
+        lines += ["| | value |", "|---|---|",
+                  f"| baseline | {fmt_value(e, e.rate)} +- {fmt_tolerance(e)} |",
+                  f"| measured | {fmt_value(e, result.rate)} (95% CI "
+                  f"{fmt_value(e, lo, False)} .. {fmt_value(e, hi, False)}), "
+                  f"{result.games:,} games |"]
+    lines += ["", "The balance report of these very games (same seeds): report/report.html."]
+    return "\n".join(lines) + "\n"
+
+
 def failure_report(result, prepared, folder: str | Path, *, jobs: int = 1,
                    progress=None) -> Path:
     """Replay a failing expectation's games into `folder/run` (an ordinary run directory:
-    the same seed and layout, so the very games the check decided on) and write its
-    balance report to `folder/report`; returns the report.html path."""
+    the same seed and layout, so the very games the check decided on), write what moved
+    against the baseline to `folder/against-baseline.md` and the games' balance report
+    to `folder/report`; returns the report.html path."""
     from targi_sim.report import build_report
     from targi_sim.runner import RunConfig, execute, resolve_run
 
@@ -168,11 +193,13 @@ def failure_report(result, prepared, folder: str | Path, *, jobs: int = 1,
     config = RunConfig(games=max(2, result.games), seed=e.seed, p0=e.strategy,
                        p1=e.opponent, deck=e.deck, rules=e.rules, pairing=prepared.pairing)
     run = folder / "run"
+    folder.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(folder / "against-baseline.md", against_baseline(result))
     execute(resolve_run(config), run, jobs=jobs, force=True, progress=progress,
             command=["targi-sim", "check", "(report of a failing expectation)"])
     out = build_report(run, folder / "report")
     return out / "report.html"
 
 
-__all__ = ["failure_report", "fmt_tolerance", "fmt_value", "junit_xml", "slug",
+__all__ = ["against_baseline", "failure_report", "fmt_tolerance", "fmt_value", "junit_xml", "slug",
            "summary_line", "summary_markdown", "write_junit", "write_summary"]
