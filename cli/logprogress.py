@@ -48,17 +48,41 @@ class LogProgress:
         self._now = get_time or time.monotonic
         self._every = every
         self._tasks: list[_Task] = []
+        self._lock = threading.RLock()
+        self._stop = threading.Event()
+        # a line every `every` seconds even while no work is reported (a slow chunk, a
+        # generation of a search); not with a test's clock, which only moves when told
+        self._ticker = (threading.Thread(target=self._tick, daemon=True)
+                        if get_time is None else None)
 
     def __enter__(self) -> LogProgress:
+        if self._ticker is not None:
+            self._ticker.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        if self._ticker is not None and self._ticker.is_alive():
+            self._ticker.join()
         if exc[0] is None:
-            for i, t in enumerate(self._tasks):
-                if not t.done:
-                    self._line(i, final=True)
+            with self._lock:
+                for i, t in enumerate(self._tasks):
+                    if not t.done:
+                        self._line(i, final=True)
+
+    def _tick(self) -> None:
+        while not self._stop.wait(1.0):
+            with self._lock:
+                now = self._now()
+                for i, t in enumerate(self._tasks):
+                    if not t.done and now - t.last_line >= self._every:
+                        self._line(i)
 
     def add_task(self, description: str, total: float | None = None, **fields) -> int:
+        with self._lock:
+            return self._add_task(description, total, **fields)
+
+    def _add_task(self, description: str, total: float | None = None, **fields) -> int:
         now = self._now()
         self._tasks.append(_Task(str(description), total, str(fields.get("unit", "games")),
                                  now, last_line=now))
@@ -74,6 +98,11 @@ class LogProgress:
     def update(self, task: int, *, completed: float | None = None, total: float | None = None,
                advance: float | None = None, description: str | None = None,
                **_fields) -> None:
+        with self._lock:
+            self._update(task, completed, total, advance, description)
+
+    def _update(self, task: int, completed: float | None, total: float | None,
+                advance: float | None, description: str | None) -> None:
         t = self._tasks[task]
         if description is not None:
             t.description = str(description)
