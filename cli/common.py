@@ -93,7 +93,7 @@ def load_engine(console: Console, quiet: bool, matches: list) -> None:
             return (f"Compiling the engine ({build} build; once per machine and version, "
                     f"then cached): {elapsed:.0f} s, {left}")
 
-        with status(console, say(0.0)) as shown:
+        with status(console, say(0.0), eager=True) as shown:
             stop = threading.Event()
 
             def tick(shown=shown, stop=stop, t0=t0, say=say) -> None:
@@ -114,10 +114,12 @@ def load_engine(console: Console, quiet: bool, matches: list) -> None:
     signals.check()  # a stop swallowed while loading still stops the command here
 
 
-def status(console: Console, text: str):
+def status(console: Console, text: str, eager: bool = False):
     """A status line while something runs: rich's spinner on a terminal, plain lines in a
-    log (cli/logprogress.py)."""
-    return console.status(text) if console.is_terminal else LogStatus(console, text)
+    log (cli/logprogress.py; `eager`: print the first text at once there too)."""
+    if console.is_terminal:
+        return console.status(text)
+    return LogStatus(console, text, eager=eager)
 
 
 def progress_bar(console: Console, quiet: bool, get_time=None) -> Progress | LogProgress:

@@ -145,19 +145,25 @@ class LogProgress:
 
 
 class LogStatus:
-    """rich's `console.status(...)` for logs: its text once, then `text (N s)` every
-    `every` seconds while it lasts (a thread), and each new text from `update`."""
+    """rich's `console.status(...)` for logs: each new text from `update`, and `text (N s)`
+    every `every` seconds while it lasts (a thread). The first text is printed at once
+    only if `eager`; otherwise with the first update or tick, so that a command which
+    fails at once (a missing run directory) prints its one `Error:` line and nothing
+    else."""
 
-    def __init__(self, console: Console, text: str, every: float = EVERY_SECONDS) -> None:
+    def __init__(self, console: Console, text: str, every: float = EVERY_SECONDS,
+                 eager: bool = False) -> None:
         self.console = console
         self._text = text
+        self._eager = eager
         self._every = every
         self._stop = threading.Event()
         self._t0 = time.monotonic()
         self._thread = threading.Thread(target=self._tick, daemon=True)
 
     def __enter__(self) -> LogStatus:
-        self._say(self._text)
+        if self._eager:
+            self._say(self._text)
         self._thread.start()
         return self
 
