@@ -30,7 +30,14 @@ WORKER = r'''
 import os, sys, time
 if hasattr(os, "sched_setaffinity"):
     os.sched_setaffinity(0, {int(sys.argv[4])})
-from targi_sim.play.games import game_plan, prepare_match, run_batch
+try:  # the package layout (2026-12-04 on)
+    from targi_sim.play.games import run_batch
+    from targi_sim.play.match import prepare_match
+    from targi_sim.play.pairing import game_plan
+except ImportError:  # revisions before it: targi_sim.api, Match.play
+    from targi_sim.api import game_plan, prepare_match
+    def run_batch(match, *plan, logs=False):
+        return match.play(*plan, logs=logs)
 m = prepare_match((sys.argv[1], sys.argv[2]), "base", "default")
 run_batch(m, *game_plan(200, 1), logs=False)        # compile or load, warm up
 plan = game_plan(int(sys.argv[3]), 5)
