@@ -60,6 +60,13 @@ def main() -> None:
     except StrategyError as exc:  # a strategy misbehaved in play: one line, exit code 1
         typer.echo(f"Error: {exc}", err=True)
         raise SystemExit(1) from None
+    except Exception:
+        if not signals.pending:
+            raise
+        # the stop was raised inside library code that turned it into another error
+        # (an import inside numba, a class body): it is still a stop
+        typer.echo("\nInterrupted.", err=True)
+        raise SystemExit(128 + signals.pending[-1]) from None
     except SystemExit as exc:
         stop = _stray_stop(exc)
         if stop is not None:

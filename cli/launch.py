@@ -1,31 +1,30 @@
 """The `targi-sim` command's entry point: a stop during start-up is one line, not a traceback.
 
 Why a module of its own: importing the command line (numba, polars, DuckDB, the engine)
-takes about half a second, and a Ctrl-C, SIGTERM or SIGHUP in that time used to end in
-a KeyboardInterrupt traceback, before any of the CLI's handlers existed. This module
-imports nothing heavy (`targi_sim` itself loads its names lazily), so it can catch the
-stop around that import; the command then installs its own handlers (cli/signals.py).
+takes about half a second. A stop raised inside that import does not come out as a
+KeyboardInterrupt (numba turns it into an ImportError, a class body into a RuntimeError),
+so while it runs the handlers only record the stop (cli/signals.py), and it is acted on
+once the import is done; the command then installs handlers that raise.
 """
 
 from __future__ import annotations
 
-import signal
 import sys
 
 
 def main() -> None:
-    """Import the command line (catching a stop meanwhile), then run it."""
+    """Import the command line (recording a stop meanwhile), then run it."""
     from targi_sim.cli import signals  # small: imports only `signal`
 
-    signals.install()
+    signals.install(raise_now=False)
     try:
         from targi_sim.cli.app import main as run
-
-        signals.check()  # a stop swallowed during the import (e.g. in a destructor)
-    except KeyboardInterrupt:
+    except BaseException:
+        if not signals.pending:
+            raise
+    if signals.pending:  # stopped while starting: act on it now the import is done
         sys.stderr.write("\nInterrupted while starting.\n")
-        raise SystemExit(128 + (signals.pending[-1] if signals.pending else signal.SIGINT)
-                         ) from None
+        raise SystemExit(128 + signals.pending[-1])
     run()
 
 

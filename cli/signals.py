@@ -44,10 +44,17 @@ def _stop(signum: int, _frame: object) -> None:
     raise stop_exception(signum)
 
 
-def install() -> None:
-    """Make SIGINT, SIGTERM and SIGHUP record the stop and raise in the main thread."""
+def _record(signum: int, _frame: object) -> None:
+    pending.append(signum)
+
+
+def install(*, raise_now: bool = True) -> None:
+    """Make SIGINT, SIGTERM and SIGHUP record the stop and (`raise_now`) raise in the
+    main thread. While the command line imports, only record: an exception raised inside
+    an import comes out as something else (numba turns it into an ImportError, a class
+    body into a RuntimeError), so the stop is acted on once the import is done."""
     for sig in (signal.SIGINT, *STOP_SIGNALS):
-        signal.signal(sig, _stop)
+        signal.signal(sig, _stop if raise_now else _record)
 
 
 def check() -> None:
