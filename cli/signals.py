@@ -17,6 +17,7 @@ a recorded stop again, so no stop after the handlers are installed is ever lost.
 from __future__ import annotations
 
 import signal
+import sys
 
 EXIT_INTERRUPTED = 130  # 128 + SIGINT
 STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP")
@@ -44,6 +45,16 @@ def _stop(signum: int, _frame: object) -> None:
     raise stop_exception(signum)
 
 
+def _quiet_unraisable(unraisable) -> None:
+    """Python's hook for exceptions it cannot raise (in a destructor, a ctypes callback
+    such as llvmlite's object cache): a stop of ours landing there is recorded in
+    `pending` already and acted on at the next checkpoint, so it prints no traceback;
+    anything else goes to the default hook."""
+    if isinstance(unraisable.exc_value, KeyboardInterrupt) and pending:
+        return
+    sys.__unraisablehook__(unraisable)
+
+
 def _record(signum: int, _frame: object) -> None:
     pending.append(signum)
 
@@ -55,6 +66,7 @@ def install(*, raise_now: bool = True) -> None:
     body into a RuntimeError), so the stop is acted on once the import is done."""
     for sig in (signal.SIGINT, *STOP_SIGNALS):
         signal.signal(sig, _stop if raise_now else _record)
+    sys.unraisablehook = _quiet_unraisable
 
 
 def check() -> None:
