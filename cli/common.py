@@ -93,7 +93,7 @@ def load_engine(console: Console, quiet: bool, matches: list) -> None:
             return (f"Compiling the engine ({build} build; once per machine and version, "
                     f"then cached): {elapsed:.0f} s, {left}")
 
-        with status(console, say(0.0), eager=True) as shown:
+        with status(console, say(0.0), eager=True, describe=say) as shown:
             stop = threading.Event()
 
             def tick(shown=shown, stop=stop, t0=t0, say=say) -> None:
@@ -114,12 +114,13 @@ def load_engine(console: Console, quiet: bool, matches: list) -> None:
     signals.check()  # a stop swallowed while loading still stops the command here
 
 
-def status(console: Console, text: str, eager: bool = False):
+def status(console: Console, text: str, eager: bool = False, describe=None):
     """A status line while something runs: rich's spinner on a terminal, plain lines in a
-    log (cli/logprogress.py; `eager`: print the first text at once there too)."""
+    log (cli/logprogress.py; `eager`: print the first text at once there too;
+    `describe(elapsed)`: the line printed every 10 s there)."""
     if console.is_terminal:
         return console.status(text)
-    return LogStatus(console, text, eager=eager)
+    return LogStatus(console, text, eager=eager, describe=describe)
 
 
 def progress_bar(console: Console, quiet: bool, get_time=None) -> Progress | LogProgress:

@@ -152,10 +152,11 @@ class LogStatus:
     else."""
 
     def __init__(self, console: Console, text: str, every: float = EVERY_SECONDS,
-                 eager: bool = False) -> None:
+                 eager: bool = False, describe: Callable[[float], str] | None = None) -> None:
         self.console = console
         self._text = text
         self._eager = eager
+        self._describe = describe  # elapsed seconds -> the tick's line, if not text (N s)
         self._every = every
         self._stop = threading.Event()
         self._t0 = time.monotonic()
@@ -178,7 +179,9 @@ class LogStatus:
 
     def _tick(self) -> None:
         while not self._stop.wait(self._every):
-            self._say(f"{self._text} ({time.monotonic() - self._t0:.0f} s)")
+            elapsed = time.monotonic() - self._t0
+            self._say(self._describe(elapsed) if self._describe is not None
+                      else f"{self._text} ({elapsed:.0f} s)")
 
     def _say(self, text: str) -> None:
         self.console.print(text, highlight=False, markup=False, soft_wrap=True)
