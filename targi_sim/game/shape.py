@@ -83,7 +83,7 @@ def player_rows(games: pl.DataFrame, rounds: pl.DataFrame, raids: pl.DataFrame
 
 
 def game_flags(games: pl.DataFrame) -> dict[str, np.ndarray]:
-    """Per game, 1.0 where it counts towards each share of GAME_FIGURES, else 0.0."""
+    """Per game, True where it counts towards each share of GAME_FIGURES (booleans)."""
     return {
         "display_full_share": (games["end_reason"] == "display_full").to_numpy(),
         "tiebreak_share": (~games["tiebreak"].is_in(["none"])).to_numpy(),
