@@ -76,14 +76,19 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("a")
     ap.add_argument("b")
-    ap.add_argument("--pairing", default="balanced,balanced")
+    ap.add_argument("--pairing", default="balanced,balanced",
+                    help="two strategies A,B (one name: its mirror)")
     ap.add_argument("--games", type=int, default=4000, help="games per trial")
     ap.add_argument("--trials", type=int, default=20, help="trials per version")
     ap.add_argument("--cpu", type=int, default=min(os.sched_getaffinity(0))
                     if hasattr(os, "sched_getaffinity") else 0)
     ap.add_argument("--cache-root", default=str(Path(tempfile.gettempdir()) / "targi-ab"))
     args = ap.parse_args()
-    pairing = args.pairing.split(",")
+    pairing = [name.strip() for name in args.pairing.split(",") if name.strip()]
+    if len(pairing) == 1:
+        pairing *= 2  # one name: the mirror
+    if len(pairing) != 2:
+        ap.error(f"--pairing takes one or two strategy names; got {args.pairing!r}")
     print(f"A = {args.a}, B = {args.b}; {' vs '.join(pairing)}, {args.trials} trials of "
           f"{args.games:,} games each, pinned to CPU {args.cpu}; {speed_label()}", flush=True)
     with tempfile.TemporaryDirectory(prefix="targi-ab-") as tmp:
