@@ -52,7 +52,8 @@ POWER_SEED0 = 500_000
 
 def play(out: Path, games: int, seed: int, deck: str = "base") -> Path:
     """One run of the balanced mirror into `out` (the runner, in this process)."""
-    from targi_sim.runner import RunConfig, execute, resolve_run
+    from targi_sim.runner import RunConfig, resolve_run
+    from targi_sim.runner.dispatch import execute
 
     execute(resolve_run(RunConfig(games=games, seed=seed, deck=deck)), out, jobs=1)
     return out

@@ -171,8 +171,8 @@ def register(app: typer.Typer) -> None:
         a second.
         """
         from targi_sim import DataError, InputError, UsageError
-        from targi_sim.runner import RunConfig, execute, resolve_run
-        from targi_sim.runner.execute import check_options, check_out
+        from targi_sim.runner import RunConfig, resolve_run
+        from targi_sim.runner.dispatch import check_options, check_out, execute
         from targi_sim.runner.summary import summarise_run
 
         from .common import fail, load_engine, progress_bar

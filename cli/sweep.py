@@ -86,7 +86,7 @@ def register(app: typer.Typer) -> None:
         from rich.console import Console
 
         from targi_sim import DataError, InputError, ReportError, UsageError
-        from targi_sim.runner.execute import check_options
+        from targi_sim.runner.dispatch import check_options
         from targi_sim.sweep import SweepSpec, load_sweep_file, plan_sweep, resolve_file_path
         from targi_sim.sweep.run import check_out, run_sweep
 

@@ -161,6 +161,26 @@ def test_no_export_shadows_a_module(name):
     assert name not in targi_sim.__all__
 
 
+def test_no_package_exports_a_name_that_hides_one_of_its_modules():
+    """`targi_sim.tune` was a module and an exported function: after `import
+    targi_sim.tune` the call failed. No package may do that with any of its modules."""
+    import importlib
+    import types
+
+    hidden = []
+    for init in (ROOT / "targi_sim").rglob("__init__.py"):
+        name = ".".join(init.parent.relative_to(ROOT).parts)
+        package = importlib.import_module(name)
+        for child in init.parent.iterdir():
+            sub = child.stem if child.suffix == ".py" else child.name
+            if sub == "__init__" or not (child.suffix == ".py" or (child / "__init__.py").exists()):
+                continue
+            value = getattr(package, sub, None)
+            if value is not None and not isinstance(value, types.ModuleType):
+                hidden.append(f"{name}.{sub}")
+    assert hidden == []
+
+
 def test_the_checker_sees_a_circle_and_an_upward_import():
     """The helpers above find what they are for (so the tests cannot pass vacuously)."""
     assert circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": set()}) == [["a", "b", "c"]]

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from targi_sim.balance import BalanceConfig, balance_deck, load_settings
 from targi_sim.balance.measure import reduce_games
 from targi_sim.balance.objective import debiased_spread
-from targi_sim.balance.search import parse_key, repair
+from targi_sim.balance.searching import parse_key, repair
 from targi_sim.balance.space import apply_edits, edits_key, problem, render_deck
 from targi_sim.cli.app import app
 from targi_sim.errors import DataError

@@ -126,7 +126,8 @@ def test_play_games_plays_one_game_per_deal_for_a_deterministic_mirror():
 
 def test_a_deterministic_mirror_run_spends_no_game_on_a_copy(tmp_path):
     """The issue: the README's balanced-vs-balanced run held each deal twice."""
-    from targi_sim.runner import RunConfig, execute, resolve_run
+    from targi_sim.runner import RunConfig, resolve_run
+    from targi_sim.runner.dispatch import execute
 
     out = tmp_path / "run"
     execute(resolve_run(RunConfig(games=300, chunk_size=100)), out)
@@ -167,7 +168,8 @@ def test_old_run_directories_replay_and_report(tmp_path, layout, paired):
     import dataclasses
 
     from targi_sim.report import analyse, read_run_info
-    from targi_sim.runner import RunConfig, execute, resolve_run
+    from targi_sim.runner import RunConfig, resolve_run
+    from targi_sim.runner.dispatch import execute
     from targi_sim.runner.replay import (
         game_ref,
         logged_differences,

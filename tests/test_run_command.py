@@ -258,7 +258,7 @@ def test_unreachable_scheduler_exits_2(monkeypatch):
     import importlib
 
     # import_module, not attribute access: the package exports a function named execute
-    execute = importlib.import_module("targi_sim.runner.execute")
+    execute = importlib.import_module("targi_sim.runner.dispatch")
     monkeypatch.setattr(execute, "SCHEDULER_CONNECT_TIMEOUT", "1s")  # not the 10 s default
     port = _free_port()
     usage_error(invoke("run", "-n", "10", "--backend", "dask", "--scheduler",

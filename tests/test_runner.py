@@ -14,7 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from targi_sim import play_games
-from targi_sim.runner import RunConfig, RunDir, execute, resolve_run
+from targi_sim.runner import RunConfig, RunDir, resolve_run
+from targi_sim.runner.dispatch import execute
 from targi_sim.runner.tables import SCHEMAS, TABLES
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -11,13 +11,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from targi_sim.balance.searching import BalanceConfig, Evaluator, SearchState, search
+from targi_sim.balance.validation import Validation, validate
 from targi_sim.game.deck import Deck, load_deck
 
 from ..errors import DataError
-from .search import BalanceConfig, Evaluator, SearchState, search
 from .settings import Settings, load_settings, with_overrides
 from .space import Edits, apply_edits
-from .validate import Validation, validate
 
 
 @dataclass

@@ -4,7 +4,7 @@ Why over deals: the deal is the independent unit (targi_sim.stats.rates). Why pa
 two decks played on the same deals share each deal's luck, so one resample weights
 every deal of both decks alike and the luck cancels from the change; decks played on
 different deals are resampled independently (`paired=False`). `balance` validates a
-proposal this way (balance/validate.py) and `compare` gives its balance verdict
+proposal this way (balance/validation.py) and `compare` gives its balance verdict
 (targi_sim.report.verdict).
 """
 

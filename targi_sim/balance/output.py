@@ -8,11 +8,11 @@ from pathlib import Path
 import polars as pl
 
 from targi_sim._utils.atomic import atomic_write, atomic_write_text
+from targi_sim.balance.searching import BalanceConfig, SearchState
+from targi_sim.balance.validation import Validation
 from targi_sim.game.deck import Deck
 
-from .search import BalanceConfig, SearchState
 from .space import Edits, describe, render_deck
-from .validate import Validation
 
 
 def proposal_header(config: BalanceConfig, command: str, state: SearchState,

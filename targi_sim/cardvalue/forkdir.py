@@ -29,7 +29,7 @@ from targi_sim.engine.logs import G_GAME, G_ROUNDS, G_SCORE0, G_SCORE1, G_WINNER
 from targi_sim.errors import InputError
 from targi_sim.play.match import Match, prepare_match
 from targi_sim.play.pairing import config_pairing, plan
-from targi_sim.runner.execute import collect_markers
+from targi_sim.runner.dispatch import collect_markers
 from targi_sim.runner.layout import RunDir
 from targi_sim.runner.markers import file_sha256
 from targi_sim.runner.reading import ReportError, read_run_info
@@ -185,7 +185,7 @@ def add_forks(job: ForkJob, *, jobs: int = 1, force: bool = False,
               progress: Callable[[int], None] | None = None) -> ForkOutcome:
     """Fork every chunk not yet done (resumable); `progress(n)` gets each chunk's game
     count. Forks made with another rate or engine are refused unless `force`."""
-    from targi_sim.runner.execute import cap_jobs
+    from targi_sim.runner.dispatch import cap_jobs
 
     jobs = cap_jobs(jobs)
     folder = job.root / FOLDER

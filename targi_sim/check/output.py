@@ -186,7 +186,8 @@ def failure_report(result, prepared, folder: str | Path, *, jobs: int = 1,
     against the baseline to `folder/against-baseline.md` and the games' balance report
     to `folder/report`; returns the report.html path."""
     from targi_sim.report import build_report
-    from targi_sim.runner import RunConfig, execute, resolve_run
+    from targi_sim.runner import RunConfig, resolve_run
+    from targi_sim.runner.dispatch import execute
 
     e = result.expectation
     folder = Path(folder)

@@ -7,9 +7,9 @@ Layout and columns: docs/data-model.md. Reading a run for analysis:
 `targi_sim.open_run` (runner/run.py, docs/analysis.md).
 """
 
+from targi_sim.runner.dispatch import BACKENDS, RunOutcome, execute
 from targi_sim.runner.layout import RunDir
 
 from .config import RunConfig, resolve_run
-from .execute import BACKENDS, RunOutcome, execute
 
 __all__ = ["BACKENDS", "RunConfig", "RunDir", "RunOutcome", "execute", "resolve_run"]

@@ -170,7 +170,7 @@ def run(games: int, *, p0: str = "balanced", p1: str = "balanced", deck: str = "
     (UsageError, DataError, InputError, ValueError), each one line.
     """
     from targi_sim.runner.config import RunConfig, resolve_run
-    from targi_sim.runner.execute import execute
+    from targi_sim.runner.dispatch import execute
 
     games = operator.index(games)  # TypeError for 1e6 or "1e6": a whole number
     unknown = sorted(set(options) - {*_CONFIG_OPTIONS, *_EXECUTE_OPTIONS})

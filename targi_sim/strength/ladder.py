@@ -235,7 +235,8 @@ def run_ladder(rungs: Sequence[str] = DEFAULT_RUNGS, out: str | Path = "runs/lad
     from targi_sim.report import analyse, read_run_info
     from targi_sim.report.output import write_report
     from targi_sim.report.plots import skipped
-    from targi_sim.runner import RunConfig, execute, resolve_run
+    from targi_sim.runner import RunConfig, resolve_run
+    from targi_sim.runner.dispatch import execute
 
     out = Path(out)
     plan = plan_ladder(rungs, games, search_games)

@@ -31,10 +31,11 @@ from filelock import FileLock, Timeout
 
 from targi_sim._utils.atomic import atomic_write_json, atomic_write_text
 from targi_sim._version import __version__
+from targi_sim.runner import RunConfig, resolve_run
+from targi_sim.runner.dispatch import execute
 
 from ..engine import source_digest
 from ..errors import InputError
-from ..runner import RunConfig, execute, resolve_run
 from ..runner.config import ResolvedRun
 from .plan import Axis, SweepSpec, Variant, VariantInputs, build_axes, variant_inputs, variants
 

@@ -25,14 +25,13 @@ import pyarrow.parquet as pq
 
 from targi_sim._utils.atomic import atomic_write
 from targi_sim._version import __version__
+from targi_sim.errors import InputError
+from targi_sim.runner.chunks import run_chunk
+from targi_sim.runner.config import ResolvedRun, RunSpec, describe_inputs, differences
 from targi_sim.runner.layout import RunDir, check_writable, looks_like_other_data
-
-from ..errors import InputError
-from .chunks import run_chunk
-from .config import ResolvedRun, RunSpec, describe_inputs, differences
-from .manifest import ManifestError
-from .markers import ChunkMismatch, ChunkPlan, check_chunks
-from .tables import TABLES, cards_table
+from targi_sim.runner.manifest import ManifestError
+from targi_sim.runner.markers import ChunkMismatch, ChunkPlan, check_chunks
+from targi_sim.runner.tables import TABLES, cards_table
 
 BACKENDS = ("loky", "dask")
 

@@ -11,14 +11,13 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
+from targi_sim.balance.bootstrap import interval, resamples
+from targi_sim.balance.measure import PerDeal, play_deals, with_deck
+from targi_sim.balance.objective import TERMS, Terms, compared_cards, terms
+from targi_sim.balance.searching import CHUNK_DEALS, Evaluator, stream_seed
+from targi_sim.balance.settings import Objective
 from targi_sim.game.deck import Deck
 from targi_sim.play.pairing import games_per_deal, plan
-
-from .bootstrap import interval, resamples
-from .measure import PerDeal, play_deals, with_deck
-from .objective import TERMS, Terms, compared_cards, terms
-from .search import CHUNK_DEALS, Evaluator, stream_seed
-from .settings import Objective
 
 # progress(phase, done, total): phase "play" counts games of both decks, "bootstrap"
 # counts resamples

@@ -19,16 +19,22 @@ from pathlib import Path
 
 import numpy as np
 
+from targi_sim.balance.measure import DeckStats, measure, with_deck
+from targi_sim.balance.objective import Terms, compared_cards, terms
+from targi_sim.balance.settings import Settings
+from targi_sim.balance.space import (
+    Edits,
+    apply_edits,
+    edits_from_deltas,
+    edits_key,
+    problem,
+    value_of,
+)
+from targi_sim.errors import InputError
 from targi_sim.game.deck import COST_KEYS, Deck
 from targi_sim.play.match import Match, prepare_match
 from targi_sim.play.pairing import games_per_deal, plan, resolve_pairing
 from targi_sim.players.strategy import resolve_strategy
-
-from ..errors import InputError
-from .measure import DeckStats, measure, with_deck
-from .objective import Terms, compared_cards, terms
-from .settings import Settings
-from .space import Edits, apply_edits, edits_from_deltas, edits_key, problem, value_of
 
 CHUNK_DEALS = 1000  # deals per worker task: fixed, so results do not depend on --jobs
 NONE = "-"
