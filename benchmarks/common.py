@@ -55,13 +55,9 @@ def reference_loop_seconds() -> float:
     later on the same VM. Benchmarks print this before and after they run, so a figure
     can be compared with another machine's (or another hour's) at the same index.
     """
-    import time
+    from targi_sim.play.builds import reference_loop_seconds as loop_seconds
 
-    t = time.perf_counter()
-    s = 0
-    for i in range(10_000_000):
-        s += i
-    return time.perf_counter() - t
+    return loop_seconds(10_000_000)
 
 
 def speed_label() -> str:

@@ -22,6 +22,11 @@ EVERY_SECONDS = 10.0
 STEPS = 10  # a line each further 1/STEPS of a task's total
 
 
+def _print_line(console: Console, text: str) -> None:
+    """One plain line: no markup, no highlighting, never wrapped."""
+    console.print(text, highlight=False, markup=False, soft_wrap=True)
+
+
 def _clock(seconds: float) -> str:
     s = int(seconds)
     return f"{s // 3600}:{s // 60 % 60:02d}:{s % 60:02d}"
@@ -141,7 +146,7 @@ class LogProgress:
         t.last_step = int(STEPS * t.completed / t.total) if t.total else 0
 
     def _say(self, text: str) -> None:
-        self.console.print(text, highlight=False, markup=False, soft_wrap=True)
+        _print_line(self.console, text)
 
 
 class LogStatus:
@@ -184,7 +189,7 @@ class LogStatus:
                       else f"{self._text} ({elapsed:.0f} s)")
 
     def _say(self, text: str) -> None:
-        self.console.print(text, highlight=False, markup=False, soft_wrap=True)
+        _print_line(self.console, text)
 
 
 __all__ = ["EVERY_SECONDS", "LogProgress", "LogStatus"]
