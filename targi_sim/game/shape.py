@@ -41,6 +41,10 @@ GAME_FIGURES: tuple[Figure, ...] = (
     Figure("tiebreak_share", "games decided by a tie-break", "share"),
     Figure("draw_share", "games drawn", "share"),
 )
+# derived from the player figures: the share of all points that came from cards
+CARD_SHARE = Figure("card_point_share", "share of points from cards (card VP + row bonus)",
+                    "share")
+CARD_SHARE_DECIDES = 0.5  # at or above it a game "is decided by cards", below by tokens
 PLAYER_NAMES: tuple[str, ...] = tuple(f.name for f in PLAYER_FIGURES)
 
 # the games-table column of each figure read straight from it (suffix _p0 / _p1)
@@ -91,6 +95,20 @@ def game_flags(games: pl.DataFrame) -> dict[str, np.ndarray]:
     }
 
 
+def card_point_share(card_vp: float, row_bonus: float, token_vp: float) -> float:
+    """Points from cards (card VP + row bonus) over all points, a ratio of totals (or
+    means): the figure that says whether a set of games is a card game or a token race.
+    NaN when nobody scored anything."""
+    cards = card_vp + row_bonus
+    total = cards + token_vp
+    return float(cards / total) if total > 0 else float("nan")
+
+
+def decided_by(share: float) -> str:
+    """'cards' or 'tokens': which kind of points the games are mostly won with."""
+    return "cards" if share >= CARD_SHARE_DECIDES else "tokens"
+
+
 def game_shape(games: pl.DataFrame, rounds: pl.DataFrame, raids: pl.DataFrame) -> dict:
     """Means per game (GAME_FIGURES) and per player and game (PLAYER_FIGURES; `cards` is
     reported as `cards_per_player`) of a set of games."""
@@ -104,8 +122,11 @@ def game_shape(games: pl.DataFrame, rounds: pl.DataFrame, raids: pl.DataFrame) -
         **shares,
         "cards_per_player": means["cards"],
         **{f: means[f] for f in PLAYER_NAMES if f != "cards"},
+        CARD_SHARE.name: card_point_share(means["card_vp"], means["row_bonus"],
+                                          means["token_vp"]),
     }
 
 
-__all__ = ["GAME_FIGURES", "PLAYER_FIGURES", "PLAYER_NAMES", "Figure", "game_flags",
+__all__ = ["CARD_SHARE", "CARD_SHARE_DECIDES", "GAME_FIGURES", "PLAYER_FIGURES",
+           "PLAYER_NAMES", "Figure", "card_point_share", "decided_by", "game_flags",
            "game_shape", "player_rows"]
