@@ -197,6 +197,57 @@ def test_silversmith_repeated_trade_and_stop():
     assert res(sc, 0) == {"salt": 0, "pepper": 0, "dates": 2, "gold": 2, "vp": 2}
 
 
+def _deck_with_times(tmp_path, card: str, times) -> str:
+    """A copy of the base deck whose exchange card `card` allows `times` trades."""
+    from targi_sim.game.deck import load_deck
+    from targi_sim.game.deck_edit import apply_deck_edits, parse_path
+
+    base = load_deck("base")
+    text = apply_deck_edits(base, [(parse_path(f"border.{card}.times", base), times)],
+                            "times")
+    path = tmp_path / "times.toml"
+    path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+def test_silversmith_times_one_stops_after_one_trade_without_asking(tmp_path):
+    """times = 1: after one trade the action ends though more is affordable."""
+    sc = new(deck=_deck_with_times(tmp_path, "Silversmith", 1))
+    sc.players[0].set_resources(salt=0, pepper=0, dates=6, gold=2, vp=0)
+    sc.script([trade(2, 3, 4)], [])
+    sc.resolve_border(0, SILVERSMITH)
+    assert sc.state.error == 0
+    assert res(sc, 0) == {"salt": 0, "pepper": 0, "dates": 6, "gold": 1, "vp": 2}
+    assert trace(sc, "trade").height == 1
+
+
+def test_merchant_times_two_allows_exactly_two(tmp_path):
+    sc = new(deck=_deck_with_times(tmp_path, "Merchant", 2))
+    sc.players[0].set_resources(salt=9, pepper=0, dates=0, gold=0)
+    sc.script([trade(0, 0, 3), trade(0, 0, 3)], [])
+    sc.resolve_border(0, MERCHANT)
+    assert sc.state.error == 0
+    assert res(sc, 0)["gold"] == 2 and res(sc, 0)["salt"] == 3
+    assert trace(sc, "trade").height == 2
+
+
+def test_times_any_is_the_default(tmp_path):
+    """"any" reads as the unedited deck: the same engine data."""
+    from targi_sim.game.deck import load_deck
+
+    any_deck = load_deck(_deck_with_times(tmp_path, "Silversmith", "any"))
+    assert (any_deck.border_amount == load_deck("base").border_amount).all()
+
+
+@pytest.mark.parametrize("bad", [0, -1, 65, 1.5, "twice", True])
+def test_times_out_of_range_names_the_field(tmp_path, bad):
+    from targi_sim.errors import DataError
+    from targi_sim.game.deck import load_deck
+
+    with pytest.raises(DataError, match="times"):
+        load_deck(_deck_with_times(tmp_path, "Silversmith", bad))
+
+
 # ------------------------------------------------------------------ Noble
 def test_noble_play_pays_cost_and_places_card():
     sc = new()

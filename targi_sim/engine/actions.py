@@ -152,8 +152,12 @@ def trade_options(S, D, p, b, O):
 
 @jit_inline
 def resolve_exchange(S, D, R, SP, L, P, p, b, O):
-    """Merchant / Silversmith: any number of trades until the player stops."""
-    for _ in range(MAX_TRADES_PER_ACTION):
+    """Merchant / Silversmith: trades until the player stops or has made the card's
+    `times` (BD_AMOUNT; 0 = any number, up to MAX_TRADES_PER_ACTION)."""
+    times = border(D, b, BD_AMOUNT)
+    if times <= 0 or times > MAX_TRADES_PER_ACTION:
+        times = MAX_TRADES_PER_ACTION
+    for _ in range(times):
         n = trade_options(S, D, p, b, O)
         if n == 1:
             return

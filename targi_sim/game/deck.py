@@ -33,7 +33,7 @@ _COMMON = ("position", "name", "kind", "source", "confidence")
 _BORDER_FIELDS = {
     "raid": ("raid", "goods", "gold", "vp", "ends_game"),
     "gain": ("gain",),
-    "exchange": ("trades",),
+    "exchange": ("trades", "times"),
     "noble": (),
     "fata_morgana": (),
     "draw_goods": ("amount",),
@@ -204,7 +204,10 @@ def _load_border(path: Path, items: list[Any]) -> dict[str, Any]:
     for pos in range(1, C.N_BORDER + 1):
         r = by_pos[pos]
         kind = r.get_choice("kind", C.BORDER_KIND_NAMES)
-        r.check_keys(_COMMON + _BORDER_FIELDS[kind], required=("name",) + _BORDER_FIELDS[kind])
+        optional = ("times",) if kind == "exchange" else ()
+        r.check_keys(_COMMON + _BORDER_FIELDS[kind],
+                     required=("name",) + tuple(k for k in _BORDER_FIELDS[kind]
+                                                if k not in optional))
         is_corner = pos in RAID_POSITIONS
         if is_corner != (kind == "raid"):
             allowed = "'raid'" if is_corner else "any kind except 'raid'"
@@ -223,8 +226,18 @@ def _load_border(path: Path, items: list[Any]) -> dict[str, Any]:
                 else [0] * 5)
         out["gain"].append(gain)
         most = L.DRAW_GOODS if kind == "draw_goods" else L.DRAW_TRIBE
-        out["amount"].append(r.get_int("amount", lo=1, hi=most) if kind.startswith("draw_")
-                             else 0)
+        if kind.startswith("draw_"):
+            out["amount"].append(r.get_int("amount", lo=1, hi=most))
+        elif kind == "exchange" and r.data.get("times", "any") != "any":
+            # trades per action; absent or "any" = any number (stored as 0)
+            times = r.data["times"]
+            if isinstance(times, bool) or not isinstance(times, int) or not (
+                    1 <= times <= L.TRADES_PER_ACTION):
+                raise r.error("times", times, f'"any" or a whole number 1..'
+                              f"{L.TRADES_PER_ACTION}", "is not allowed")
+            out["amount"].append(times)
+        else:
+            out["amount"].append(0)
         out["lo"].append(len(trades))
         if kind == "exchange":
             trades.extend(_load_trades(r))

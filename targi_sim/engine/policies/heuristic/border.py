@@ -75,8 +75,12 @@ def trade_net(D, uv, t, given, got):
 
 @jit
 def exchange_value(S, D, p, uv, b):
-    """Rough value of an exchange card: its best trade, as often as p can afford it (<= 3)."""
+    """Rough value of an exchange card: its best trade, as often as p can afford it (<= 3
+    and <= the card's `times`)."""
     best = 0.0
+    limit = border(D, b, BD_AMOUNT)
+    if limit <= 0 or limit > 3:
+        limit = 3
     for t in range(border(D, b, BD_TRADE_LO), border(D, b, BD_TRADE_HI)):
         o = D_TRADES + t * TD_SIZE
         amount = D[o + TD_GIVE_AMT]
@@ -91,6 +95,8 @@ def exchange_value(S, D, p, uv, b):
             v = trade_net(D, uv, t, given, got)
             # min(3, have // amount) without a 64-bit division (amount >= 1 here)
             times = 3 if have >= 3 * amount else (2 if have >= 2 * amount else 1)
+            if times > limit:
+                times = limit
             if v * times > best:
                 best = v * times
     return best
