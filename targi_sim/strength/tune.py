@@ -374,7 +374,7 @@ def tune_strategy(
     matches = [prepare_match((start, member), deck_obj, rules_obj) for member in pool]
     if on_plan is not None:
         on_plan(generations, per_gen, done)
-    from joblib import Parallel, delayed
+    from joblib import Parallel
 
     from targi_sim._utils.workers import loky_backend
 
@@ -383,16 +383,8 @@ def tune_strategy(
         while done < generations:
             if stop_after is not None and t_played >= stop_after:
                 return None
-            X = es.ask()
-            rows = [candidate(np.asarray(x), start, space).row() for x in X]
-            plans = generation_plans(seeds["tune"], done, len(pool), deals)
-            points = parallel(delayed(play_candidate)(matches, r, plans) for r in rows)
-            fitness = [float(p.sum() / (2.0 * p.size)) for p in points]
-            es.tell(X, [-f for f in fitness])
-            best = int(np.argmax(fitness))
-            r = pooled_rate(points[best])
-            gen = Generation(done + 1, fitness[best], r.lo, r.hi, float(np.mean(fitness)),
-                             per_gen)
+            gen = run_generation(parallel, es, start, space, matches, seeds["tune"], done,
+                                 deals, per_gen)
             history.append(gen)
             done += 1
             t_played += 1
@@ -418,6 +410,82 @@ def tune_strategy(
     result.strategy = load_strategy(out)
     spath.unlink(missing_ok=True)  # finished: nothing left to resume
     return result
+
+
+def run_generation(parallel, es, start: Strategy, space: Sequence[Param],
+                   matches: Sequence[Match], tune_seed: int, g: int, deals: int,
+                   per_gen: int) -> Generation:
+    """Ask the optimiser for generation g's candidates (0-based), play each against every
+    pool member on the generation's common deals, tell it their rates."""
+    from joblib import delayed
+
+    X = es.ask()
+    rows = [candidate(np.asarray(x), start, space).row() for x in X]
+    plans = generation_plans(tune_seed, g, len(matches), deals)
+    points = parallel(delayed(play_candidate)(matches, r, plans) for r in rows)
+    fitness = [float(p.sum() / (2.0 * p.size)) for p in points]
+    es.tell(X, [-f for f in fitness])
+    best = int(np.argmax(fitness))
+    r = pooled_rate(points[best])
+    return Generation(g + 1, fitness[best], r.lo, r.hi, float(np.mean(fitness)), per_gen)
+
+
+@dataclass
+class Retuned:
+    """A warm-started re-tune's result: the strategy and what it took."""
+
+    strategy: Strategy
+    generations: int
+    games: int
+    last: Generation | None
+
+
+def retune(start: str | Strategy, deck: Deck, rules: Rules, *, parallel, budget: int,
+           seed: int = 0, deals: int = DEFAULT_DEALS, popsize: int = 0,
+           against: Sequence[str] | None = None, name: str | None = None,
+           progress: Progress | None = None) -> Retuned:
+    """Re-tune `start`'s weights for another deck, starting from its own weights (a warm
+    start), in memory: no file, no final measurement, no SPRT -- what calibration and
+    balance do for every candidate deck. The search is tune_strategy's (same pool, seeds,
+    CMA-ES); a budget below one generation returns `start` unchanged.
+
+    `parallel`: an open joblib.Parallel (loky or Dask), so a caller that re-tunes many
+    decks keeps one pool of workers.
+    """
+    first = resolve_strategy(start)
+    check_start(first)
+    pool = resolve_pool(first, against)
+    space = parameter_space()
+    size = popsize or default_popsize(len(space))
+    per_gen = games_per_generation(size, len(pool), deals)
+    generations = budget // per_gen
+    label = name or first.name
+    if generations < 1:
+        return Retuned(replace(first, name=label), 0, 0, None)
+    config = TuneConfig(first.spec, tuple(s.spec for s in pool), budget, seed, deals, size)
+    es = _new_optimiser(to_unit(first, space), config)
+    matches = [prepare_match((first, member), deck, rules) for member in pool]
+    tune_seed = streams(seed)["tune"]
+    gen = None
+    for g in range(generations):
+        gen = run_generation(parallel, es, first, space, matches, tune_seed, g, deals, per_gen)
+        if progress is not None:
+            progress(gen, per_gen)
+    x_final = np.clip(np.asarray(es.result.xfavorite, dtype=float), 0.0, 1.0)
+    return Retuned(candidate(x_final, first, space, name=label), generations,
+                   generations * per_gen, gen)
+
+
+def weights_toml(strategy: Strategy) -> list[str]:
+    """The [weights] and [symbols] tables of a heuristic strategy file, as lines."""
+    lines = ["[weights]"]
+    for key, (col, *_rest) in WEIGHTS.items():
+        lines.append(f"{key} = {_num(strategy.params[col])}")
+    lines += ["", "[symbols]"]
+    for i, sym in enumerate(SYMBOL_KEYS):
+        key = sym if sym.replace("_", "").isalnum() else f'"{sym}"'
+        lines.append(f"{key} = {_num(strategy.params[C.HW_SYMBOL + i])}")
+    return lines
 
 
 def _save_state(path: Path, state: dict) -> None:
@@ -540,14 +608,8 @@ def render_toml(result: TuneResult, start: Strategy, pool: Sequence[Strategy],
         'kind = "heuristic"',
         f'description = "tuned from {start.name} by targi-sim tune (seed {config.seed})"',
         "",
-        "[weights]",
+        *weights_toml(s),
     ]
-    for key, (col, *_rest) in WEIGHTS.items():
-        lines.append(f"{key} = {_num(s.params[col])}")
-    lines += ["", "[symbols]"]
-    for i, sym in enumerate(SYMBOL_KEYS):
-        key = sym if sym.replace("_", "").isalnum() else f'"{sym}"'
-        lines.append(f"{key} = {_num(s.params[C.HW_SYMBOL + i])}")
     return "\n".join(lines) + "\n"
 
 
