@@ -13,8 +13,12 @@ import pytest
 from targi_sim.errors import InputError, UsageError
 from targi_sim.game.shape import game_shape
 from targi_sim.play.games import run_batch
+from targi_sim.report.markdown import render_markdown
+from targi_sim.report.model import Table
 from targi_sim.strength.ladder import (
+    LadderResult,
     LadderRun,
+    _tables,
     first_player_flip,
     grade_flips,
     graded_at_both,
@@ -22,6 +26,7 @@ from targi_sim.strength.ladder import (
     plan_ladder,
     skill_depth,
 )
+from targi_sim.strength.ladder_output import ladder_report
 
 
 def test_the_plan_plays_each_mirror_each_step_and_top_against_bottom():
@@ -82,6 +87,83 @@ def test_game_shape_of_hand_built_games():
     assert s["cards_per_player"] == (3 + 5 + 12 + 0) / 4
     assert s["token_vp"] == 28 / 4 and s["card_vp"] == 8 / 4 and s["row_bonus"] == 1
     assert s["raid_losses"] == 1
+
+
+class _Info:
+    """A mirror run's tables, built by hand (what _tables reads of a RunInfo)."""
+
+    def __init__(self, **tables: pl.DataFrame):
+        self.tables = tables
+
+    def read_table(self, name: str) -> pl.DataFrame:
+        return self.tables[name]
+
+
+class _Report:
+    """A mirror run's report, built by hand (what _tables reads of a Report)."""
+
+    def __init__(self, first_rate: float):
+        self.headline = pl.DataFrame({"metric": ["games decided by raids (VP)"],
+                                      "value": [0.1]})
+        self.frames = {
+            "first_player": pl.DataFrame({"first_rate": [first_rate],
+                                          "first_rate_lo": [first_rate - 0.05],
+                                          "first_rate_hi": [first_rate + 0.05]}),
+            "cards_symbol": pl.DataFrame({"symbol": ["Well"], "grade": ["C"],
+                                          "played_wr": [0.5]}),
+            "cards_tribe": pl.DataFrame({"name": ["Well 2VP"], "grade": ["C"],
+                                         "played_wr": [0.5], "acquire_rate": [0.4]})}
+
+    def table(self, key: str):
+        return Table(key, key, self.frames[key])
+
+
+def _mirror(tokens, card_vp, row_bonus, end_reasons, first_rate):
+    """Two games of one mirror: both seats score `tokens`, `card_vp`, `row_bonus` in each."""
+    n = len(end_reasons)
+    games = pl.DataFrame({
+        "game_id": range(n), "rounds": [12] * n, "end_reason": end_reasons,
+        "tiebreak": ["none"] * n, "winner": [0] * n,
+        **{f"tokens_p{p}": [tokens] * n for p in (0, 1)},
+        **{f"card_vp_p{p}": [card_vp] * n for p in (0, 1)},
+        **{f"row_bonus_p{p}": [row_bonus] * n for p in (0, 1)}})
+    rounds = pl.DataFrame({"game_id": [g for g in range(n) for _ in (0, 1)], "round": 12,
+                           "player": [0, 1] * n, "display_count": 3})
+    raids = pl.DataFrame({"game_id": [0], "player": [0], "amount": [1]})
+    return _Info(games=games, rounds=rounds, raids=raids), _Report(first_rate)
+
+
+def test_the_ladder_says_per_rung_whether_cards_or_tokens_decide(tmp_path):
+    """Known answers: `tok` scores 9 token VP, 2 card VP and 1 row bonus a player (25%
+    of the points from cards: decided by tokens), no game ends by a full display;
+    `crd` scores 2, 5 and 1 (75% from cards: decided by cards), one game of two does."""
+    names = ["tok", "crd"]
+    plan = [LadderRun("m0", "mirror", "tok", "tok", 0, 0, 2),
+            LadderRun("m1", "mirror", "crd", "crd", 1, 1, 2),
+            LadderRun("c01", "cross", "crd", "tok", 1, 0, 2)]
+    mirrors = {0: _mirror(9, 2, 1, ["final_raid", "final_raid"], 0.375),
+               1: _mirror(2, 5, 1, ["display_full", "final_raid"], 0.6)}
+    tables = _tables(plan, names, {"c01": _seat_table(0.7, 0.6, 0.8)}, mirrors)
+    shape = tables["game_shape"]
+    assert shape["card_point_share"].to_list() == pytest.approx([0.25, 0.75])
+    assert shape["display_full_share"].to_list() == [0.0, 0.5]
+    tables["luck_noise"] = pl.DataFrame(schema={
+        "rung": pl.String, "against": pl.String, "deals": pl.Int64, "replays": pl.Int64,
+        "deal_share": pl.Float64, "p_value": pl.Float64, "within_deal_sd": pl.Float64,
+        "note": pl.String})
+    result = LadderResult(tmp_path, plan, tables=tables, compared={"symbol": 1, "card": 1})
+    report = ladder_report(result, names, 0, "base", "default", 1)
+    text = report.sections[2].text
+    assert ("tok mirror: 25% of the points come from cards (card VP + row bonus) — the "
+            "game is decided by tokens; no game ended by a full display; the round-1 first "
+            "player wins 37.5% (draws half).") in text
+    assert ("crd mirror: 75% of the points come from cards (card VP + row bonus) — the "
+            "game is decided by cards; 50.0% of the games ended by a full display; the "
+            "round-1 first player wins 60.0% (draws half).") in text
+    md = render_markdown(report)
+    assert "the game is decided by tokens" in md and "the game is decided by cards" in md
+    header = next(ln for ln in md.splitlines() if ln.startswith("| rung | games |"))
+    assert "| card_point_share |" in header  # the game-shape table shows the column
 
 
 def test_grade_flips_need_two_letters_and_enough_games():

@@ -16,6 +16,7 @@ import pytest
 import statsmodels.api as sm
 from report_fixture import build_fixture
 
+from targi_sim.game.shape import card_point_share, decided_by
 from targi_sim.report import analyse, read_run_info
 from targi_sim.report.findings import findings
 from targi_sim.report.html import render_html
@@ -212,6 +213,50 @@ def test_raid_and_tiebreak_findings():
     assert "raid" not in f and "raids_decide" not in f and "tiebreaks" not in f
     assert "4 of 4 raids" in f["small_n"]
     assert "raid-decided share" in f["small_n"] and "tie-break share" in f["small_n"]
+
+
+def _shape(card_vp: float, row_bonus: float, token_vp: float, display: float,
+           rounds: tuple[float, int, int], games: int = 4000) -> Table:
+    share = card_point_share(card_vp, row_bonus, token_vp)
+    return Table("game_shape", "g", pl.DataFrame({
+        "games": [games], "rounds_mean": [rounds[0]], "rounds_min": [rounds[1]],
+        "rounds_max": [rounds[2]], "display_full_share": [display],
+        "player_games": [2 * games], "token_vp": [token_vp], "card_vp": [card_vp],
+        "row_bonus": [row_bonus], "card_point_share": [share],
+        "decided_by": [decided_by(share)]}))
+
+
+def test_game_shape_finding_says_what_decides_the_games():
+    # tokens 15.5 of 25 VP a player: 62% from tokens, 38% from cards (card VP + row bonus)
+    f = _rules(_report(_shape(8.0, 1.5, 15.5, 0.0, (12.0, 12, 12))))["game_shape"]
+    assert f == ("Tokens give 62.0% of the points: the games are decided by tokens, not "
+                 "cards; no game ended by a full display; every game lasted 12 rounds "
+                 "(n = 4,000 games).")
+    # cards 6 + 1 of 10 VP: decided by cards; some games end early on a full display
+    f = _rules(_report(_shape(6.0, 1.0, 3.0, 0.125, (11.5, 8, 12))))["game_shape"]
+    assert f.startswith("Cards (card VP and row bonuses) give 70.0% of the points: the "
+                        "games are decided by cards, not tokens; ")
+    assert "12.5% of the games ended by a full display" in f
+    assert "games lasted 11.5 rounds on average (8 to 12)" in f
+    f = _rules(_report(_shape(1.0, 0.0, 1.0, 1.0, (9.0, 9, 9))))["game_shape"]
+    assert "decided by cards" in f  # half and half: decided_by's boundary
+    assert "every game ended by a full display; every game lasted 9 rounds" in f
+    assert "game_shape" not in _rules(_report(_first(0.5, 0.45, 0.55, 0.9)))
+
+
+def test_game_shape_finding_of_the_fixture_run(fixture_report):
+    """The 4-game fixture: every VP from tokens, 3 of 4 games end by a full display, every
+    game lasts 2 rounds (tests/report_fixture.py)."""
+    shape = fixture_report.table("game_shape").df.row(0, named=True)
+    assert shape["token_vp"] == (10 + 7 + 9 + 8 + 5 + 5 + 6 + 8) / 8
+    assert shape["card_vp"] == 0 and shape["row_bonus"] == 0
+    assert shape["card_point_share"] == 0 and shape["decided_by"] == "tokens"
+    assert shape["display_full_share"] == 0.75
+    text = {f.rule: f.text for f in fixture_report.findings}["game_shape"]
+    assert text == ("Tokens give 100.0% of the points: the games are decided by tokens, not "
+                    "cards; 75.0% of the games ended by a full display; every game lasted 2 "
+                    "rounds (n = 4 games).")
+    assert fixture_report.findings[0].rule == "game_shape"
 
 
 def test_no_small_n_finding_when_everything_is_large():

@@ -14,6 +14,8 @@ import math
 
 import polars as pl
 
+from targi_sim.game.shape import decided_by
+
 from .metrics import holm, normal_two_sided_p
 from .model import Finding, Report
 
@@ -44,6 +46,50 @@ def _table(report: Report, key: str) -> pl.DataFrame | None:
     except KeyError:
         return None
     return t.df
+
+
+def points_words(share: float) -> str:
+    """Where the points come from, in words, from the share of points from cards
+    (targi_sim.game.shape.card_point_share), and decided_by's verdict."""
+    if not _finite(share):
+        return "nobody scored a point, so neither cards nor tokens decide the games"
+    if decided_by(share) == "tokens":
+        return (f"Tokens give {_pct(1 - share)} of the points: the games are decided by "
+                "tokens, not cards")
+    return (f"Cards (card VP and row bonuses) give {_pct(share)} of the points: the games "
+            "are decided by cards, not tokens")
+
+
+def display_full_words(share: float) -> str:
+    """The share of games ended by a full display, saying so plainly at none or all."""
+    if share == 0:
+        return "no game ended by a full display"
+    if share == 1:
+        return "every game ended by a full display"
+    return f"{_pct(share)} of the games ended by a full display"
+
+
+def rounds_words(mean: float, shortest: int, longest: int) -> str:
+    """How many rounds the games lasted; 'every game lasted R rounds' when none differ."""
+    if shortest == longest:
+        return f"every game lasted {longest} rounds"
+    return f"games lasted {mean:.1f} rounds on average ({shortest} to {longest})"
+
+
+def game_shape(report: Report, small: list[tuple[str, str]]) -> list[Finding]:
+    """The game's shape, a description of the games played (no test, so stated at any
+    n, with n): the share of points from cards or tokens and which decides the games,
+    the share ended by a full display, and how many rounds they lasted."""
+    df = _table(report, "game_shape")
+    if df is None or df.height == 0:
+        return []
+    r = df.row(0, named=True)
+    if not r["games"]:
+        return []
+    parts = [points_words(r["card_point_share"]), display_full_words(r["display_full_share"]),
+             rounds_words(r["rounds_mean"], r["rounds_min"], r["rounds_max"])]
+    return [Finding("game_shape", "; ".join(parts) + f" (n = {r['games']:,} games).",
+                    "game_shape")]
 
 
 def first_player(report: Report, small: list[tuple[str, str]]) -> list[Finding]:
@@ -196,7 +242,7 @@ def tiebreaks(report: Report, small: list[tuple[str, str]]) -> list[Finding]:
                     f"(n = {r['n']:,}).", "viability")]
 
 
-RULES = (first_player, cards, symbols, raids, tiebreaks)
+RULES = (game_shape, first_player, cards, symbols, raids, tiebreaks)
 
 
 def findings(report: Report) -> list[Finding]:

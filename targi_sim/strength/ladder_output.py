@@ -7,12 +7,37 @@ import math
 
 import polars as pl
 
+from targi_sim.game.shape import CARD_SHARE, decided_by
 from targi_sim.report import plots
+from targi_sim.report.findings import display_full_words
 from targi_sim.report.model import Plot, Report, Section, Table
 
 
 def _pct(x: float) -> str:
     return f"{x:.1%}"
+
+
+def shape_words(shape: pl.DataFrame, stability: pl.DataFrame) -> list[str]:
+    """Per rung, in words, from the game_shape table: the share of the points that come
+    from cards and whether its mirror is decided by cards or by tokens (decided_by), the
+    share of games ended by a full display, and, from the stability table, the round-1
+    first player's rate."""
+    first = dict(zip(stability["rung"], stability["first_player_rate"], strict=True)
+                 ) if stability.height else {}
+    out = []
+    for r in shape.iter_rows(named=True):
+        share = r[CARD_SHARE.name]
+        if share is None or math.isnan(share):
+            points = "nobody scored a point"
+        else:
+            points = (f"{share:.0%} of the points come from cards (card VP + row bonus) — "
+                      f"the game is decided by {decided_by(share)}")
+        text = f"{r['rung']} mirror: {points}; {display_full_words(r['display_full_share'])}"
+        rate = first.get(r["rung"])
+        if rate is not None and not math.isnan(rate):
+            text += f"; the round-1 first player wins {_pct(rate)} (draws half)"
+        out.append(text + ".")
+    return out
 
 
 def ladder_report(result, names: list[str], seed: int, deck: str, rules: str,
@@ -81,7 +106,8 @@ def ladder_report(result, names: list[str], seed: int, deck: str, rules: str,
                               noise)]),
         Section("game_shape", "3. Game shape by skill",
                 text=["Each rung's mirror: means per game; cards, VP and raid losses per "
-                      "player and game."],
+                      "player and game; card_point_share = (card VP + row bonus) / all VP.",
+                      *shape_words(shape, stability)],
                 tables=[Table("game_shape", "Game shape in each mirror", shape)]),
         Section("stability", "4. Stability of conclusions", text=flag_text,
                 tables=[Table("stability", "First player and raid impact in each mirror",

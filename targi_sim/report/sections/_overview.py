@@ -7,6 +7,7 @@ import math
 import numpy as np
 import polars as pl
 
+from targi_sim.game.shape import CARD_SHARE, card_point_share, decided_by
 from targi_sim.runner.queries import Analyses
 from targi_sim.stats.rates import (
     ClusteredRate,
@@ -97,6 +98,7 @@ def overview(a: Analyses, min_n: int, headline: list[dict],
 
     length = a.frame("game_length").with_columns(
         (pl.col("games") / games).alias("share"))
+    shape = _game_shape(a.frame("strategy_shape"), s, length)
     tiebreaks = int(s["tiebreaks"] or 0)
     sec = Section("overview", "1. Overview", text=[
         f"{games:,} games in {int(s['matchups'])} matchup(s); mean score "
@@ -113,6 +115,9 @@ def overview(a: Analyses, min_n: int, headline: list[dict],
         Table("matchups", "Matchups (seat 0 strategy vs seat 1 strategy)", matchups,
               n_col="games", hidden=("points_p0",)),
         Table("game_length", "Game length", length),
+        Table("game_shape", "Game shape: rounds, full displays and where the points come "
+              "from (VP per player and game by source; card_point_share = (card VP + row "
+              "bonus) / all VP)", shape),
     ], plots=[])
     if length["rounds"].n_unique() > 1 or length["end_reason"].n_unique() > 1:
         sec.plots.append(make_plot("game_length", "Games by rounds played",
@@ -122,6 +127,33 @@ def overview(a: Analyses, min_n: int, headline: list[dict],
         sec.text.append(f"No game-length plot: every game lasted {r['rounds']} rounds and "
                         f"ended by {r['end_reason']}.")
     return sec, {"games": games, "matchups": int(s["matchups"]), "pairs": len(n_i)}
+
+
+VP_SOURCES = ("token_vp", "card_vp", "row_bonus")
+
+
+def _game_shape(per_pair: pl.DataFrame, summary: dict, length: pl.DataFrame
+               ) -> pl.DataFrame:
+    """One row: how long the games lasted (analyses/game_summary.sql), the share that
+    ended by a full display (the game_length table's shares), and where the points came
+    from: the VP by source of the player_shape view, summed over every pair and strategy
+    (analyses/strategy_shape.sql), per player and game, with their card_point_share and
+    which kind of points decides the games (targi_sim.game.shape)."""
+    n = float(per_pair["n"].sum())
+    sums = {c: float(per_pair[c].sum()) for c in VP_SOURCES}
+    share = card_point_share(sums["card_vp"], sums["row_bonus"], sums["token_vp"])
+    display = length.filter(pl.col("end_reason") == "display_full")["share"].sum()
+    row = {"games": int(summary["games"]), "rounds_mean": summary["rounds_mean"],
+           "rounds_min": summary["rounds_min"], "rounds_max": summary["rounds_max"],
+           "display_full_share": float(display), "player_games": int(n),
+           **{c: sums[c] / n if n else math.nan for c in VP_SOURCES},
+           CARD_SHARE.name: share,
+           "decided_by": decided_by(share) if math.isfinite(share) else None}
+    return pl.DataFrame([row], schema={
+        "games": pl.Int64, "rounds_mean": pl.Float64, "rounds_min": pl.Int64,
+        "rounds_max": pl.Int64, "display_full_share": pl.Float64, "player_games": pl.Int64,
+        **dict.fromkeys(VP_SOURCES, pl.Float64), CARD_SHARE.name: pl.Float64,
+        "decided_by": pl.String})
 
 
 def _by_seat(pairs: pl.DataFrame) -> pl.DataFrame:
