@@ -17,6 +17,7 @@ from targi_sim import StrategyError
 
 from . import (
     balance,
+    calibrate,
     card_value,
     check,
     ladder,
@@ -40,7 +41,8 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
 )
-for command in (run, replay, report, check, play, ladder, tune, card_value, sweep, balance):
+for command in (run, replay, report, check, play, ladder, tune, card_value, sweep, balance,
+                calibrate):
     command.register(app)
 app.command()(listing.decks)
 app.command()(listing.rules)

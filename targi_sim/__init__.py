@@ -60,7 +60,9 @@ _GROUPS: dict[str, dict[str, str]] = {
         **dict.fromkeys(("signature", "Signature"), "targi_sim.audits.signatures"),
     },
     "strength": {
-        "tune_strategy": "targi_sim.strength.tune",
+        **dict.fromkeys(("tune_strategy", "retune"), "targi_sim.strength.tune"),
+        **dict.fromkeys(("calibrate_economy", "CalibrationConfig", "write_calibration",
+                         "load_space", "load_targets"), "targi_sim.calibrate"),
         **dict.fromkeys(("run_ladder", "plan_ladder"), "targi_sim.strength.ladder"),
     },
     "analysis": {

@@ -36,6 +36,8 @@ ALLOWED: dict[str, set[str]] = {
     "check": LOW | {"stats", "engine", "game", "players", "play", "runner", "report"},
     "strength": LOW | {"stats", "engine", "game", "players", "play", "runner", "report",
                        "check"},
+    "calibrate": LOW | {"stats", "engine", "game", "players", "play", "runner", "report",
+                        "check", "strength"},
 }
 
 

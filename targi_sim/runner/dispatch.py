@@ -157,6 +157,27 @@ def _dask_client(scheduler: str | None, jobs: int) -> Iterator[None]:
         client.close()
 
 
+@contextmanager
+def parallel_pool(jobs: int, backend: str = "loky",
+                  scheduler: str | None = None) -> Iterator[Any]:
+    """An open joblib.Parallel over `jobs` loky workers (that die with this process) or a
+    Dask cluster, for work that calls it many times (calibration, balance, tune): one
+    pool of workers for the whole job. Results come back in task order, so they do not
+    depend on the backend or the number of workers."""
+    from joblib import Parallel, parallel_config
+
+    from targi_sim._utils.workers import loky_backend
+
+    check_options(jobs, backend, scheduler)
+    if backend == "dask":
+        with _dask_client(scheduler, jobs), parallel_config(backend="dask"), \
+                Parallel(n_jobs=-1) as parallel:
+            yield parallel
+        return
+    with Parallel(n_jobs=jobs, backend=loky_backend()) as parallel:
+        yield parallel
+
+
 def collect_markers(markers, done: dict[int, dict], progress=None) -> int:
     """Record each finished chunk's marker in `done` as it arrives (reporting its games
     to `progress`); returns the games played. The generator is closed however the loop

@@ -1,0 +1,441 @@
+"""The calibration search: which economy of the space makes play, at every level, look
+like the targets -- with the strong levels re-tuned for each candidate deck.
+
+How (docs/calibrate.md):
+- **Optuna** (TPE, one categorical choice per parameter) proposes economies; the
+  deck's current economy is the first candidate. Each trial's sampler is seeded from
+  (seed, trial number), so a resumed search proposes what an uninterrupted one would.
+- **Re-tuned players:** every level in `retune` is re-tuned on the candidate deck by
+  targi_sim.strength.tune.retune, warm-started from the level's own weights.
+- **Common random numbers:** every candidate is measured on the same deals (the
+  "measure" stream of the seed); the final comparison uses fresh ones ("validate").
+- **Racing:** the levels that are not re-tuned are measured first; a candidate whose
+  miss on them alone already exceeds the best complete candidate's is dropped before
+  its (costly) re-tunes.
+- **Objective:** the sum over targets of the squared miss (targets.Target.miss), so a
+  candidate inside every band scores 0.
+- **Resumable:** trials live in an Optuna journal file in the output folder; a run
+  killed at any moment resumes from its last finished trial with `resume=True`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from targi_sim._utils.atomic import atomic_write
+from targi_sim.engine import constants as C
+from targi_sim.errors import InputError
+from targi_sim.game.deck import Deck, load_deck
+from targi_sim.game.rules import Rules, load_rules
+from targi_sim.players.strategy import Strategy, resolve_strategy
+from targi_sim.strength.tune import Generation, retune
+
+from .measure import LevelShape, measure_levels
+from .space import Space, economy, load_space, parse_value, value_key
+from .targets import Estimate, Targets, load_targets, targets_from_playtest
+
+DEFAULT_SPACE = "economy-space"
+DEFAULT_TARGETS = "real-game-shape"
+DEFAULT_LEVELS = ("balanced", "tuned")
+DEFAULT_TRIALS = 100
+DEFAULT_DEALS = 1000
+DEFAULT_RETUNE_BUDGET = 300_000
+DEFAULT_VALIDATE_DEALS = 4000
+DEFAULT_FINALISTS = 3
+STUDY = "calibration"
+CONFIG_FILE = "config.json"
+JOURNAL_FILE = "study.journal"
+
+
+class CalibrationError(InputError):
+    """A calibration request that cannot be carried out (one line for the user)."""
+
+
+@dataclass(frozen=True)
+class CalibrationConfig:
+    """Everything a calibration's result depends on (a resume must match it)."""
+
+    deck: str = "base"
+    rules: str = "default"
+    space: str = DEFAULT_SPACE
+    targets: str = DEFAULT_TARGETS
+    playtest: str | None = None
+    playtest_level: str | None = None
+    levels: tuple[str, ...] = DEFAULT_LEVELS
+    retune: tuple[str, ...] | None = None  # None: every heuristic level after the first
+    trials: int = DEFAULT_TRIALS
+    deals: int = DEFAULT_DEALS
+    retune_budget: int = DEFAULT_RETUNE_BUDGET
+    validate_deals: int = DEFAULT_VALIDATE_DEALS
+    finalists: int = DEFAULT_FINALISTS
+    seed: int = 0
+
+
+@dataclass
+class Candidate:
+    """One economy measured: its choice, objective and per-level figures."""
+
+    number: int
+    choice: dict[str, Any]
+    objective: float
+    raced: bool = False
+    figures: dict[str, dict[str, Estimate]] = field(default_factory=dict)
+    weights: dict[str, list[float]] = field(default_factory=dict)
+    seconds: float = 0.0
+    repeat_of: int | None = None
+
+
+@dataclass
+class Calibration:
+    """A finished calibration: every candidate, the validated finalists, the proposal."""
+
+    config: CalibrationConfig
+    space: Space
+    targets: Targets
+    candidates: list[Candidate]
+    validated: list[Candidate]  # the current economy first, then the finalists
+    proposal: Candidate | None  # None: no finalist beats the current economy
+    strategies: dict[int, dict[str, Strategy]]  # validated candidate -> level -> player
+    seconds: float
+    out: Path
+
+
+TrialProgress = Callable[[int, int, Candidate], None]  # (done, total, candidate)
+RetuneProgress = Callable[[str, int, int], None]  # (level, generation, generations)
+Phase = Callable[[str], None]
+
+
+def stream(seed: int, purpose: str) -> int:
+    """A run seed (0..2^31-1) for one use of the calibration seed."""
+    digest = hashlib.sha256(f"targi-calibrate\0{purpose}\0{seed}".encode()).digest()
+    return int.from_bytes(digest[:8], "little") % 2**31
+
+
+def objective_of(targets: Targets, figures: dict[str, dict[str, Estimate]],
+                 levels: Sequence[str] | None = None) -> float:
+    """Sum of squared misses over the targets of `levels` (all when None)."""
+    total = 0.0
+    for t in targets.targets:
+        if levels is not None and t.level not in levels:
+            continue
+        est = figures.get(t.level, {}).get(t.figure)
+        total += t.miss(est.value if est is not None else float("nan")) ** 2
+    return total
+
+
+def resolve_levels(config: CalibrationConfig) -> tuple[list[Strategy], list[str]]:
+    """The level strategies and the names of those re-tuned per candidate."""
+    if len(config.levels) < 1:
+        raise CalibrationError("--levels needs at least one strategy")
+    if len(set(config.levels)) != len(config.levels):
+        raise CalibrationError(f"--levels repeats a strategy: {', '.join(config.levels)}")
+    strategies = [resolve_strategy(s) for s in config.levels]
+    names = [s.name for s in strategies]
+    if config.retune is None:
+        retuned = [n for n, s in zip(names[1:], strategies[1:], strict=True)
+                   if s.kind == C.SK_HEURISTIC]
+    else:
+        retuned = []
+        for r in config.retune:
+            if r not in config.levels and r not in names:
+                raise CalibrationError(f"--retune {r!r} is not one of --levels "
+                                       f"({', '.join(config.levels)})")
+            i = (list(config.levels).index(r) if r in config.levels else names.index(r))
+            if strategies[i].kind != C.SK_HEURISTIC:
+                raise CalibrationError(f"--retune {r!r}: only heuristic strategies can be "
+                                       f"re-tuned; it is of kind {strategies[i].kind_name}")
+            retuned.append(names[i])
+    return strategies, retuned
+
+
+def load_inputs(config: CalibrationConfig) -> tuple[Deck, Rules, Space, Targets,
+                                                    list[Strategy], list[str]]:
+    deck, rules = load_deck(config.deck), load_rules(config.rules)
+    strategies, retuned = resolve_levels(config)
+    names = [s.name for s in strategies]
+    space = load_space(config.space, deck, rules)
+    targets = load_targets(config.targets, names)
+    if config.playtest:
+        level = config.playtest_level or names[-1]
+        if level not in names:
+            raise CalibrationError(f"--playtest-level {level!r} is not one of --levels "
+                                   f"({', '.join(names)})")
+        play = targets_from_playtest(config.playtest, level)
+        kept = tuple(t for t in targets.targets
+                     if not (t.level == level and any(p.figure == t.figure
+                                                      for p in play.targets)))
+        targets = Targets(f"{targets.name} + {play.name}", kept + play.targets, targets.path)
+    if config.trials < 1:
+        raise CalibrationError(f"--budget must be at least 1 candidate, got {config.trials}")
+    for label, v in (("--deals", config.deals), ("--validate-deals", config.validate_deals)):
+        if v < 1:
+            raise CalibrationError(f"{label} must be at least 1, got {v}")
+    if config.retune_budget < 0:
+        raise CalibrationError("--retune-budget must not be negative")
+    return deck, rules, space, targets, strategies, retuned
+
+
+# ------------------------------------------------------------------- evaluation
+class Evaluator:
+    """Measures candidates on one deck family with one pool of workers."""
+
+    def __init__(self, config: CalibrationConfig, deck: Deck, rules: Rules, space: Space,
+                 targets: Targets, strategies: list[Strategy], retuned: list[str],
+                 parallel, on_retune: RetuneProgress | None = None) -> None:
+        self.config, self.deck, self.rules, self.space = config, deck, rules, space
+        self.targets, self.strategies, self.retuned = targets, strategies, retuned
+        self.names = [s.name for s in strategies]
+        self.parallel = parallel
+        self.on_retune = on_retune
+
+    def _fixed_levels(self) -> list[str]:
+        """Levels measurable before any re-tune (they and the level below are fixed)."""
+        out = []
+        for i, n in enumerate(self.names):
+            if n in self.retuned or (i > 0 and self.names[i - 1] in self.retuned):
+                continue
+            out.append(n)
+        return out
+
+    def players(self, deck: Deck, rules: Rules, retune_seed: int
+                ) -> tuple[list[Strategy], dict[str, list[float]]]:
+        players = list(self.strategies)
+        weights: dict[str, list[float]] = {}
+        for i, n in enumerate(self.names):
+            if n not in self.retuned:
+                continue
+            size = [0]
+
+            def progress(gen: Generation, per_gen: int, n=n, size=size) -> None:
+                if self.on_retune is not None:
+                    self.on_retune(n, gen.index, size[0])
+
+            budget = self.config.retune_budget
+            from targi_sim.strength.tune import (
+                default_popsize,
+                games_per_generation,
+                parameter_space,
+                resolve_pool,
+            )
+            pool = resolve_pool(self.strategies[i], None)
+            size[0] = budget // games_per_generation(default_popsize(len(parameter_space())),
+                                                     len(pool), 100)
+            result = retune(self.strategies[i], deck, rules, parallel=self.parallel,
+                            budget=budget, seed=retune_seed, name=n, progress=progress)
+            players[i] = result.strategy
+            weights[n] = [float(x) for x in result.strategy.params]
+        return players, weights
+
+    def evaluate(self, number: int, choice: dict[str, Any], *, measure_seed: int,
+                 retune_seed: int, deals: int, best: float = math.inf,
+                 race: bool = True) -> tuple[Candidate, list[Strategy]]:
+        t0 = time.perf_counter()
+        deck, rules, _ = economy(self.space, choice, self.deck, self.rules,
+                                 f"{self.deck.name}-candidate-{number}")
+        figures: dict[str, dict[str, Estimate]] = {}
+        fixed = self._fixed_levels()
+        if race and fixed and len(fixed) < len(self.names):
+            shapes = measure_levels(self.strategies, self.names, deck, rules, deals=deals,
+                                    seed=measure_seed, parallel=self.parallel, only=fixed)
+            figures.update(_figs(shapes))
+            partial = objective_of(self.targets, figures, fixed)
+            if partial > best:
+                return Candidate(number, choice, partial, True, figures, {},
+                                 time.perf_counter() - t0), list(self.strategies)
+        players, weights = self.players(deck, rules, retune_seed)
+        rest = [n for n in self.names if n not in figures]
+        shapes = measure_levels(players, self.names, deck, rules, deals=deals,
+                                seed=measure_seed, parallel=self.parallel, only=rest)
+        figures.update(_figs(shapes))
+        cand = Candidate(number, choice, objective_of(self.targets, figures), False, figures,
+                         weights, time.perf_counter() - t0)
+        return cand, players
+
+
+def _figs(shapes: dict[str, LevelShape]) -> dict[str, dict[str, Estimate]]:
+    return {lv: dict(s.figures) for lv, s in shapes.items()}
+
+
+# ------------------------------------------------------------------- persistence
+def _candidate_attrs(c: Candidate) -> dict[str, Any]:
+    return {"figures": {lv: {f: list(asdict(e).values()) for f, e in fs.items()}
+                        for lv, fs in c.figures.items()},
+            "weights": c.weights, "raced": c.raced, "seconds": c.seconds,
+            "repeat_of": c.repeat_of}
+
+
+def _candidate_from_trial(trial, space: Space) -> Candidate:
+    a = trial.user_attrs
+    choice = {p.path: parse_value(trial.params[p.path]) for p in space.parameters}
+    figures = {lv: {f: Estimate(v[0], v[1], v[2], int(v[3])) for f, v in fs.items()}
+               for lv, fs in a.get("figures", {}).items()}
+    return Candidate(trial.number, choice, float(trial.value), bool(a.get("raced")),
+                     figures, a.get("weights", {}), float(a.get("seconds", 0.0)),
+                     a.get("repeat_of"))
+
+
+def _open_study(out: Path, config: CalibrationConfig, resume: bool):
+    import optuna
+    from optuna.storages import JournalStorage
+    from optuna.storages.journal import JournalFileBackend
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    cfg_path, journal = out / CONFIG_FILE, out / JOURNAL_FILE
+    wanted = json.loads(json.dumps(asdict(config)))
+    if resume:
+        if not cfg_path.is_file():
+            raise CalibrationError(f"--resume: {str(out)!r} holds no calibration to resume")
+        saved = json.loads(cfg_path.read_text(encoding="utf-8"))
+        if saved != wanted:
+            diff = sorted(k for k in wanted if saved.get(k) != wanted[k])
+            raise CalibrationError(f"--resume: {str(out)!r} was started with other settings "
+                                   f"({', '.join(diff)}); use another --out")
+    else:
+        if cfg_path.exists() or journal.exists():
+            raise CalibrationError(f"{str(out)!r} already holds a calibration: add --resume "
+                                   "to continue it, or choose another --out")
+        out.mkdir(parents=True, exist_ok=True)
+        atomic_write(cfg_path, lambda p: Path(p).write_text(
+            json.dumps(wanted, indent=2, sort_keys=True) + "\n", encoding="utf-8"))
+    storage = JournalStorage(JournalFileBackend(str(journal)))
+    return optuna.create_study(study_name=STUDY, storage=storage, direction="minimize",
+                               load_if_exists=True)
+
+
+def _sampler(seed: int, number: int):
+    import optuna
+
+    return optuna.samplers.TPESampler(seed=stream(seed, f"trial{number}"), multivariate=True,
+                                      n_startup_trials=10)
+
+
+# ------------------------------------------------------------------- the search
+def calibrate(config: CalibrationConfig, out: str | Path, *, jobs: int = 1,
+              backend: str = "loky", scheduler: str | None = None, resume: bool = False,
+              on_trial: TrialProgress | None = None, on_retune: RetuneProgress | None = None,
+              on_phase: Phase | None = None, on_plan: Callable[[int, int], None] | None = None,
+              stop_after: int | None = None) -> Calibration | None:
+    """Run (or resume) a calibration into `out`; None when `stop_after` trials of this
+    call ended it early (a test's stand-in for Ctrl-C)."""
+    import optuna
+
+    from targi_sim.runner.dispatch import check_options, parallel_pool
+
+    check_options(jobs, backend, scheduler)
+    deck, rules, space, targets, strategies, retuned = load_inputs(config)
+    out = Path(out)
+    t0 = time.perf_counter()
+    study = _open_study(out, config, resume)
+    _fail_unfinished(study)
+    measure_seed, validate_seed = stream(config.seed, "measure"), stream(config.seed,
+                                                                          "validate")
+    distributions = {p.path: optuna.distributions.CategoricalDistribution(
+        [value_key(v) for v in p.values]) for p in space.parameters}
+    done = [t for t in study.trials if t.state == optuna.trial.TrialState.COMPLETE]
+    if on_plan is not None:
+        on_plan(config.trials, len(done))
+    played = 0
+    with parallel_pool(jobs, backend, scheduler) as parallel:
+        ev = Evaluator(config, deck, rules, space, targets, strategies, retuned, parallel,
+                       on_retune)
+        while len(done) < config.trials:
+            if stop_after is not None and played >= stop_after:
+                return None
+            number = len(study.trials)
+            study.sampler = _sampler(config.seed, number)
+            if not done:
+                study.enqueue_trial({p: value_key(v) for p, v in space.current().items()})
+            trial = study.ask(distributions)
+            choice = {p.path: parse_value(trial.params[p.path]) for p in space.parameters}
+            best = min((t.value for t in done if not t.user_attrs.get("raced")),
+                       default=math.inf)
+            repeat = next((t for t in done if t.params == trial.params
+                           and not t.user_attrs.get("raced")), None)
+            if repeat is not None:
+                cand = _candidate_from_trial(repeat, space)
+                cand.number, cand.repeat_of, cand.seconds = trial.number, repeat.number, 0.0
+            else:
+                cand, _ = ev.evaluate(trial.number, choice, measure_seed=measure_seed,
+                                      retune_seed=config.seed, deals=config.deals, best=best)
+            for k, v in _candidate_attrs(cand).items():
+                trial.set_user_attr(k, v)
+            study.tell(trial, cand.objective)
+            done = [t for t in study.trials if t.state == optuna.trial.TrialState.COMPLETE]
+            played += 1
+            if on_trial is not None:
+                on_trial(len(done), config.trials, cand)
+        candidates = [_candidate_from_trial(t, space) for t in done]
+        if on_phase is not None:
+            on_phase("validate")
+        validated, players = _validate(ev, candidates, config, validate_seed)
+    current = validated[0]
+    better = [c for c in validated[1:] if c.objective < current.objective]
+    proposal = min(better, key=lambda c: rank(c, current.choice)) if better else None
+    return Calibration(config, space, targets, candidates, validated, proposal, players,
+                       time.perf_counter() - t0, out)
+
+
+def _fail_unfinished(study) -> None:
+    """Trials left running by a killed process are marked failed (they are re-proposed)."""
+    import optuna
+
+    for t in study.trials:
+        if t.state == optuna.trial.TrialState.RUNNING:
+            study._storage.set_trial_state_values(t._trial_id, optuna.trial.TrialState.FAIL)
+
+
+def changed(c: Candidate, current: dict[str, Any]) -> int:
+    """How many values of the economy differ from the current one."""
+    return sum(value_key(v) != value_key(current.get(p)) for p, v in c.choice.items())
+
+
+def rank(c: Candidate, current: dict[str, Any]) -> tuple:
+    """Best first: the smaller objective; on a tie, fewer changed values (a designer
+    should move no more uncertain values than the targets need), then the earlier."""
+    return (round(c.objective, 9), changed(c, current), c.number)
+
+
+def finalists(candidates: Sequence[Candidate], k: int) -> list[Candidate]:
+    """The k best distinct economies that were measured in full (not raced out);
+    candidates[0] is the current economy (rank's tie-break)."""
+    seen: set[str] = set()
+    out = []
+    current = candidates[0].choice if candidates else {}
+    for c in sorted(candidates, key=lambda c: rank(c, current)):
+        key = json.dumps({p: value_key(v) for p, v in c.choice.items()}, sort_keys=True)
+        if c.raced or key in seen:
+            continue
+        seen.add(key)
+        out.append(c)
+        if len(out) == k:
+            break
+    return out
+
+
+def _validate(ev: Evaluator, candidates: list[Candidate], config: CalibrationConfig,
+              seed: int) -> tuple[list[Candidate], dict[int, dict[str, Strategy]]]:
+    """The current economy and the finalists again: re-tuned on another seed, measured
+    on fresh deals (validate_deals of them), never raced."""
+    current = candidates[0]
+    chosen = [current] + [c for c in finalists(candidates, config.finalists + 1)
+                          if c.choice != current.choice][:config.finalists]
+    out, players = [], {}
+    for c in chosen:
+        v, ps = ev.evaluate(c.number, c.choice, measure_seed=seed,
+                            retune_seed=stream(config.seed, "validate-retune"),
+                            deals=config.validate_deals, race=False)
+        out.append(v)
+        players[c.number] = {n: p for n, p in zip(ev.names, ps, strict=True)}
+    return out, players
+
+
+__all__ = ["CONFIG_FILE", "Calibration", "CalibrationConfig", "CalibrationError",
+           "Candidate", "Evaluator", "calibrate", "changed", "finalists", "objective_of",
+           "rank", "stream"]
