@@ -133,7 +133,9 @@ def calibrate(
         if not cand.raced and (state["best"] is None or cand.objective < state["best"]):
             state["best"] = cand.objective
         best = f" best {state['best']:.2f}" if state["best"] is not None else ""
-        bar.update(state["task"], completed=done, description=f"candidate {done}/{total}{best}")
+        what = "simplify" if done > total else f"candidate {done}/{total}"
+        bar.update(state["task"], completed=done, total=max(total, done),
+                   description=f"{what}{best}")
 
     def on_retune(level: str, gen: int, gens: int) -> None:
         if state["retune"] is None:
@@ -142,7 +144,8 @@ def calibrate(
                    description=f"re-tune {level}")
 
     def on_phase(phase: str) -> None:
-        bar.update(state["task"], description="validating finalists")
+        bar.update(state["task"], description={"simplify": "simplifying the best",
+                                               "validate": "validating finalists"}[phase])
 
     try:
         t0 = time.perf_counter()

@@ -301,6 +301,40 @@ def test_finalists_skip_raced_and_repeated_candidates():
     assert [c.number for c in finalists(cs, 2)] == [2, 4]
 
 
+def test_simplify_puts_back_every_value_the_objective_does_not_need(tmp_path, base):
+    """Objective: only the Silversmith's gold rate matters (1 is best); the other two
+    changes of the best candidate go back to their current readings."""
+    from targi_sim.calibrate.search import Candidate, simplify
+
+    sp = load_space(write(tmp_path, "s.toml", """
+[[parameter]]
+path = "border.Silversmith.trades[1].get_amount"
+values = [1, 2]
+source = "t"
+[[parameter]]
+path = "border.Silversmith.times"
+values = ["any", 1]
+source = "t"
+[[parameter]]
+path = "border.Merchant.times"
+values = ["any", 2]
+source = "t"
+"""), *base)
+    gold, silver, merchant = (p.path for p in sp.parameters)
+    cur = sp.current()
+    best = {gold: 1, silver: 1, merchant: 2}
+    asked = []
+
+    def objective(choice):
+        asked.append(dict(choice))
+        return 0.0 if choice[gold] == 1 else 9.0
+
+    cands = [Candidate(0, cur, 9.0), Candidate(1, best, 0.0)]
+    assert simplify(sp, cands, objective) == {gold: 1, silver: "any", merchant: "any"}
+    assert asked[0] == {gold: 2, silver: 1, merchant: 2}  # reverting gold: worse, kept
+    assert len(asked) == 3
+
+
 def test_on_a_tie_fewer_changes_rank_first():
     from targi_sim.calibrate.search import Candidate
 
@@ -355,3 +389,14 @@ def test_cli_tiny_calibration_writes_report(tmp_path):
     assert "calibrate" in result.output and "report:" in result.output
     again = runner.invoke(app, args)
     one_error_line(again, "already holds", "--resume")
+
+
+def test_a_dask_cluster_gives_the_same_calibration(tiny_run):
+    """Two external `dask worker` processes: every candidate and the validation equal
+    the loky run's."""
+    from tests.dask_cluster import dask_cluster
+
+    config, cal, tmp = tiny_run
+    with dask_cluster(tmp) as address:
+        remote = calibrate(config, tmp / "dask", backend="dask", scheduler=address)
+    assert _summary(remote) == _summary(cal)

@@ -216,26 +216,9 @@ def _free_port() -> int:
 
 def test_dask_cluster_output_equals_a_local_run(tmp_path):
     """A real `dask scheduler` and two `dask worker` processes on 127.0.0.1."""
-    dask = shutil.which("dask", path=str(Path(sys.executable).parent))
-    assert dask, "the dask command is not installed"
-    port = _free_port()
-    address = f"tcp://127.0.0.1:{port}"
-    env = {**os.environ, "DASK_DISTRIBUTED__WORKER__DAEMON": "False"}
-    procs = [subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", str(port),
-                               "--no-dashboard"], env=env, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL)]
-    try:
-        for _ in range(2):
-            procs.append(subprocess.Popen(
-                [dask, "worker", address, "--nthreads", "1", "--nworkers", "1",
-                 "--no-dashboard"], env=env, cwd=tmp_path, stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL))
-        from distributed import Client
+    from tests.dask_cluster import dask_cluster
 
-        with Client(address, timeout="60s") as client:
-            client.wait_for_workers(2, timeout=120)
-            workers = client.scheduler_info()["workers"]
-            assert len(workers) == 2
+    with dask_cluster(tmp_path) as address:
         args = ("run", "-n", "3000", "--p1", "random", "--chunk-size", "500", "--quiet")
         local = invoke(*args, "--out", str(tmp_path / "local"), "--jobs", "1")
         assert local.exit_code == 0, local.output
@@ -244,14 +227,6 @@ def test_dask_cluster_output_equals_a_local_run(tmp_path):
         assert remote.exit_code == 0, remote.output
         assert RunDir(tmp_path / "dask").read_manifest()["machine"]["backend"] == "dask"
         assert parquet_files(tmp_path / "dask") == parquet_files(tmp_path / "local")
-    finally:
-        for p in reversed(procs):
-            p.terminate()
-        for p in procs:
-            try:
-                p.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                p.kill()
 
 
 def test_unreachable_scheduler_exits_2(monkeypatch):

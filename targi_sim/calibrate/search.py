@@ -345,14 +345,8 @@ def calibrate(config: CalibrationConfig, out: str | Path, *, jobs: int = 1,
     with parallel_pool(jobs, backend, scheduler) as parallel:
         ev = Evaluator(config, deck, rules, space, targets, strategies, retuned, parallel,
                        on_retune)
-        while len(done) < config.trials:
-            if stop_after is not None and played >= stop_after:
-                return None
-            number = len(study.trials)
-            study.sampler = _sampler(config.seed, number)
-            if not done:
-                study.enqueue_trial({p: value_key(v) for p, v in space.current().items()})
-            trial = study.ask(distributions)
+        def measure(trial, done) -> Candidate:
+            """One trial: a repeat reuses its twin's measurement, else play."""
             choice = {p.path: parse_value(trial.params[p.path]) for p in space.parameters}
             best = min((t.value for t in done if not t.user_attrs.get("raced")),
                        default=math.inf)
@@ -367,10 +361,42 @@ def calibrate(config: CalibrationConfig, out: str | Path, *, jobs: int = 1,
             for k, v in _candidate_attrs(cand).items():
                 trial.set_user_attr(k, v)
             study.tell(trial, cand.objective)
-            done = [t for t in study.trials if t.state == optuna.trial.TrialState.COMPLETE]
+            return cand
+
+        while len(done) < config.trials:
+            if stop_after is not None and played >= stop_after:
+                return None
+            number = len(study.trials)
+            study.sampler = _sampler(config.seed, number)
+            if not done:
+                study.enqueue_trial({p: value_key(v) for p, v in space.current().items()})
+            cand = measure(study.ask(distributions), done)
+            done = _complete(study)
             played += 1
             if on_trial is not None:
                 on_trial(len(done), config.trials, cand)
+        # simplify: undo the best economy's changes one at a time while no worse
+        if on_phase is not None:
+            on_phase("simplify")
+        box = {"done": done, "played": played}
+
+        def step(choice: dict[str, Any]) -> float | None:
+            known = _lookup(box["done"], choice)
+            if known is not None:
+                return known.value
+            if stop_after is not None and box["played"] >= stop_after:
+                return None
+            study.enqueue_trial({k: value_key(v) for k, v in choice.items()})
+            cand = measure(study.ask(distributions), box["done"])
+            box["done"] = _complete(study)
+            box["played"] += 1
+            if on_trial is not None:
+                on_trial(len(box["done"]), config.trials, cand)
+            return cand.objective
+
+        if simplify(space, [_candidate_from_trial(t, space) for t in done], step) is None:
+            return None
+        done = box["done"]
         candidates = [_candidate_from_trial(t, space) for t in done]
         if on_phase is not None:
             on_phase("validate")
@@ -380,6 +406,42 @@ def calibrate(config: CalibrationConfig, out: str | Path, *, jobs: int = 1,
     proposal = min(better, key=lambda c: rank(c, current.choice)) if better else None
     return Calibration(config, space, targets, candidates, validated, proposal, players,
                        time.perf_counter() - t0, out)
+
+
+def simplify(space: Space, candidates: list[Candidate],
+             objective_of_step: Callable[[dict[str, Any]], float | None]
+             ) -> dict[str, Any] | None:
+    """From the best candidate, put each changed value (in the space's order) back to its
+    current reading, and keep the step when its objective is no worse: the proposal then
+    moves only the values the targets need. Returns the simplified economy (None when
+    `objective_of_step` returned None: stopped). candidates[0] is the current economy."""
+    top = finalists(candidates, 1)
+    if not top:
+        return {}
+    current = candidates[0].choice
+    choice, objective = dict(top[0].choice), top[0].objective
+    for p in space.parameters:
+        if value_key(choice[p.path]) == value_key(current[p.path]):
+            continue
+        trial = {**choice, p.path: current[p.path]}
+        outcome = objective_of_step(trial)
+        if outcome is None:
+            return None
+        if outcome <= objective:
+            choice, objective = trial, outcome
+    return choice
+
+
+def _complete(study) -> list:
+    import optuna
+
+    return [t for t in study.trials if t.state == optuna.trial.TrialState.COMPLETE]
+
+
+def _lookup(done: list, choice: dict[str, Any]):
+    """The finished trial of this economy (raced out or not), if any."""
+    keys = {p: value_key(v) for p, v in choice.items()}
+    return next((t for t in done if t.params == keys), None)
 
 
 def _fail_unfinished(study) -> None:
@@ -438,4 +500,4 @@ def _validate(ev: Evaluator, candidates: list[Candidate], config: CalibrationCon
 
 __all__ = ["CONFIG_FILE", "Calibration", "CalibrationConfig", "CalibrationError",
            "Candidate", "Evaluator", "calibrate", "changed", "finalists", "objective_of",
-           "rank", "stream"]
+           "rank", "simplify", "stream"]
