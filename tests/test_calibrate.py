@@ -335,6 +335,32 @@ source = "t"
     assert len(asked) == 3
 
 
+def test_simplify_accepts_a_step_within_the_slack_of_the_best(tmp_path, base):
+    from targi_sim.calibrate.search import Candidate, simplify
+
+    sp = load_space(write(tmp_path, "s.toml", """
+[[parameter]]
+path = "border.Silversmith.times"
+values = ["any", 1]
+source = "t"
+"""), *base)
+    (p,) = sp.parameters
+    cands = [Candidate(0, {p.path: "any"}, 9.0), Candidate(1, {p.path: 1}, 0.0)]
+    assert simplify(sp, cands, lambda c: 0.5, slack=0.0) == {p.path: 1}
+    assert simplify(sp, cands, lambda c: 0.5, slack=1.0) == {p.path: "any"}
+
+
+def test_proposal_is_the_simplest_close_to_the_best():
+    from targi_sim.calibrate.search import Candidate, choose_proposal
+
+    cur = Candidate(0, {"a": 1, "b": 1}, 9.0)
+    two = Candidate(1, {"a": 2, "b": 2}, 0.2)
+    one = Candidate(2, {"a": 2, "b": 1}, 0.9)
+    assert choose_proposal([cur, two, one], 1.0).number == 2
+    assert choose_proposal([cur, two, one], 0.5).number == 1
+    assert choose_proposal([cur, Candidate(1, {"a": 2, "b": 2}, 9.5)], 1.0) is None
+
+
 def test_on_a_tie_fewer_changes_rank_first():
     from targi_sim.calibrate.search import Candidate
 

@@ -150,11 +150,13 @@ def build_report(cal: Calibration) -> Report:
     prop = cal.proposal
     unmet = [t for t in cal.targets.targets
              if t.miss(_value(prop or cur, t.level, t.figure)) > 0]
+    spent = sum(c.seconds for c in cal.candidates) + sum(c.seconds for c in cal.validated)
     summary = [f"{len(cal.candidates)} candidate economies searched "
                f"({sum(c.raced for c in cal.candidates)} raced out before their re-tunes, "
                f"{sum(c.repeat_of is not None for c in cal.candidates)} repeats), "
-               f"{len(cal.validated) - 1} finalists validated on fresh deals, in "
-               f"{cal.seconds / 60:.1f} minutes.",
+               f"{len(cal.validated) - 1} finalists validated on fresh deals: "
+               f"{spent / 60:.1f} minutes of measuring and re-tuning in all "
+               f"({cal.seconds / 60:.1f} in this call).",
                f"Objective (sum of squared misses, 0 = every target met): current "
                f"{cur.objective:.2f}" + (f", proposed {prop.objective:.2f}." if prop else
                                          ": no finalist beats the current economy.")]
@@ -164,8 +166,9 @@ def build_report(cal: Calibration) -> Report:
     if unmet:
         summary.append("Targets still missed" + (" by the proposal: " if prop else ": ")
                        + "; ".join(f"{t.level} {t.figure} {t.band()} (got "
-                                   f"{_value(prop or cur, t.level, t.figure):.3g})"
-                                   for t in unmet) + ".")
+                                   f"{_value(prop or cur, t.level, t.figure):.3g}; "
+                                   + _closest(cal, t) + ")" for t in unmet)
+                       + ". A figure the space cannot reach is reported short, not forced.")
     else:
         summary.append("Every target is met" + (" by the proposal." if prop else "."))
     text = summary + _sentence(cal, cur, "current") + (
@@ -201,6 +204,22 @@ def build_report(cal: Calibration) -> Report:
              ("deals", f"{c.deals:,} search / {c.validate_deals:,} validation"),
              ("re-tune budget", f"{c.retune_budget:,} games per level and candidate")]
     return Report(title="targi-sim calibration", facts=facts, sections=sections, min_n=0)
+
+
+def _closest(cal: Calibration, t) -> str:
+    """Where the search and the validation came closest to a missed target."""
+    def best(cands):
+        scored = [(t.miss(_value(c, t.level, t.figure)), c) for c in cands
+                  if not math.isnan(_value(c, t.level, t.figure))]
+        return min(scored, key=lambda x: (x[0], x[1].number)) if scored else None
+
+    out = []
+    for label, cands in (("validated", cal.validated), ("search", cal.candidates)):
+        b = best(cands)
+        if b is not None:
+            out.append(f"closest {label}: candidate {b[1].number}, "
+                       f"{_value(b[1], t.level, t.figure):.3g}")
+    return "; ".join(out)
 
 
 def _value(c: Candidate, level: str, figure: str) -> float:

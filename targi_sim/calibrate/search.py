@@ -49,6 +49,7 @@ DEFAULT_DEALS = 1000
 DEFAULT_RETUNE_BUDGET = 300_000
 DEFAULT_VALIDATE_DEALS = 4000
 DEFAULT_FINALISTS = 3
+DEFAULT_SLACK = 1.0  # a simplification step may cost this much objective (one unit of miss)
 STUDY = "calibration"
 CONFIG_FILE = "config.json"
 JOURNAL_FILE = "study.journal"
@@ -76,6 +77,7 @@ class CalibrationConfig:
     validate_deals: int = DEFAULT_VALIDATE_DEALS
     finalists: int = DEFAULT_FINALISTS
     seed: int = 0
+    simplify_slack: float = DEFAULT_SLACK
 
 
 @dataclass
@@ -293,6 +295,9 @@ def _open_study(out: Path, config: CalibrationConfig, resume: bool):
         if not cfg_path.is_file():
             raise CalibrationError(f"--resume: {str(out)!r} holds no calibration to resume")
         saved = json.loads(cfg_path.read_text(encoding="utf-8"))
+        # a setting added after the folder was written reads as its default
+        defaults = json.loads(json.dumps(asdict(CalibrationConfig())))
+        saved = {**{k: v for k, v in defaults.items() if k not in saved}, **saved}
         if saved != wanted:
             diff = sorted(k for k in wanted if saved.get(k) != wanted[k])
             raise CalibrationError(f"--resume: {str(out)!r} was started with other settings "
@@ -394,32 +399,35 @@ def calibrate(config: CalibrationConfig, out: str | Path, *, jobs: int = 1,
                 on_trial(len(box["done"]), config.trials, cand)
             return cand.objective
 
-        if simplify(space, [_candidate_from_trial(t, space) for t in done], step) is None:
+        simplest = simplify(space, [_candidate_from_trial(t, space) for t in done], step,
+                            config.simplify_slack)
+        if simplest is None:
             return None
         done = box["done"]
         candidates = [_candidate_from_trial(t, space) for t in done]
         if on_phase is not None:
             on_phase("validate")
-        validated, players = _validate(ev, candidates, config, validate_seed)
-    current = validated[0]
-    better = [c for c in validated[1:] if c.objective < current.objective]
-    proposal = min(better, key=lambda c: rank(c, current.choice)) if better else None
+        validated, players = _validate(ev, candidates, config, validate_seed, simplest)
+    proposal = choose_proposal(validated, config.simplify_slack)
     return Calibration(config, space, targets, candidates, validated, proposal, players,
                        time.perf_counter() - t0, out)
 
 
 def simplify(space: Space, candidates: list[Candidate],
-             objective_of_step: Callable[[dict[str, Any]], float | None]
-             ) -> dict[str, Any] | None:
+             objective_of_step: Callable[[dict[str, Any]], float | None],
+             slack: float = 0.0) -> dict[str, Any] | None:
     """From the best candidate, put each changed value (in the space's order) back to its
-    current reading, and keep the step when its objective is no worse: the proposal then
-    moves only the values the targets need. Returns the simplified economy (None when
-    `objective_of_step` returned None: stopped). candidates[0] is the current economy."""
+    current reading, and keep the step when its objective stays within `slack` of the
+    best candidate's: the proposal then moves only the values the targets need (the
+    slack absorbs the noise of re-tuned players; it does not accumulate). Returns the
+    simplified economy (None when `objective_of_step` returned None: stopped).
+    candidates[0] is the current economy."""
     top = finalists(candidates, 1)
     if not top:
         return {}
     current = candidates[0].choice
-    choice, objective = dict(top[0].choice), top[0].objective
+    choice = dict(top[0].choice)
+    limit = top[0].objective + slack
     for p in space.parameters:
         if value_key(choice[p.path]) == value_key(current[p.path]):
             continue
@@ -427,8 +435,8 @@ def simplify(space: Space, candidates: list[Candidate],
         outcome = objective_of_step(trial)
         if outcome is None:
             return None
-        if outcome <= objective:
-            choice, objective = trial, outcome
+        if outcome <= limit:
+            choice = trial
     return choice
 
 
@@ -481,13 +489,33 @@ def finalists(candidates: Sequence[Candidate], k: int) -> list[Candidate]:
     return out
 
 
+def choose_proposal(validated: list[Candidate], slack: float) -> Candidate | None:
+    """Among the validated economies that beat the current one (validated[0]) on fresh
+    deals, the one with the fewest changes whose objective is within `slack` of the
+    best; None when none beats the current economy."""
+    current = validated[0]
+    better = [c for c in validated[1:] if c.objective < current.objective]
+    if not better:
+        return None
+    best = min(c.objective for c in better)
+    close = [c for c in better if c.objective <= best + slack]
+    return min(close, key=lambda c: (changed(c, current.choice), c.objective, c.number))
+
+
 def _validate(ev: Evaluator, candidates: list[Candidate], config: CalibrationConfig,
-              seed: int) -> tuple[list[Candidate], dict[int, dict[str, Strategy]]]:
-    """The current economy and the finalists again: re-tuned on another seed, measured
-    on fresh deals (validate_deals of them), never raced."""
+              seed: int, simplest: dict[str, Any] | None = None
+              ) -> tuple[list[Candidate], dict[int, dict[str, Strategy]]]:
+    """The current economy, the simplified best (when it differs) and the finalists
+    again: re-tuned on another seed, measured on fresh deals (validate_deals of them),
+    never raced."""
     current = candidates[0]
-    chosen = [current] + [c for c in finalists(candidates, config.finalists + 1)
-                          if c.choice != current.choice][:config.finalists]
+    chosen = [current]
+    if simplest and simplest != current.choice:
+        twin = next((c for c in candidates if c.choice == simplest), None)
+        if twin is not None:
+            chosen.append(twin)
+    chosen += [c for c in finalists(candidates, config.finalists + 2)
+               if all(c.choice != x.choice for x in chosen)][:config.finalists]
     out, players = [], {}
     for c in chosen:
         v, ps = ev.evaluate(c.number, c.choice, measure_seed=seed,
@@ -500,4 +528,4 @@ def _validate(ev: Evaluator, candidates: list[Candidate], config: CalibrationCon
 
 __all__ = ["CONFIG_FILE", "Calibration", "CalibrationConfig", "CalibrationError",
            "Candidate", "Evaluator", "calibrate", "changed", "finalists", "objective_of",
-           "rank", "simplify", "stream"]
+           "choose_proposal", "rank", "simplify", "stream"]
