@@ -64,7 +64,7 @@ def test_shipped_space_loads_with_the_current_economy_inside(base):
     sp = load_space("economy-space", *base)
     assert len(sp.parameters) >= 8
     cur = sp.current()
-    assert cur["border.Silversmith.trades[1].get_amount"] == 2
+    assert cur["border.Silversmith.trades[1].get_amount"] == 1  # calibrated
     assert cur["border.Merchant.times"] == "any"
     for p in sp.parameters:
         assert p.current in p.values and p.source
@@ -74,7 +74,11 @@ def test_space_adds_the_current_value_when_left_out(tmp_path, base):
     f = write(tmp_path, "s.toml", '[[parameter]]\npath = "border.Silversmith.trades[1]'
               '.get_amount"\nvalues = [1, 3]\nsource = "test"\n')
     (p,) = load_space(f, *base).parameters
-    assert p.values == (2, 1, 3) and p.current == 2
+    assert p.values == (1, 3) and p.current == 1
+    f = write(tmp_path, "s2.toml", '[[parameter]]\npath = "border.Silversmith.trades[1]'
+              '.get_amount"\nvalues = [2, 3]\nsource = "test"\n')
+    (p,) = load_space(f, *base).parameters
+    assert p.values == (1, 2, 3) and p.current == 1
 
 
 @pytest.mark.parametrize("body, needles", [
@@ -263,7 +267,7 @@ def tiny_run(tmp_path_factory):
 def test_tiny_search_measures_current_first_and_validates(tiny_run):
     config, cal, _ = tiny_run
     assert len(cal.candidates) == 3
-    assert cal.candidates[0].choice == {"border.Silversmith.trades[1].get_amount": 2,
+    assert cal.candidates[0].choice == {"border.Silversmith.trades[1].get_amount": 1,
                                         "border.Silversmith.times": "any"}
     assert cal.validated[0].choice == cal.candidates[0].choice
     for c in cal.validated:
@@ -302,8 +306,8 @@ def test_finalists_skip_raced_and_repeated_candidates():
 
 
 def test_simplify_puts_back_every_value_the_objective_does_not_need(tmp_path, base):
-    """Objective: only the Silversmith's gold rate matters (1 is best); the other two
-    changes of the best candidate go back to their current readings."""
+    """Objective: only the Silversmith's gold rate matters (2 is best; the deck has 1);
+    the other two changes of the best candidate go back to their current readings."""
     from targi_sim.calibrate.search import Candidate, simplify
 
     sp = load_space(write(tmp_path, "s.toml", """
@@ -322,16 +326,16 @@ source = "t"
 """), *base)
     gold, silver, merchant = (p.path for p in sp.parameters)
     cur = sp.current()
-    best = {gold: 1, silver: 1, merchant: 2}
+    best = {gold: 2, silver: 1, merchant: 2}
     asked = []
 
     def objective(choice):
         asked.append(dict(choice))
-        return 0.0 if choice[gold] == 1 else 9.0
+        return 0.0 if choice[gold] == 2 else 9.0
 
     cands = [Candidate(0, cur, 9.0), Candidate(1, best, 0.0)]
-    assert simplify(sp, cands, objective) == {gold: 1, silver: "any", merchant: "any"}
-    assert asked[0] == {gold: 2, silver: 1, merchant: 2}  # reverting gold: worse, kept
+    assert simplify(sp, cands, objective) == {gold: 2, silver: "any", merchant: "any"}
+    assert asked[0] == {gold: 1, silver: 1, merchant: 2}  # reverting gold: worse, kept
     assert len(asked) == 3
 
 

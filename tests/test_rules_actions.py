@@ -168,8 +168,13 @@ def test_merchant_with_nothing_affordable_asks_nothing():
 
 
 # ------------------------------------------------------------------ Silversmith
+# These tests spell out the table 1 gold -> 2 VP, 2 goods -> 1 VP, 4 goods -> 3 VP: the
+# deck base-token-economy (the base deck's Silversmith is calibrated: docs/calibrate.md).
+TOKENS = "base-token-economy"
+
+
 def test_silversmith_options():
-    sc = new()
+    sc = new(deck=TOKENS)
     sc.players[0].set_resources(salt=4, pepper=2, dates=1, gold=1, vp=0)
     assert trade_options(sc, 0, SILVERSMITH) == [
         -1,
@@ -179,8 +184,21 @@ def test_silversmith_options():
     ]
 
 
-def test_silversmith_all_three_trades():
+def test_calibrated_base_silversmith_pays_one_vp_a_gold_and_four_goods():
+    """The base deck's calibrated table: 1 gold -> 1 VP, 4 goods of a kind -> 1 VP
+    (twice in the table: trades 3 and 4 of the deck)."""
     sc = new()
+    sc.players[0].set_resources(salt=5, pepper=3, dates=0, gold=2, vp=0)
+    assert trade_options(sc, 0, SILVERSMITH) == [-1, trade(2, 3, 4), trade(3, 0, 4),
+                                                 trade(4, 0, 4)]
+    sc.script([trade(2, 3, 4), trade(3, 0, 4), trade(2, 3, 4)], [])
+    sc.resolve_border(0, SILVERSMITH)
+    assert sc.state.error == 0
+    assert res(sc, 0) == {"salt": 1, "pepper": 3, "dates": 0, "gold": 0, "vp": 3}
+
+
+def test_silversmith_all_three_trades():
+    sc = new(deck=TOKENS)
     sc.players[0].set_resources(salt=4, pepper=2, dates=1, gold=1, vp=0)
     sc.script([trade(2, 3, 4), trade(4, 0, 4), trade(3, 1, 4)], [])
     sc.resolve_border(0, SILVERSMITH)
@@ -189,7 +207,7 @@ def test_silversmith_all_three_trades():
 
 
 def test_silversmith_repeated_trade_and_stop():
-    sc = new()
+    sc = new(deck=TOKENS)
     sc.players[0].set_resources(salt=0, pepper=0, dates=6, gold=2, vp=0)
     sc.script([trade(3, 2, 4), trade(3, 2, 4), -1], [])
     sc.resolve_border(0, SILVERSMITH)
@@ -202,7 +220,7 @@ def _deck_with_times(tmp_path, card: str, times) -> str:
     from targi_sim.game.deck import load_deck
     from targi_sim.game.deck_edit import apply_deck_edits, parse_path
 
-    base = load_deck("base")
+    base = load_deck("base-token-economy")
     text = apply_deck_edits(base, [(parse_path(f"border.{card}.times", base), times)],
                             "times")
     path = tmp_path / "times.toml"
@@ -236,7 +254,7 @@ def test_times_any_is_the_default(tmp_path):
     from targi_sim.game.deck import load_deck
 
     any_deck = load_deck(_deck_with_times(tmp_path, "Silversmith", "any"))
-    assert (any_deck.border_amount == load_deck("base").border_amount).all()
+    assert (any_deck.border_amount == load_deck("base-token-economy").border_amount).all()
 
 
 @pytest.mark.parametrize("bad", [0, -1, 65, 1.5, "twice", True])

@@ -357,8 +357,9 @@ def _trade(t: int, given: int, received: int) -> int:
 
 
 def test_greedy_takes_the_highest_vp_trade_first():
-    """Silversmith with 4 salt and 1 gold: 4 salt -> 3 VP before 1 gold -> 2 VP."""
-    sc = new()
+    """Silversmith with 4 salt and 1 gold: 4 salt -> 3 VP before 1 gold -> 2 VP (the
+    table of base-token-economy)."""
+    sc = new(deck="base-token-economy")
     sc.use(0, "greedy")
     sc.players[0].set_resources(salt=4, pepper=2, dates=1, gold=1, vp=0)
     sc.resolve_border(0, SILVERSMITH)

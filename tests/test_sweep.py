@@ -60,13 +60,13 @@ def test_the_issue_s_paths_edit_exactly_the_named_value():
     assert np.array_equal(others, np.delete(BASE.tribe_cost, card, 0))
 
     rate = E.parse_path("border.Silversmith.trades[1].get_amount", BASE)
-    assert E.current_value(rate, BASE, load_rules()) == 2
-    edited = E.check_deck(E.apply_deck_edits(BASE, [(rate, 1)], "t"), "t")
+    assert E.current_value(rate, BASE, load_rules()) == 1  # calibrated: 1 gold -> 1 VP
+    edited = E.check_deck(E.apply_deck_edits(BASE, [(rate, 2)], "t"), "t")
     assert _differing(BASE, edited) == {"trade_get_amount"}
     silversmith = BASE.border_names.index("Silversmith")
     first = int(BASE.border_trade_lo[silversmith])
     changed = np.flatnonzero(edited.trade_get_amount != BASE.trade_get_amount)
-    assert changed.tolist() == [first] and edited.trade_get_amount[first] == 1
+    assert changed.tolist() == [first] and edited.trade_get_amount[first] == 2
 
 
 def test_cards_by_number_and_position_and_rules_paths():
@@ -125,11 +125,11 @@ def test_a_value_the_loader_refuses_names_the_set_card_field_and_allowed_values(
 
 def test_the_grid_one_at_a_time_and_the_baseline_level():
     sets = ("tribe['Oasis 3VP #1'].cost = {salt=1, pepper=1}, {salt=2}",
-            "border.Silversmith.trades[1].get_amount = 1, 2")  # 2 is the deck's own value
+            "border.Silversmith.trades[1].get_amount = 2, 1")  # 1 is the deck's own value
     spec = SweepSpec(games=10, sets=sets, rules=("default", "finish-round-after-raid4"))
     axes = build_axes(spec)
     assert [len(a.levels) for a in axes] == [3, 2, 2]
-    assert axes[1].labels == ("as given (2)", "1")
+    assert axes[1].labels == ("as given (1)", "2")
     grid = variants(axes, False)
     assert len(grid) == 12 and grid[0].is_baseline and grid[0].key == "v00"
     assert len({v.coords for v in grid}) == 12
@@ -150,7 +150,7 @@ def test_the_grid_one_at_a_time_and_the_baseline_level():
 def test_the_shipped_sweep_file_plans_every_uncertain_rule():
     kwargs = load_sweep_file(resolve_file_path("uncertain-rules"))
     plan, resolved = plan_sweep(SweepSpec(**kwargs))
-    assert kwargs["one_at_a_time"] and len(plan.variants) == 12
+    assert kwargs["one_at_a_time"] and len(plan.variants) == 13
     paths = {a.name for a in plan.axes}
     assert {"border.Merchant.trades[1].give_amount", "border.Silversmith.trades[1].get_amount",
             "rules.raid_unpaid"} <= paths
