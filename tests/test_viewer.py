@@ -54,7 +54,7 @@ def snaps(game, deck, rules):
 @pytest.fixture(scope="module")
 def text_replay():
     result = runner.invoke(app, ["replay", "--seed", str(SEED), "--p0", "random", "--p1",
-                                 "random"])
+                                 "random", "--deck", DECK])
     assert result.exit_code == 0, result.output
     return result.output
 
