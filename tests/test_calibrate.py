@@ -430,3 +430,46 @@ def test_a_dask_cluster_gives_the_same_calibration(tiny_run):
     with dask_cluster(tmp) as address:
         remote = calibrate(config, tmp / "dask", backend="dask", scheduler=address)
     assert _summary(remote) == _summary(cal)
+
+
+def test_kill_9_loses_nothing_and_resume_gives_the_uninterrupted_result(tmp_path):
+    """A real SIGKILL of the command while it measures; --resume ends with the same
+    candidates and proposal as a run never stopped."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    exe = Path(sys.executable).parent / "targi-sim"
+    space = _tiny_space(tmp_path)
+    args = [str(exe), "calibrate", "--space", space, "--budget", "6", "--deals", "200",
+            "--retune-budget", "17000", "--validate-deals", "100", "--finalists", "1",
+            "--seed", "8", "-q"]
+    whole = subprocess.run([*args, "--out", str(tmp_path / "whole")], capture_output=True,
+                           text=True, timeout=600)
+    assert whole.returncode == 0, whole.stderr
+    out = tmp_path / "killed"
+    proc = subprocess.Popen([*args, "--out", str(out)], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True)
+    deadline = time.time() + 300
+    journal = out / "study.journal"
+    while time.time() < deadline:  # kill once two candidates are in the journal
+        if journal.is_file() and journal.read_text().count('"state":1') >= 2:
+            break
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert not (out / "candidates.csv").exists()
+    again = subprocess.run([*args, "--out", str(out), "--resume"], capture_output=True,
+                           text=True, timeout=600)
+    assert again.returncode == 0, again.stderr
+
+    def table(d):
+        import polars as pl
+
+        return pl.read_csv(d / "candidates.csv").drop("seconds")
+
+    assert table(out).equals(table(tmp_path / "whole"))
+    assert (out / "targets.csv").read_text() == (tmp_path / "whole" / "targets.csv").read_text()

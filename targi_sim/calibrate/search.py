@@ -278,9 +278,9 @@ def _candidate_from_trial(trial, space: Space) -> Candidate:
     choice = {p.path: parse_value(trial.params[p.path]) for p in space.parameters}
     figures = {lv: {f: Estimate(v[0], v[1], v[2], int(v[3])) for f, v in fs.items()}
                for lv, fs in a.get("figures", {}).items()}
-    return Candidate(trial.number, choice, float(trial.value), bool(a.get("raced")),
-                     figures, a.get("weights", {}), float(a.get("seconds", 0.0)),
-                     a.get("repeat_of"))
+    return Candidate(int(a.get("candidate", trial.number)), choice, float(trial.value),
+                     bool(a.get("raced")), figures, a.get("weights", {}),
+                     float(a.get("seconds", 0.0)), a.get("repeat_of"))
 
 
 def _open_study(out: Path, config: CalibrationConfig, resume: bool):
@@ -357,12 +357,16 @@ def calibrate(config: CalibrationConfig, out: str | Path, *, jobs: int = 1,
                        default=math.inf)
             repeat = next((t for t in done if t.params == trial.params
                            and not t.user_attrs.get("raced")), None)
+            # a candidate's number is its place among the finished trials: a trial
+            # left unfinished by a kill (marked failed) does not shift the numbers
+            number = len(done)
             if repeat is not None:
                 cand = _candidate_from_trial(repeat, space)
-                cand.number, cand.repeat_of, cand.seconds = trial.number, repeat.number, 0.0
+                cand.repeat_of, cand.number, cand.seconds = cand.number, number, 0.0
             else:
-                cand, _ = ev.evaluate(trial.number, choice, measure_seed=measure_seed,
+                cand, _ = ev.evaluate(number, choice, measure_seed=measure_seed,
                                       retune_seed=config.seed, deals=config.deals, best=best)
+            trial.set_user_attr("candidate", number)
             for k, v in _candidate_attrs(cand).items():
                 trial.set_user_attr(k, v)
             study.tell(trial, cand.objective)
@@ -371,8 +375,7 @@ def calibrate(config: CalibrationConfig, out: str | Path, *, jobs: int = 1,
         while len(done) < config.trials:
             if stop_after is not None and played >= stop_after:
                 return None
-            number = len(study.trials)
-            study.sampler = _sampler(config.seed, number)
+            study.sampler = _sampler(config.seed, len(done))
             if not done:
                 study.enqueue_trial({p: value_key(v) for p, v in space.current().items()})
             cand = measure(study.ask(distributions), done)
@@ -453,11 +456,13 @@ def _lookup(done: list, choice: dict[str, Any]):
 
 
 def _fail_unfinished(study) -> None:
-    """Trials left running by a killed process are marked failed (they are re-proposed)."""
+    """Trials a killed process left running or queued are marked failed: the search
+    proposes (or queues) them again, numbered by finished trials only, so a resumed
+    search proposes what an uninterrupted one would."""
     import optuna
 
     for t in study.trials:
-        if t.state == optuna.trial.TrialState.RUNNING:
+        if t.state in (optuna.trial.TrialState.RUNNING, optuna.trial.TrialState.WAITING):
             study._storage.set_trial_state_values(t._trial_id, optuna.trial.TrialState.FAIL)
 
 
