@@ -126,7 +126,8 @@ def calibrate(
 
     def on_plan(total: int, done: int) -> None:
         state["done"] = done
-        state["task"] = bar.add_task(f"candidate {done}/{total}", total=total, completed=done)
+        state["task"] = bar.add_task(f"candidate {done}/{total}", total=total, completed=done,
+                                     unit="candidates")
 
     def on_trial(done: int, total: int, cand) -> None:
         state["done"] = done
@@ -139,7 +140,7 @@ def calibrate(
 
     def on_retune(level: str, gen: int, gens: int) -> None:
         if state["retune"] is None:
-            state["retune"] = bar.add_task("re-tune", total=max(gens, 1))
+            state["retune"] = bar.add_task("re-tune", total=max(gens, 1), unit="generations")
         bar.update(state["retune"], completed=gen, total=max(gens, 1),
                    description=f"re-tune {level}")
 

@@ -38,8 +38,11 @@ class _GamesPerSecond(ProgressColumn):
     the recent past jumps (111,102 then 12,774); the mean since the start does not."""
 
     def render(self, task: Task) -> Text:
-        return Text(f"{_mean_rate(task):,.0f} games/s" if _mean_rate(task) else "-- games/s",
-                    style="cyan")
+        from .logprogress import rate_text
+
+        unit = str(task.fields.get("unit", "games"))
+        rate = _mean_rate(task)
+        return Text(rate_text(rate, unit) if rate else f"-- {unit}/s", style="cyan")
 
 
 class _Eta(ProgressColumn):

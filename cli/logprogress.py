@@ -27,6 +27,14 @@ def _print_line(console: Console, text: str) -> None:
     console.print(text, highlight=False, markup=False, soft_wrap=True)
 
 
+def rate_text(rate: float, unit: str) -> str:
+    """"1,234 games/s"; a slow unit (a calibration's candidates) per minute instead of
+    "0 .../s"."""
+    if 0 < rate < 1:
+        return f"{rate * 60:,.1f} {unit}/min"
+    return f"{rate:,.0f} {unit}/s"
+
+
 def _clock(seconds: float) -> str:
     s = int(seconds)
     return f"{s // 3600}:{s // 60 % 60:02d}:{s % 60:02d}"
@@ -135,7 +143,7 @@ class LogProgress:
             text += f"/{t.total:,.0f} {t.unit} ({t.completed / t.total:.0%})"
         else:
             text += f" {t.unit}"
-        text += f", {rate:,.0f} {t.unit}/s, elapsed {_clock(elapsed)}"
+        text += f", {rate_text(rate, t.unit)}, elapsed {_clock(elapsed)}"
         if final:
             text += ", done"
             t.done = True
