@@ -473,3 +473,17 @@ def test_kill_9_loses_nothing_and_resume_gives_the_uninterrupted_result(tmp_path
 
     assert table(out).equals(table(tmp_path / "whole"))
     assert (out / "targets.csv").read_text() == (tmp_path / "whole" / "targets.csv").read_text()
+
+
+@pytest.mark.parametrize("kind, body, needles", [
+    ("--space", '[[parameter]]\npath = "border.Silversmith.times"\nvalues = []\nsource = "x"\n',
+     ["bad.toml", "values", "is empty"]),
+    ("--targets", '[[target]]\nlevel = "tuned"\nfigure = "fun"\nmin = 1\nsource = "x"\n',
+     ["bad.toml", "figure", "card_point_share"]),
+    ("--playtest", "game_id,player\n1,0\n", ["bad.toml", "first_player", "missing"]),
+])
+def test_cli_malformed_files_are_one_error_line(tmp_path, kind, body, needles):
+    f = write(tmp_path, "bad.toml", body)
+    result = runner.invoke(app, ["calibrate", kind, str(f), "--out", str(tmp_path / "o")])
+    one_error_line(result, *needles)
+    assert not (tmp_path / "o").exists()  # nothing written before the inputs are checked
