@@ -92,7 +92,6 @@ def shape_plot(cal: Calibration) -> bytes:
     shown = [(cal.validated[0], "current")] + ([(other, "proposed" if cal.proposal else
                                                  "best finalist")] if other else [])
     figs = list(dict.fromkeys(t.figure for t in cal.targets.targets))
-    levels = list(cal.config.levels)
     names = list(dict.fromkeys(lv for c, _ in shown for lv in c.figures))
     fig, axes = plt.subplots(1, len(figs), figsize=(3.2 * len(figs), 3.2), squeeze=False)
     for ax, f in zip(axes[0], figs, strict=True):
@@ -117,7 +116,6 @@ def shape_plot(cal: Calibration) -> bytes:
         ax.set_xticks(range(len(names)), names)
         ax.set_title(FIGURES[f].label, fontsize=8, wrap=True)
     axes[0][0].legend(fontsize=7)
-    del levels
     return plots._png(fig)
 
 
