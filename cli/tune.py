@@ -23,6 +23,8 @@ Examples:
 
   targi-sim tune ./my-strategy.toml --out tuned-mine.toml --resume   # after a stop
 
+  targi-sim tune balanced --budget 4e6 --backend dask --scheduler tcp://10.0.0.5:8786
+
 CMA-ES (the cma package) searches every [weights] and [symbols] entry (noise
 stays 0) inside its tuning range (docs/strategies.md), maximising the mean win
 rate (draws half) against the pool (default: the start itself, every shipped
@@ -66,6 +68,11 @@ def tune(
     deck: str = typer.Option("base", "--deck", metavar="NAME|FILE", help="Deck name or file."),
     rules: str = typer.Option("default", "--rules", metavar="NAME|FILE",
                               help="Rules name or file."),
+    backend: str = typer.Option("loky", "--backend", metavar="loky|dask",
+                                help="Where the games run: local processes or Dask."),
+    scheduler: str | None = typer.Option(
+        None, "--scheduler", metavar="tcp://HOST:PORT",
+        help="Dask scheduler address for --backend dask (default: a local cluster)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
     stop_after: int | None = typer.Option(None, "--stop-after", hidden=True,
                                           help="Stop after this many generations (tests)."),
@@ -96,6 +103,9 @@ def tune(
             raise ParseError("--against needs comma-separated strategies; "
                              f"got {','.join(against_list)!r}")
         pool = resolve_pool(start, pool_specs)
+        from targi_sim.runner.dispatch import check_options
+
+        check_options(n_jobs, backend, scheduler)
     except (ParseError, UsageError, DataError, ValueError) as exc:
         raise fail(str(exc)) from None
     out_path = Path(out) if out else Path(f"{Path(start.name).stem}-tuned.toml")
@@ -132,6 +142,7 @@ def tune(
                               seed=run_seed, jobs=n_jobs, deals=n_deals, popsize=n_pop,
                               final_deals=n_final, check_games=n_check, deck=deck,
                               rules=rules, resume=resume, stop_after=stop_after,
+                              backend=backend, scheduler=scheduler,
                               progress=on_generation, on_phase=on_phase, on_plan=on_plan)
     except KeyboardInterrupt as exc:  # Ctrl-C, SIGTERM or SIGHUP (cli/signals.py)
         typer.echo(f"\nInterrupted after generation {state['done']}; the state is saved: "

@@ -63,6 +63,21 @@ def test_a_resumed_tune_ends_like_an_uninterrupted_one(tmp_path):
     assert out.read_bytes() == (tmp_path / "whole" / "t.toml").read_bytes()
 
 
+def test_a_tune_on_a_dask_cluster_writes_the_same_file(tmp_path):
+    """Two external `dask worker` processes: the same strategy file as loky workers."""
+    from tests.dask_cluster import dask_cluster
+
+    (tmp_path / "loky").mkdir()
+    (tmp_path / "dask").mkdir()
+    assert _tune(tmp_path / "loky" / "t.toml", "--jobs", "2").exit_code == 0
+    with dask_cluster(tmp_path) as address:
+        remote = _tune(tmp_path / "dask" / "t.toml", "--backend", "dask", "--scheduler",
+                       address)
+    assert remote.exit_code == 0, remote.output
+    assert (tmp_path / "dask" / "t.toml").read_bytes() == \
+        (tmp_path / "loky" / "t.toml").read_bytes()
+
+
 def test_candidates_of_a_generation_play_the_same_games(tmp_path, monkeypatch):
     import targi_sim.strength.tune as T
 
@@ -103,6 +118,8 @@ def test_generation_plans_are_seat_swapped_pairs():
     (["balanced", "--jobs", "x"], "--jobs"),
     (["balanced", "--against", "nosuch"], "unknown strategy 'nosuch'"),
     (["balanced", "--resume"], "no saved tune state"),
+    (["balanced", "--scheduler", "tcp://127.0.0.1:1"], "--scheduler needs --backend dask"),
+    (["balanced", "--backend", "spark"], "--backend must be one of"),
 ])
 def test_bad_input_is_one_error_line_and_exit_code_2(tmp_path, args, words):
     result = runner.invoke(app, ["tune", *args, "--out", str(tmp_path / "x.toml"),

@@ -310,6 +310,8 @@ def tune_strategy(
     rules: str = "default",
     resume: bool = False,
     stop_after: int | None = None,
+    backend: str = "loky",
+    scheduler: str | None = None,
     progress: Progress | None = None,
     on_phase: Callable[[str], None] | None = None,
     on_plan: Callable[[int, int, int], None] | None = None,
@@ -319,7 +321,9 @@ def tune_strategy(
     this call ended it early (the state is saved; `resume=True` continues).
     `on_plan(generations, games per generation, generations already done)` is called
     once before play, `progress` after every generation, `on_phase` before the final
-    measurement ("final") and the closing SPRT ("sprt").
+    measurement ("final") and the closing SPRT ("sprt"). `backend` "dask" with
+    `scheduler` (an address, or None for a local cluster) plays the games on a Dask
+    cluster; the result is the same file as with loky workers.
 
     Raises TuneError / UsageError / DataError for requests that cannot be carried out.
     """
@@ -374,12 +378,10 @@ def tune_strategy(
     matches = [prepare_match((start, member), deck_obj, rules_obj) for member in pool]
     if on_plan is not None:
         on_plan(generations, per_gen, done)
-    from joblib import Parallel
-
-    from targi_sim._utils.workers import loky_backend
+    from targi_sim.runner.dispatch import parallel_pool
 
     t_played = 0
-    with Parallel(n_jobs=jobs, backend=loky_backend()) as parallel:
+    with parallel_pool(jobs, backend, scheduler) as parallel:
         while done < generations:
             if stop_after is not None and t_played >= stop_after:
                 return None
