@@ -70,6 +70,11 @@ def balance(
     rules: str = typer.Option("default", "--rules", metavar="NAME|FILE",
                               help="Rules name or file."),
     resume: bool = typer.Option(False, "--resume", help="Continue a stopped search in --out."),
+    backend: str = typer.Option("loky", "--backend", metavar="loky|dask",
+                                help="Where the games run: local processes or Dask."),
+    scheduler: str | None = typer.Option(
+        None, "--scheduler", metavar="tcp://HOST:PORT",
+        help="Dask scheduler address for --backend dask (default: a local cluster)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
     stop_after: int | None = typer.Option(None, "--stop-after", hidden=True,
                                           help="Stop after this many candidates (tests)."),
@@ -102,6 +107,9 @@ def balance(
         settings = with_overrides(load_settings(objective), max_changes=n_max)
         base = load_deck(deck)
         settings.space.frozen_ids(base, settings.path)
+        from targi_sim.runner.dispatch import check_options
+
+        check_options(n_jobs, backend, scheduler)
     except (ParseError, UsageError, DataError, ValueError) as exc:
         raise fail(str(exc)) from None
     out_path = Path(out) if out else Path("balance") / Path(base.name).stem
@@ -142,7 +150,8 @@ def balance(
             result = balance_deck(config, out_path, settings=settings, jobs=n_jobs,
                                   resume=resume, command=command, progress=on_progress,
                                   validation_progress=on_validation,
-                                  stop_after=stop_after)
+                                  stop_after=stop_after, backend=backend,
+                                  scheduler=scheduler)
     except KeyboardInterrupt as exc:  # Ctrl-C, SIGTERM or SIGHUP (cli/signals.py)
         typer.echo("\nInterrupted; the finished candidates are kept in "
                    f"{str(out_path / 'study.journal')!r}: rerun the same command with "

@@ -288,6 +288,18 @@ def test_result_does_not_depend_on_jobs(tiny_run, tmp_path):
     assert two.validation.table.equals(result.validation.table)
 
 
+def test_a_dask_cluster_gives_the_same_proposal(tiny_run, tmp_path):
+    """Two external `dask worker` processes: the search's history, the proposal and
+    the validation equal the local run's."""
+    from tests.dask_cluster import dask_cluster
+
+    result, _ = tiny_run
+    with dask_cluster(tmp_path) as address:
+        remote = balance_deck(TINY, tmp_path / "dask", backend="dask", scheduler=address)
+    assert remote.state.history == result.state.history and remote.edits == result.edits
+    assert remote.validation.table.equals(result.validation.table)
+
+
 def test_cli_runs_a_tiny_search_with_its_bars(tmp_path):
     """The command end to end: search and validation bars (their callbacks), the
     summary lines and the written proposal."""

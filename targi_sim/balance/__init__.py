@@ -34,26 +34,28 @@ def balance_deck(config: BalanceConfig, out: str | Path, *, settings: Settings |
                  jobs: int = 1, resume: bool = False, command: str = "targi-sim balance",
                  progress: Callable | None = None,
                  validation_progress: Callable[[str, int, int], None] | None = None,
-                 stop_after: int | None = None) -> BalanceResult | None:
+                 stop_after: int | None = None, backend: str = "loky",
+                 scheduler: str | None = None) -> BalanceResult | None:
     """Search, write the proposal, load it back (the loader validates it) and validate
-    it on fresh seeds. None if stopped early (`stop_after` trials: tests)."""
-    from joblib import Parallel
-
-    from targi_sim._utils.workers import loky_backend
+    it on fresh seeds. None if stopped early (`stop_after` trials: tests). `backend`
+    "dask" (with `scheduler`, or a local cluster) plays the games on Dask: the same
+    proposal and validation as local workers."""
+    from targi_sim.runner.dispatch import parallel_pool
 
     from .output import write_outputs
+    from .searching import pool_width
 
     out = Path(out)
     settings = settings or load_settings()
     state = search(config, settings, out, jobs=jobs, resume=resume, progress=progress,
-                   stop_after=stop_after)
+                   stop_after=stop_after, backend=backend, scheduler=scheduler)
     if stop_after is not None and state.games < config.budget:
         return None
     state.max_changes = settings.space.max_changes  # type: ignore[attr-defined]
     base = load_deck(config.deck)
     edits = state.best.edits if state.best else {}
-    with Parallel(n_jobs=jobs, backend=loky_backend()) as parallel:
-        ev = Evaluator(config, settings, parallel, jobs)
+    with parallel_pool(jobs, backend, scheduler) as parallel:
+        ev = Evaluator(config, settings, parallel, pool_width(jobs, backend))
         val = validate(ev, base, apply_edits(base, edits), len(edits), config.validate_deals,
                        progress=validation_progress)
     paths = write_outputs(out, config, base, edits, state, val, command)

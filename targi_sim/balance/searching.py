@@ -270,19 +270,24 @@ def measure_full(ev: Evaluator, deck: Deck) -> tuple[list[Terms], int]:
     return ev.terms_of(deck, stats), sum(s.games for s in stats)
 
 
+def pool_width(jobs: int, backend: str) -> int:
+    """The Evaluator's `jobs`: 1 plays in this process; a Dask cluster is always used."""
+    return max(jobs, 2) if backend == "dask" else jobs
+
+
 def search(config: BalanceConfig, settings: Settings, out: Path, *, jobs: int = 1,
            resume: bool = False, progress: Progress | None = None,
-           stop_after: int | None = None) -> SearchState:
+           stop_after: int | None = None, backend: str = "loky",
+           scheduler: str | None = None) -> SearchState:
     """Run (or resume) the search in `out`; returns the state with the best candidate.
 
     The base deck is measured first on the same deals (it is candidate 0, outside the
     study: its measurement chooses the candidate cards and the starting proposals)."""
     import optuna
-    from joblib import Parallel
     from optuna.storages import JournalStorage
     from optuna.storages.journal import JournalFileBackend
 
-    from targi_sim._utils.workers import loky_backend
+    from targi_sim.runner.dispatch import parallel_pool
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     db = out / "study.journal"
@@ -290,8 +295,8 @@ def search(config: BalanceConfig, settings: Settings, out: Path, *, jobs: int = 
         raise InputError(f"{str(out)!r} already holds a balance search; pass --resume to "
                          "continue it or choose another --out")
     out.mkdir(parents=True, exist_ok=True)
-    with Parallel(n_jobs=jobs, backend=loky_backend()) as parallel:
-        ev = Evaluator(config, settings, parallel, jobs)
+    with parallel_pool(jobs, backend, scheduler) as parallel:
+        ev = Evaluator(config, settings, parallel, pool_width(jobs, backend))
         deck = ev.deck
         fp = fingerprint(config, settings, deck)
         study = optuna.create_study(
