@@ -31,7 +31,8 @@ RUN` then shows a causal card value section (docs/report.md#causal-card-value).
 
 
 def fork_run(out_dir, rate: float, jobs: int, *, force: bool, quiet: bool,
-             strategy_files: tuple[str, ...] = ()) -> None:
+             strategy_files: tuple[str, ...] = (), backend: str = "loky",
+             scheduler: str | None = None) -> None:
     """Add forks to a complete run directory and print the cards' values (shared by
     `card-value` and `run --card-value`); InputError for a run or rate it cannot use."""
     from targi_sim.cardvalue.job import load_fork_driver, prepare_forks, run_forks
@@ -49,7 +50,8 @@ def fork_run(out_dir, rate: float, jobs: int, *, force: bool, quiet: bool,
     with progress_bar(err, quiet) as bar:
         task = bar.add_task(escape(f"forks ({rate:g} of decisions)"), total=job.games)
         done = run_forks(job, jobs=jobs, force=force, load_driver=False,
-                         progress=lambda n: bar.advance(task, n))
+                         progress=lambda n: bar.advance(task, n), backend=backend,
+                         scheduler=scheduler)
     outcome, values = done.outcome, done.values
     console = Console()
     if outcome.chunks_skipped:
@@ -94,6 +96,11 @@ def register(app: typer.Typer) -> None:
                                  help="Worker processes (default: one per CPU)."),
         force: bool = typer.Option(False, "--force",
                                    help="Replace forks made with another rate or engine."),
+        backend: str = typer.Option("loky", "--backend", metavar="loky|dask",
+                                    help="Where the forks run: local processes or Dask."),
+        scheduler: str | None = typer.Option(
+            None, "--scheduler", metavar="tcp://HOST:PORT",
+            help="Dask scheduler address for --backend dask (default: a local cluster)."),
         quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
         strategy_file: list[str] | None = typer.Option(  # noqa: B008 - typer's idiom
             None, "--strategy-file", metavar="FILE.py",
@@ -110,8 +117,12 @@ def register(app: typer.Typer) -> None:
         try:
             rate = parse_rate(fork_rate)
             n_jobs = parse_jobs(jobs, 1_000_000)
+            from targi_sim.runner.dispatch import check_options
+
+            check_options(n_jobs, backend, scheduler)
             fork_run(run_dir, rate, n_jobs, force=force, quiet=quiet,
-                     strategy_files=tuple(strategy_file or ()))
+                     strategy_files=tuple(strategy_file or ()), backend=backend,
+                     scheduler=scheduler)
         except (ParseError, InputError, ValueError) as exc:
             raise fail(str(exc)) from None
         except KeyboardInterrupt as exc:

@@ -49,6 +49,11 @@ def register(app: typer.Typer) -> None:
         rules: str = typer.Option("default", "--rules", metavar="NAME|FILE", help="Rules."),
         force: bool = typer.Option(False, "--force",
                                    help="Replace runs in OUT that were played differently."),
+        backend: str = typer.Option("loky", "--backend", metavar="loky|dask",
+                                    help="Where the games run: local processes or Dask."),
+        scheduler: str | None = typer.Option(
+            None, "--scheduler", metavar="tcp://HOST:PORT",
+            help="Dask scheduler address for --backend dask (default: a local cluster)."),
         quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
     ) -> None:
         """Skill ladder: do balance conclusions hold at every level of play?"""
@@ -71,6 +76,9 @@ def register(app: typer.Typer) -> None:
             run_seed = parse_seed(seed)
             n_jobs = parse_whole_number(jobs, "--jobs", 0, 4096) or (os.cpu_count() or 1)
             plan = plan_ladder(names, n_games, n_search)
+            from targi_sim.runner.dispatch import check_options
+
+            check_options(n_jobs, backend, scheduler)
         except ParseError as exc:
             raise fail(str(exc)) from None
         except (UsageError, DataError, InputError, ValueError) as exc:
@@ -89,7 +97,8 @@ def register(app: typer.Typer) -> None:
 
                 result = run_ladder(names, out_dir, games=n_games, search_games=n_search,
                                     seed=run_seed, deck=deck, rules=rules, jobs=n_jobs,
-                                    force=force, progress=step)
+                                    force=force, progress=step, backend=backend,
+                                    scheduler=scheduler)
         except (InputError, UsageError, DataError) as exc:
             raise fail(str(exc)) from None
         except KeyboardInterrupt as exc:

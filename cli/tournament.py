@@ -172,6 +172,11 @@ def tournament(
     deck: str = typer.Option("base", "--deck", metavar="NAME|FILE", help="Deck name or file."),
     rules: str = typer.Option("default", "--rules", metavar="NAME|FILE",
                               help="Rules name or file."),
+    backend: str = typer.Option("loky", "--backend", metavar="loky|dask",
+                                help="Where the games run: local processes or Dask."),
+    scheduler: str | None = typer.Option(
+        None, "--scheduler", metavar="tcp://HOST:PORT",
+        help="Dask scheduler address for --backend dask (default: a local cluster)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar; tables only."),
     strategy_file: str | None = typer.Option(
         None, "--strategy-file", metavar="FILE.py",
@@ -207,6 +212,9 @@ def tournament(
         resolved = [resolve_strategy(n) for n in names]
         deck_obj, rules_obj = load_deck(deck), load_rules(rules)
         check_names(resolved)
+        from targi_sim.runner.dispatch import check_options
+
+        check_options(n_jobs, backend, scheduler)
     except (ParseError, UsageError, DataError, ValueError) as exc:
         raise fail(str(exc)) from None
     out_dir = Path(out) if out else None
@@ -230,7 +238,8 @@ def tournament(
         with progress_bar(err, quiet) as bar:
             task = bar.add_task(f"{n_pairs} pairs", total=total)
             result = run_tournament(resolved, n_games, seed=run_seed, jobs=n_jobs,
-                                    deck=deck_obj, rules=rules_obj, progress=advance)
+                                    deck=deck_obj, rules=rules_obj, progress=advance,
+                                    backend=backend, scheduler=scheduler)
     except KeyboardInterrupt as exc:  # Ctrl-C, SIGTERM or SIGHUP (cli/signals.py)
         typer.echo(f"\nInterrupted after {done:,} of {total:,} games; nothing written.",
                    err=True)

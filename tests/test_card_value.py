@@ -265,6 +265,25 @@ def test_card_value_resumes_and_replays_a_changed_part(forked_run):
     assert {p.name: p.read_bytes() for p in (forked / "forks").glob("part-*.parquet")} == parts
 
 
+def test_card_value_on_a_dask_cluster_writes_the_same_forks(forked_run, tmp_path):
+    """Two external `dask worker` processes fork a copy of the plain run: every forks
+    part equals the one the local run wrote."""
+    import shutil
+
+    from tests.dask_cluster import dask_cluster
+
+    plain, forked, _ = forked_run
+    copy = tmp_path / "copy"
+    shutil.copytree(plain, copy)
+    with dask_cluster(tmp_path) as address:
+        r = runner.invoke(app, ["card-value", str(copy), "--fork-rate", "0.5", "--backend",
+                                "dask", "--scheduler", address, "--quiet"])
+    assert r.exit_code == 0, r.output
+    local = {p.name: p.read_bytes() for p in (forked / "forks").glob("part-*.parquet")}
+    remote = {p.name: p.read_bytes() for p in (copy / "forks").glob("part-*.parquet")}
+    assert remote == local and len(local) == 2
+
+
 def test_card_value_refusals_are_one_error_line(forked_run, tmp_path):
     plain, forked, _ = forked_run
     one_error_line(runner.invoke(app, ["card-value", str(forked), "--fork-rate", "0.25"]),

@@ -228,8 +228,31 @@ def test_a_real_ladder_writes_runs_and_a_report_and_resumes(tmp_path):
     assert _cli(*other, "--force", cwd=tmp_path).returncode == 0
 
 
+def test_a_ladder_on_a_dask_cluster_equals_the_local_one(tmp_path):
+    """Two external `dask worker` processes play every run and the noise replays: the
+    same run files and ladder tables as local workers."""
+    from tests.cli_helpers import parquet_files
+    from tests.dask_cluster import dask_cluster
+
+    args = ("--rungs", "random,greedy", "--games", "200", "--quiet")
+    local = _cli(*args, "--jobs", "1", "--out", "local", cwd=tmp_path)
+    assert local.returncode == 0, local.stderr[-2000:]
+    with dask_cluster(tmp_path) as address:
+        remote = _cli(*args, "--out", "dask", "--backend", "dask", "--scheduler", address,
+                      cwd=tmp_path)
+    assert remote.returncode == 0, remote.stderr[-2000:]
+    for run in sorted(p.name for p in (tmp_path / "local" / "runs").iterdir()):
+        assert parquet_files(tmp_path / "dask" / "runs" / run) == \
+            parquet_files(tmp_path / "local" / "runs" / run), run
+    for table in ("skill_depth", "game_shape", "luck_noise"):
+        a = pl.read_parquet(tmp_path / "local" / "report" / "tables" / f"{table}.parquet")
+        b = pl.read_parquet(tmp_path / "dask" / "report" / "tables" / f"{table}.parquet")
+        assert a.equals(b), table
+
+
 @pytest.mark.parametrize("args,needle", [
     (("--rungs", "random"), "at least two"),
+    (("--scheduler", "tcp://127.0.0.1:1"), "--scheduler needs --backend dask"),
     (("--rungs", "random,nope"), "nope"),
     (("--games", "0"), "--games"),
 ])

@@ -140,6 +140,17 @@ def test_jobs_and_chunking_do_not_change_results(small):
     assert tiny_chunks.matrix.equals(small.matrix)
 
 
+def test_a_dask_cluster_gives_the_same_tournament(small, tmp_path):
+    """Two external `dask worker` processes: the same matrix and ratings as locally."""
+    from tests.dask_cluster import dask_cluster
+
+    with dask_cluster(tmp_path) as address:
+        remote = run_tournament(THREE, 20, seed=4, backend="dask", scheduler=address,
+                                chunk_games=6)
+    assert remote.matrix.equals(small.matrix)
+    assert remote.elo.equals(small.elo)
+
+
 def test_listing_order_and_other_entrants_do_not_change_a_pair(small):
     other = run_tournament(["balanced", "blocker", "random"], 20, seed=4)
     for a, b in (("balanced", "random"), ("random", "balanced")):

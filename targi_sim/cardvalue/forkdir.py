@@ -142,18 +142,21 @@ def fork_chunk(job: ForkJob, chunk: int) -> dict[str, Any]:
     return marker
 
 
-def _dispatch(job: ForkJob, todo: list[int], jobs: int) -> Iterator[dict[str, Any]]:
-    if jobs == 1 or len(todo) <= 1:
+def _dispatch(job: ForkJob, todo: list[int], jobs: int, backend: str = "loky",
+              scheduler: str | None = None) -> Iterator[dict[str, Any]]:
+    """Markers of the forked chunks as they finish: in this process, on loky workers or
+    on a Dask cluster (each chunk writes its own files, so where it ran does not show)."""
+    if backend == "loky" and (jobs == 1 or len(todo) <= 1):
         for chunk in todo:
             yield fork_chunk(job, chunk)
         return
-    from joblib import Parallel, delayed
+    from joblib import delayed
 
-    from targi_sim._utils.workers import loky_backend
+    from targi_sim.runner.dispatch import parallel_pool
 
-    yield from Parallel(n_jobs=min(jobs, len(todo)), backend=loky_backend(),
-                        return_as="generator_unordered")(
-        delayed(fork_chunk)(job, chunk) for chunk in todo)
+    width = jobs if backend == "dask" else min(jobs, len(todo))
+    with parallel_pool(width, backend, scheduler, return_as="generator_unordered") as parallel:
+        yield from parallel(delayed(fork_chunk)(job, chunk) for chunk in todo)
 
 
 @dataclass
@@ -182,7 +185,8 @@ def must_replace(job: ForkJob, force: bool) -> bool:
 
 
 def add_forks(job: ForkJob, *, jobs: int = 1, force: bool = False,
-              progress: Callable[[int], None] | None = None) -> ForkOutcome:
+              progress: Callable[[int], None] | None = None, backend: str = "loky",
+              scheduler: str | None = None) -> ForkOutcome:
     """Fork every chunk not yet done (resumable); `progress(n)` gets each chunk's game
     count. Forks made with another rate or engine are refused unless `force`."""
     from targi_sim.runner.dispatch import cap_jobs
@@ -207,7 +211,8 @@ def add_forks(job: ForkJob, *, jobs: int = 1, force: bool = False,
         if progress is not None and done:
             progress(sum(m["games"] for m in done.values()))
         t0 = time.perf_counter()
-        played = collect_markers(_dispatch(job, todo, jobs), done, progress)
+        played = collect_markers(_dispatch(job, todo, jobs, backend, scheduler), done,
+                                 progress)
         seconds = time.perf_counter() - t0
         rows = sum(m["rows"] for m in done.values())
         summary.update({"status": "complete", "forks": rows,

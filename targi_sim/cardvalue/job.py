@@ -44,14 +44,16 @@ def load_fork_driver(job: ForkJob) -> None:
 
 def run_forks(job: ForkJob, *, jobs: int, force: bool,
               progress: Callable[[int], None] | None = None,
-              load_driver: bool = True) -> ForkRun:
+              load_driver: bool = True, backend: str = "loky",
+              scheduler: str | None = None) -> ForkRun:
     """Fork the run's chunks that are not forked yet and value every card; first loads
     the fork driver unless the caller did (`load_fork_driver`, e.g. under a status line)."""
     t0 = time.perf_counter()
     if load_driver:
         load_fork_driver(job)
     setup = time.perf_counter() - t0
-    outcome = add_forks(job, jobs=jobs, force=force, progress=progress)
+    outcome = add_forks(job, jobs=jobs, force=force, progress=progress, backend=backend,
+                        scheduler=scheduler)
     return ForkRun(job, outcome, card_values(job.root), setup)
 
 

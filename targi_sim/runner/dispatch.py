@@ -158,23 +158,26 @@ def _dask_client(scheduler: str | None, jobs: int) -> Iterator[None]:
 
 
 @contextmanager
-def parallel_pool(jobs: int, backend: str = "loky",
-                  scheduler: str | None = None) -> Iterator[Any]:
+def parallel_pool(jobs: int, backend: str = "loky", scheduler: str | None = None, *,
+                  return_as: str = "list") -> Iterator[Any]:
     """An open joblib.Parallel over `jobs` loky workers (that die with this process) or a
     Dask cluster, for work that calls it many times (calibration, balance, tune): one
     pool of workers for the whole job. Results come back in task order, so they do not
-    depend on the backend or the number of workers."""
+    depend on the backend or the number of workers; `return_as` is joblib's: "generator"
+    (in order, as they come) or "generator_unordered" (as they finish: for callers whose
+    sums do not depend on the order, e.g. the tournament)."""
     from joblib import Parallel, parallel_config
 
     from targi_sim._utils.workers import loky_backend
 
     check_options(jobs, backend, scheduler)
+    order = {"return_as": return_as}
     if backend == "dask":
         with _dask_client(scheduler, jobs), parallel_config(backend="dask"), \
-                Parallel(n_jobs=-1) as parallel:
+                Parallel(n_jobs=-1, **order) as parallel:
             yield parallel
         return
-    with Parallel(n_jobs=jobs, backend=loky_backend()) as parallel:
+    with Parallel(n_jobs=jobs, backend=loky_backend(), **order) as parallel:
         yield parallel
 
 

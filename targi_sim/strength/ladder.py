@@ -187,16 +187,17 @@ def deal_share(points: np.ndarray) -> dict[str, float]:
 
 def noise_study(upper: str, lower: str, *, deals: int, replays: int, seed: int,
                 deck: str = "base", rules: str = "default", jobs: int = 1,
-                progress: Callable[[int], None] | None = None) -> dict[str, float]:
+                progress: Callable[[int], None] | None = None, backend: str = "loky",
+                scheduler: str | None = None) -> dict[str, float]:
     """The upper strategy's points on `deals` deals (one game each, first player
     alternating) each replayed `replays` times with fresh policy randomness
     (SP_NOISE_REP), and the share of their variance the deal explains (deal_share)."""
-    from joblib import Parallel, delayed
+    from joblib import delayed
 
-    from targi_sim._utils.workers import loky_backend
     from targi_sim.engine.constants import SP_NOISE_REP
     from targi_sim.play.match import prepare_match
     from targi_sim.play.pairing import ONE_PER_DEAL, plan
+    from targi_sim.runner.dispatch import parallel_pool
 
     match = prepare_match((upper, lower), deck, rules)
     seeds, first, ids = plan(deals, seed, ONE_PER_DEAL)
@@ -211,12 +212,12 @@ def noise_study(upper: str, lower: str, *, deals: int, replays: int, seed: int,
         return (winner == 0) + 0.5 * (winner == -1)
 
     cols = []
-    for col in Parallel(n_jobs=min(jobs, replays), backend=loky_backend(),
-                        return_as="generator")(
-            delayed(replay)(r) for r in range(replays)):
-        cols.append(col)
-        if progress is not None:
-            progress(deals)  # one replay of every deal done
+    with parallel_pool(min(jobs, replays), backend, scheduler,
+                       return_as="generator") as parallel:
+        for col in parallel(delayed(replay)(r) for r in range(replays)):
+            cols.append(col)
+            if progress is not None:
+                progress(deals)  # one replay of every deal done
     return deal_share(np.column_stack(cols).astype(float))
 
 
@@ -227,7 +228,8 @@ def run_ladder(rungs: Sequence[str] = DEFAULT_RUNGS, out: str | Path = "runs/lad
                games: int = DEFAULT_GAMES, search_games: int = DEFAULT_SEARCH_GAMES,
                seed: int = 0, deck: str = "base", rules: str = "default", jobs: int = 1,
                min_n: int = 500, force: bool = False,
-               progress: Callable[[str, int, int], None] | None = None) -> LadderResult:
+               progress: Callable[[str, int, int], None] | None = None,
+               backend: str = "loky", scheduler: str | None = None) -> LadderResult:
     """Play (or resume) every run of the ladder into out/runs/, then write the ladder
     report into out/report/. `progress(run key, games done, games of that run)`;
     `min_n` greys (and keeps out of the flags) rates with fewer observations; `force`
@@ -255,7 +257,7 @@ def run_ladder(rungs: Sequence[str] = DEFAULT_RUNGS, out: str | Path = "runs/lad
         resolved = resolve_run(RunConfig(games=run.games, seed=seed, p0=run.p0, p1=run.p1,
                                          deck=deck, rules=rules))
         execute(resolved, out / "runs" / run.key, jobs=jobs, progress=step, force=force,
-                command=["targi-sim", "ladder"])
+                command=["targi-sim", "ladder"], backend=backend, scheduler=scheduler)
         info = read_run_info(out / "runs" / run.key)
         with skipped():
             report = analyse(info, min_n=min_n)
@@ -265,7 +267,7 @@ def run_ladder(rungs: Sequence[str] = DEFAULT_RUNGS, out: str | Path = "runs/lad
     result = LadderResult(out, plan)
     result.tables = _tables(plan, names, seat_tables, mirrors)
     result.tables["luck_noise"] = _noise(plan, strategies, rungs, seed, deck, rules, jobs,
-                                         progress)
+                                         progress, backend, scheduler)
     top, second = len(names) - 1, len(names) - 2
     result.flags = _flags(mirrors[second][1], mirrors[top][1], names[second], names[top])
     result.compared = {kind: graded_at_both(result.tables[f"{kind}_grades"], key,
@@ -282,7 +284,8 @@ NOISE_REPLAYS = 8
 NOISE_DEALS = 500  # at most; a run with a Monte Carlo seat: its games / NOISE_REPLAYS
 
 
-def _noise(plan, strategies, rungs, seed, deck, rules, jobs, progress) -> pl.DataFrame:
+def _noise(plan, strategies, rungs, seed, deck, rules, jobs, progress, backend="loky",
+           scheduler=None) -> pl.DataFrame:
     """The deal's share of each cross match's outcome over repeated policy noise (a
     separate seed stream: deal k of seed + 1), for the matches where a seat draws
     random numbers; deterministic matches are listed with share 1 (nothing varies)."""
@@ -309,7 +312,7 @@ def _noise(plan, strategies, rungs, seed, deck, rules, jobs, progress) -> pl.Dat
         step(0)
         r = noise_study(rungs[run.upper], rungs[run.lower], deals=deals,
                         replays=NOISE_REPLAYS, seed=seed + 1, deck=deck, rules=rules,
-                        jobs=jobs, progress=step)
+                        jobs=jobs, progress=step, backend=backend, scheduler=scheduler)
         rows.append(row | r | {"note": ""})
     return pl.DataFrame(rows, schema={"rung": pl.String, "against": pl.String,
                                       "deals": pl.Int64, "replays": pl.Int64,

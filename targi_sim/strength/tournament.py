@@ -264,6 +264,8 @@ def run_tournament(
     progress: Callable[[int], None] | None = None,
     *,
     chunk_games: int | None = None,
+    backend: str = "loky",
+    scheduler: str | None = None,
 ) -> TournamentResult:
     """Play every pair of `strategies` against each other and rate them.
 
@@ -271,13 +273,13 @@ def run_tournament(
     be distinct). `games_per_pair` is rounded up to an even number (see the
     module docstring for how the games are laid out). `jobs` worker processes
     (joblib, loky backend) play chunks of games; the results do not depend on
-    `jobs` or `chunk_games`. `progress(n)` is called as each chunk of n games
-    finishes. Raises UsageError / DataError for unknown names / bad files and
-    ValueError for bad arguments.
+    `jobs`, `chunk_games` or `backend` ("dask" with `scheduler`, or a local cluster).
+    `progress(n)` is called as each chunk of n games finishes. Raises UsageError /
+    DataError for unknown names / bad files and ValueError for bad arguments.
     """
-    from joblib import Parallel, delayed
+    from joblib import delayed
 
-    from targi_sim._utils.workers import loky_backend
+    from targi_sim.runner.dispatch import parallel_pool
 
     if jobs < 1:
         raise ValueError(f"jobs must be at least 1, got {jobs}")
@@ -306,15 +308,15 @@ def run_tournament(
     deal_points = np.zeros((len(pairs), n_games))  # at most one deal per game
     deal_games = np.zeros((len(pairs), n_games))
     t0 = time.perf_counter()
-    parallel = Parallel(n_jobs=jobs, backend=loky_backend(), return_as="generator_unordered")
     # results arrive in completion order, tagged with their pair; sums of
     # integers and half-integers do not depend on the order
-    for k, counts, deals, points in parallel(task(c) for c in chunks):
-        totals[k] += counts
-        np.add.at(deal_points[k], deals, points)
-        np.add.at(deal_games[k], deals, 1.0)
-        if progress is not None:
-            progress(int(counts[0]))
+    with parallel_pool(jobs, backend, scheduler, return_as="generator_unordered") as parallel:
+        for k, counts, deals, points in parallel(task(c) for c in chunks):
+            totals[k] += counts
+            np.add.at(deal_points[k], deals, points)
+            np.add.at(deal_games[k], deals, 1.0)
+            if progress is not None:
+                progress(int(counts[0]))
     seconds = time.perf_counter() - t0
 
     run_seeds = [pair_run_seed(seed, names[i], names[j]) for i, j in pairs]
