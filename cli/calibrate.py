@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import typer
 
+from .common import backend_option, scheduler_option
+
 CALIBRATE_EPILOG = """\
 Examples:
 
@@ -70,11 +72,8 @@ def calibrate(
                                   help="Best candidates validated on fresh deals."),
     seed: str = typer.Option("0", "--seed", metavar="SEED", help="Seed, 0..2147483647."),
     jobs: str = typer.Option("1", "--jobs", "-j", metavar="J", help="Worker processes."),
-    backend: str = typer.Option("loky", "--backend", metavar="loky|dask",
-                                help="Where the games run: local processes or Dask."),
-    scheduler: str | None = typer.Option(
-        None, "--scheduler", metavar="tcp://HOST:PORT",
-        help="Dask scheduler address for --backend dask (default: a local cluster)."),
+    backend: str = backend_option(),
+    scheduler: str | None = scheduler_option(),
     out: str | None = typer.Option(None, "--out", metavar="DIR",
                                    help="Output folder (default runs/calibrate-seed<S>)."),
     resume: bool = typer.Option(False, "--resume", help="Continue a stopped calibration."),
@@ -116,7 +115,7 @@ def calibrate(
         config = CalibrationConfig(deck, rules, space, targets, playtest, playtest_level,
                                    level_names, retuned, n_trials, n_deals, n_retune,
                                    n_validate, n_final, run_seed)
-        _, _, _, _, strategies, _ = load_inputs(config)
+        inputs = load_inputs(config)
     except (ParseError, UsageError, DataError, InputError, ValueError) as exc:
         raise fail(str(exc)) from None
     out_dir = Path(out) if out else Path("runs") / f"calibrate-seed{run_seed}"
@@ -150,15 +149,13 @@ def calibrate(
 
     try:
         t0 = time.perf_counter()
-        from targi_sim.game.deck import load_deck
-
-        load_engine(err, quiet, [prepare_match((s, s), load_deck(deck), rules)
-                                 for s in strategies])
+        load_engine(err, quiet, [prepare_match((s, s), inputs.deck, inputs.rules)
+                                 for s in inputs.strategies])
         with bar:
             result = run_calibration(config, out_dir, jobs=n_jobs, backend=backend,
                                      scheduler=scheduler, resume=resume, on_trial=on_trial,
                                      on_retune=on_retune, on_phase=on_phase, on_plan=on_plan,
-                                     stop_after=stop_after)
+                                     stop_after=stop_after, inputs=inputs)
         if result is not None:
             written = write_calibration(result)
     except KeyboardInterrupt as exc:  # Ctrl-C, SIGTERM or SIGHUP (cli/signals.py)

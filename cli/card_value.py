@@ -11,6 +11,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from .common import backend_option, scheduler_option
+
 CARD_VALUE_EPILOG = """\
 Examples:
 
@@ -96,11 +98,8 @@ def register(app: typer.Typer) -> None:
                                  help="Worker processes (default: one per CPU)."),
         force: bool = typer.Option(False, "--force",
                                    help="Replace forks made with another rate or engine."),
-        backend: str = typer.Option("loky", "--backend", metavar="loky|dask",
-                                    help="Where the forks run: local processes or Dask."),
-        scheduler: str | None = typer.Option(
-            None, "--scheduler", metavar="tcp://HOST:PORT",
-            help="Dask scheduler address for --backend dask (default: a local cluster)."),
+        backend: str = backend_option("the forks"),
+        scheduler: str | None = scheduler_option(),
         quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
         strategy_file: list[str] | None = typer.Option(  # noqa: B008 - typer's idiom
             None, "--strategy-file", metavar="FILE.py",

@@ -27,6 +27,20 @@ from .logprogress import LogProgress, LogStatus
 EXIT_USAGE = 2
 
 
+def backend_option(what: str = "the games"):
+    """The `--backend` option every command that plays many games shares."""
+    return typer.Option("loky", "--backend", metavar="loky|dask",
+                        help=f"Where {what} run: local processes (loky) or a Dask cluster "
+                             "(dask).")
+
+
+def scheduler_option():
+    """The `--scheduler` option that goes with `backend_option`."""
+    return typer.Option(None, "--scheduler", metavar="tcp://HOST:PORT",
+                        help="Dask scheduler address for --backend dask (default: a local "
+                             "cluster).")
+
+
 def fail(message: str, code: int = EXIT_USAGE) -> typer.Exit:
     """Print one `Error:` line on stderr; the caller raises the returned Exit."""
     typer.echo(f"Error: {message}", err=True)

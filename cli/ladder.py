@@ -6,6 +6,8 @@ import time
 
 import typer
 
+from .common import backend_option, scheduler_option
+
 LADDER_EPILOG = """\
 Examples:
 
@@ -49,11 +51,8 @@ def register(app: typer.Typer) -> None:
         rules: str = typer.Option("default", "--rules", metavar="NAME|FILE", help="Rules."),
         force: bool = typer.Option(False, "--force",
                                    help="Replace runs in OUT that were played differently."),
-        backend: str = typer.Option("loky", "--backend", metavar="loky|dask",
-                                    help="Where the games run: local processes or Dask."),
-        scheduler: str | None = typer.Option(
-            None, "--scheduler", metavar="tcp://HOST:PORT",
-            help="Dask scheduler address for --backend dask (default: a local cluster)."),
+        backend: str = backend_option(),
+        scheduler: str | None = scheduler_option(),
         quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
     ) -> None:
         """Skill ladder: do balance conclusions hold at every level of play?"""

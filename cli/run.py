@@ -12,6 +12,8 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from .common import backend_option, scheduler_option
+
 RUN_EPILOG = """\
 Examples:
 
@@ -128,14 +130,8 @@ def register(app: typer.Typer) -> None:
             None, "--out", "-o", metavar="DIR",
             help="Run directory (default runs/<p0>-vs-<p1>-<games>-seed<S>).",
         ),
-        backend: str = typer.Option(
-            "loky", "--backend", metavar="loky|dask",
-            help="Where chunks run: local processes (loky) or a Dask cluster (dask).",
-        ),
-        scheduler: str | None = typer.Option(
-            None, "--scheduler", metavar="tcp://HOST:PORT",
-            help="Dask scheduler address for --backend dask (default: a local cluster).",
-        ),
+        backend: str = backend_option("chunks"),
+        scheduler: str | None = scheduler_option(),
         unpaired: bool = typer.Option(
             False, "--unpaired",
             help="One game per deal, first player alternating (= --pairing one_per_deal).",

@@ -7,6 +7,8 @@ import time
 
 import typer
 
+from .common import backend_option, scheduler_option
+
 SWEEP_EPILOG = """\
 Examples:
 
@@ -68,10 +70,8 @@ def register(app: typer.Typer) -> None:
                                               help="Games per chunk (default as `run`)."),
         out: str | None = typer.Option(None, "--out", metavar="DIR",
                                        help="Sweep folder (default sweeps/<name>-seed<S>)."),
-        backend: str = typer.Option("loky", "--backend", metavar="loky|dask",
-                                    help="Where chunks run (as `run`)."),
-        scheduler: str | None = typer.Option(None, "--scheduler", metavar="tcp://HOST:PORT",
-                                             help="Dask scheduler (with --backend dask)."),
+        backend: str = backend_option(),
+        scheduler: str | None = scheduler_option(),
         correction: str = typer.Option("holm", "--correction", metavar="holm|bh",
                                        help="Multiple-testing control of 'significant'."),
         min_n: str = typer.Option("500", "--min-n", metavar="N",

@@ -17,7 +17,7 @@ from targi_sim.errors import DataError, UsageError
 from targi_sim.strength.tournament import TournamentResult, fit_verdict
 
 from . import signals
-from .common import fail, load_engine, progress_bar
+from .common import backend_option, fail, load_engine, progress_bar, scheduler_option
 from .parse import ParseError, parse_games, parse_seed, split_names
 
 
@@ -172,11 +172,8 @@ def tournament(
     deck: str = typer.Option("base", "--deck", metavar="NAME|FILE", help="Deck name or file."),
     rules: str = typer.Option("default", "--rules", metavar="NAME|FILE",
                               help="Rules name or file."),
-    backend: str = typer.Option("loky", "--backend", metavar="loky|dask",
-                                help="Where the games run: local processes or Dask."),
-    scheduler: str | None = typer.Option(
-        None, "--scheduler", metavar="tcp://HOST:PORT",
-        help="Dask scheduler address for --backend dask (default: a local cluster)."),
+    backend: str = backend_option(),
+    scheduler: str | None = scheduler_option(),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar; tables only."),
     strategy_file: str | None = typer.Option(
         None, "--strategy-file", metavar="FILE.py",

@@ -14,6 +14,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
+from .common import backend_option, scheduler_option
+
 TUNE_EPILOG = """\
 Examples:
 
@@ -68,11 +70,8 @@ def tune(
     deck: str = typer.Option("base", "--deck", metavar="NAME|FILE", help="Deck name or file."),
     rules: str = typer.Option("default", "--rules", metavar="NAME|FILE",
                               help="Rules name or file."),
-    backend: str = typer.Option("loky", "--backend", metavar="loky|dask",
-                                help="Where the games run: local processes or Dask."),
-    scheduler: str | None = typer.Option(
-        None, "--scheduler", metavar="tcp://HOST:PORT",
-        help="Dask scheduler address for --backend dask (default: a local cluster)."),
+    backend: str = backend_option(),
+    scheduler: str | None = scheduler_option(),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
     stop_after: int | None = typer.Option(None, "--stop-after", hidden=True,
                                           help="Stop after this many generations (tests)."),

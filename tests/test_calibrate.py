@@ -59,6 +59,16 @@ def write(tmp_path, name: str, text: str):
     return p
 
 
+def space_text(*parameters: tuple[str, str]) -> str:
+    """A space file of (path, TOML values) parameters, each with a test source."""
+    return "".join(f'[[parameter]]\npath = "{path}"\nvalues = {values}\nsource = "t"\n'
+                   for path, values in parameters)
+
+
+GOLD_VP = ("border.Silversmith.trades[1].get_amount", "[1, 2]")
+SILVER_TIMES = ("border.Silversmith.times", '["any", 1]')
+
+
 # ----------------------------------------------------------------- space file
 def test_shipped_space_loads_with_the_current_economy_inside(base):
     sp = load_space("economy-space", *base)
@@ -238,17 +248,7 @@ TINY = dict(trials=3, deals=60, retune_budget=17_000, validate_deals=80, finalis
 
 
 def _tiny_space(tmp_path):
-    return str(write(tmp_path, "space.toml", """
-[[parameter]]
-path = "border.Silversmith.trades[1].get_amount"
-values = [1, 2]
-source = "test"
-
-[[parameter]]
-path = "border.Silversmith.times"
-values = ["any", 1]
-source = "test"
-"""))
+    return str(write(tmp_path, "space.toml", space_text(GOLD_VP, SILVER_TIMES)))
 
 
 def _summary(cal) -> list:
@@ -310,20 +310,8 @@ def test_simplify_puts_back_every_value_the_objective_does_not_need(tmp_path, ba
     the other two changes of the best candidate go back to their current readings."""
     from targi_sim.calibrate.search import Candidate, simplify
 
-    sp = load_space(write(tmp_path, "s.toml", """
-[[parameter]]
-path = "border.Silversmith.trades[1].get_amount"
-values = [1, 2]
-source = "t"
-[[parameter]]
-path = "border.Silversmith.times"
-values = ["any", 1]
-source = "t"
-[[parameter]]
-path = "border.Merchant.times"
-values = ["any", 2]
-source = "t"
-"""), *base)
+    sp = load_space(write(tmp_path, "s.toml", space_text(
+        GOLD_VP, SILVER_TIMES, ("border.Merchant.times", '["any", 2]'))), *base)
     gold, silver, merchant = (p.path for p in sp.parameters)
     cur = sp.current()
     best = {gold: 2, silver: 1, merchant: 2}
@@ -342,12 +330,7 @@ source = "t"
 def test_simplify_accepts_a_step_within_the_slack_of_the_best(tmp_path, base):
     from targi_sim.calibrate.search import Candidate, simplify
 
-    sp = load_space(write(tmp_path, "s.toml", """
-[[parameter]]
-path = "border.Silversmith.times"
-values = ["any", 1]
-source = "t"
-"""), *base)
+    sp = load_space(write(tmp_path, "s.toml", space_text(SILVER_TIMES)), *base)
     (p,) = sp.parameters
     cands = [Candidate(0, {p.path: "any"}, 9.0), Candidate(1, {p.path: 1}, 0.0)]
     assert simplify(sp, cands, lambda c: 0.5, slack=0.0) == {p.path: 1}

@@ -31,7 +31,7 @@ from targi_sim.play.match import Match, prepare_match
 from targi_sim.play.pairing import pair_ids, plan, resolve_pairing
 from targi_sim.players.strategy import Strategy
 
-from .targets import Estimate, rate_estimate, ratio_estimate
+from .targets import Estimate, rate_estimate, shape_estimates
 
 CHUNK_GAMES = 400  # games per task: the plan is cut here whatever the number of workers
 # per-game columns a worker returns
@@ -102,17 +102,9 @@ def mirror_figures(rows: np.ndarray) -> dict[str, Estimate]:
     games, card_u, row_u, tok_u, full_u, rounds_u, cards_u, first_u = _per_unit(
         rows, ones, card, row, tok, rows[:, C_FULL], rows[:, C_ROUNDS],
         rows[:, C_CARDS0] + rows[:, C_CARDS1], won_first)
-    players = 2 * games
-    return {
-        "card_point_share": ratio_estimate(card_u + row_u, card_u + row_u + tok_u),
-        "display_full_share": rate_estimate(full_u, games),
-        "cards_per_player": ratio_estimate(cards_u, players),
-        "card_vp": ratio_estimate(card_u, players),
-        "row_bonus": ratio_estimate(row_u, players),
-        "token_vp": ratio_estimate(tok_u, players),
-        "rounds": ratio_estimate(rounds_u, games),
-        "first_player_rate": rate_estimate(first_u, games),
-    }
+    return shape_estimates(games=games, players=2 * games, card_vp=card_u, row_bonus=row_u,
+                           token_vp=tok_u, full=full_u, rounds=rounds_u, cards=cards_u,
+                           first_won=first_u, firsts=games)
 
 
 def cross_figure(rows: np.ndarray) -> Estimate:

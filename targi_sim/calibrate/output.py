@@ -227,10 +227,7 @@ def _value(c: Candidate, level: str, figure: str) -> float:
 
 def proposal_deck_text(cal: Calibration, c: Candidate) -> str:
     """The proposed deck as TOML, its changes listed in a header comment."""
-    from targi_sim.game.deck import load_deck
-    from targi_sim.game.rules import load_rules
-
-    deck, rules = load_deck(cal.config.deck), load_rules(cal.config.rules)
+    deck, rules = cal.deck, cal.rules
     _, new_rules, text = economy(cal.space, c.choice, deck, rules, f"{deck.name}-calibrated")
     head = [f"# Proposed by targi-sim calibrate (seed {cal.config.seed}) from deck "
             f"{cal.config.deck!r}; candidate {c.number}, objective {c.objective:.3f} "

@@ -107,6 +107,8 @@ class Calibration:
     strategies: dict[int, dict[str, Strategy]]  # validated candidate -> level -> player
     seconds: float
     out: Path
+    deck: Deck  # the deck and rules calibrated (the proposal edits them)
+    rules: Rules
 
 
 TrialProgress = Callable[[int, int, Candidate], None]  # (done, total, candidate)
@@ -157,8 +159,21 @@ def resolve_levels(config: CalibrationConfig) -> tuple[list[Strategy], list[str]
     return strategies, retuned
 
 
-def load_inputs(config: CalibrationConfig) -> tuple[Deck, Rules, Space, Targets,
-                                                    list[Strategy], list[str]]:
+@dataclass(frozen=True)
+class Inputs:
+    """What a calibration reads before it plays: the deck and rules, the checked space and
+    targets, the level strategies and the names of those re-tuned per candidate."""
+
+    deck: Deck
+    rules: Rules
+    space: Space
+    targets: Targets
+    strategies: list[Strategy]
+    retuned: list[str]
+
+
+def load_inputs(config: CalibrationConfig) -> Inputs:
+    """Load and check every input of `config` (one `Error:` line's worth on a problem)."""
     deck, rules = load_deck(config.deck), load_rules(config.rules)
     strategies, retuned = resolve_levels(config)
     names = [s.name for s in strategies]
@@ -181,19 +196,20 @@ def load_inputs(config: CalibrationConfig) -> tuple[Deck, Rules, Space, Targets,
             raise CalibrationError(f"{label} must be at least 1, got {v}")
     if config.retune_budget < 0:
         raise CalibrationError("--retune-budget must not be negative")
-    return deck, rules, space, targets, strategies, retuned
+    return Inputs(deck, rules, space, targets, strategies, retuned)
 
 
 # ------------------------------------------------------------------- evaluation
 class Evaluator:
     """Measures candidates on one deck family with one pool of workers."""
 
-    def __init__(self, config: CalibrationConfig, deck: Deck, rules: Rules, space: Space,
-                 targets: Targets, strategies: list[Strategy], retuned: list[str],
-                 parallel, on_retune: RetuneProgress | None = None) -> None:
-        self.config, self.deck, self.rules, self.space = config, deck, rules, space
-        self.targets, self.strategies, self.retuned = targets, strategies, retuned
-        self.names = [s.name for s in strategies]
+    def __init__(self, config: CalibrationConfig, inputs: Inputs, parallel,
+                 on_retune: RetuneProgress | None = None) -> None:
+        self.config = config
+        self.deck, self.rules, self.space = inputs.deck, inputs.rules, inputs.space
+        self.targets, self.strategies = inputs.targets, inputs.strategies
+        self.retuned = inputs.retuned
+        self.names = [s.name for s in self.strategies]
         self.parallel = parallel
         self.on_retune = on_retune
 
@@ -213,22 +229,12 @@ class Evaluator:
         for i, n in enumerate(self.names):
             if n not in self.retuned:
                 continue
-            size = [0]
-
-            def progress(gen: Generation, per_gen: int, n=n, size=size) -> None:
-                if self.on_retune is not None:
-                    self.on_retune(n, gen.index, size[0])
-
             budget = self.config.retune_budget
-            from targi_sim.strength.tune import (
-                default_popsize,
-                games_per_generation,
-                parameter_space,
-                resolve_pool,
-            )
-            pool = resolve_pool(self.strategies[i], None)
-            size[0] = budget // games_per_generation(default_popsize(len(parameter_space())),
-                                                     len(pool), 100)
+
+            def progress(gen: Generation, per_gen: int, n=n, budget=budget) -> None:
+                if self.on_retune is not None:
+                    self.on_retune(n, gen.index, budget // per_gen)
+
             result = retune(self.strategies[i], deck, rules, parallel=self.parallel,
                             budget=budget, seed=retune_seed, name=n, progress=progress)
             players[i] = result.strategy
@@ -326,15 +332,18 @@ def calibrate(config: CalibrationConfig, out: str | Path, *, jobs: int = 1,
               backend: str = "loky", scheduler: str | None = None, resume: bool = False,
               on_trial: TrialProgress | None = None, on_retune: RetuneProgress | None = None,
               on_phase: Phase | None = None, on_plan: Callable[[int, int], None] | None = None,
-              stop_after: int | None = None) -> Calibration | None:
+              stop_after: int | None = None, inputs: Inputs | None = None
+              ) -> Calibration | None:
     """Run (or resume) a calibration into `out`; None when `stop_after` trials of this
-    call ended it early (a test's stand-in for Ctrl-C)."""
+    call ended it early (a test's stand-in for Ctrl-C). `inputs`: load_inputs(config),
+    when the caller has already loaded and checked them."""
     import optuna
 
     from targi_sim.runner.dispatch import check_options, parallel_pool
 
     check_options(jobs, backend, scheduler)
-    deck, rules, space, targets, strategies, retuned = load_inputs(config)
+    inputs = inputs or load_inputs(config)
+    space, targets = inputs.space, inputs.targets
     out = Path(out)
     t0 = time.perf_counter()
     study = _open_study(out, config, resume)
@@ -348,8 +357,7 @@ def calibrate(config: CalibrationConfig, out: str | Path, *, jobs: int = 1,
         on_plan(config.trials, len(done))
     played = 0
     with parallel_pool(jobs, backend, scheduler) as parallel:
-        ev = Evaluator(config, deck, rules, space, targets, strategies, retuned, parallel,
-                       on_retune)
+        ev = Evaluator(config, inputs, parallel, on_retune)
         def measure(trial, done) -> Candidate:
             """One trial: a repeat reuses its twin's measurement, else play."""
             choice = {p.path: parse_value(trial.params[p.path]) for p in space.parameters}
@@ -413,7 +421,7 @@ def calibrate(config: CalibrationConfig, out: str | Path, *, jobs: int = 1,
         validated, players = _validate(ev, candidates, config, validate_seed, simplest)
     proposal = choose_proposal(validated, config.simplify_slack)
     return Calibration(config, space, targets, candidates, validated, proposal, players,
-                       time.perf_counter() - t0, out)
+                       time.perf_counter() - t0, out, inputs.deck, inputs.rules)
 
 
 def simplify(space: Space, candidates: list[Candidate],
@@ -532,5 +540,5 @@ def _validate(ev: Evaluator, candidates: list[Candidate], config: CalibrationCon
 
 
 __all__ = ["CONFIG_FILE", "Calibration", "CalibrationConfig", "CalibrationError",
-           "Candidate", "Evaluator", "calibrate", "changed", "finalists", "objective_of",
-           "choose_proposal", "rank", "simplify", "stream"]
+           "Candidate", "Evaluator", "Inputs", "calibrate", "changed", "choose_proposal",
+           "finalists", "load_inputs", "objective_of", "rank", "simplify", "stream"]

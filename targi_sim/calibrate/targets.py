@@ -26,7 +26,6 @@ from pathlib import Path
 import numpy as np
 
 from targi_sim.errors import DataError, FieldReader, read_toml
-from targi_sim.game.shape import card_point_share
 from targi_sim.stats.rates import Z95, clustered_rate, ratio_variance
 
 from .figures import FIGURES
@@ -195,6 +194,27 @@ def read_playtest(path: str | Path) -> dict[str, np.ndarray]:
     return {c: np.array(v) for c, v in out.items()}
 
 
+def shape_estimates(*, games: np.ndarray, players: np.ndarray, card_vp: np.ndarray,
+                    row_bonus: np.ndarray, token_vp: np.ndarray, full: np.ndarray,
+                    rounds: np.ndarray, cards: np.ndarray, first_won: np.ndarray,
+                    firsts: np.ndarray) -> dict[str, Estimate]:
+    """Every game-shape figure (PLAYTEST_FIGURES) from per-unit sums, a unit being what
+    is independent: a deal of simulated games (targi_sim.calibrate.measure) or a
+    playtest game. `full`, `rounds`: summed over the unit's games; `first_won`: the
+    round-1 first players' points (draws half) over `firsts` first players."""
+    card = card_vp + row_bonus
+    return {
+        "card_point_share": ratio_estimate(card, card + token_vp),
+        "display_full_share": rate_estimate(full, games),
+        "cards_per_player": ratio_estimate(cards, players),
+        "card_vp": ratio_estimate(card_vp, players),
+        "row_bonus": ratio_estimate(row_bonus, players),
+        "token_vp": ratio_estimate(token_vp, players),
+        "rounds": ratio_estimate(rounds, games),
+        "first_player_rate": rate_estimate(first_won, firsts),
+    }
+
+
 def playtest_figures(columns: dict[str, np.ndarray]) -> dict[str, Estimate]:
     """Every PLAYTEST_FIGURES estimate of the games; the game is the unit."""
     games, index = np.unique(columns["game_id"], return_inverse=True)
@@ -204,27 +224,15 @@ def playtest_figures(columns: dict[str, np.ndarray]) -> dict[str, Estimate]:
         return np.bincount(index, weights=values, minlength=k)
 
     players = per_game(np.ones_like(columns["player"]))
-    card = per_game(columns["card_vp"] + columns["row_bonus"])
-    total = card + per_game(columns["token_vp"])
-    first_won = per_game(columns["first_player"] * columns["winner"])
-    firsts = per_game(columns["first_player"])
+    # a game's own flags and length, read once per game (every row of a game repeats them)
     full = per_game((columns["end_reason"] == "display_full").astype(float)) / players
-    rounds = per_game(columns["rounds"]) / players
-    out = {
-        "card_point_share": ratio_estimate(card, total),
-        "display_full_share": rate_estimate(full, np.ones(k)),
-        "cards_per_player": ratio_estimate(per_game(columns["cards"]), players),
-        "card_vp": ratio_estimate(per_game(columns["card_vp"]), players),
-        "row_bonus": ratio_estimate(per_game(columns["row_bonus"]), players),
-        "token_vp": ratio_estimate(per_game(columns["token_vp"]), players),
-        "rounds": ratio_estimate(rounds, np.ones(k)),
-        "first_player_rate": rate_estimate(first_won, firsts),
-    }
-    share = card_point_share(float(per_game(columns["card_vp"]).sum()),
-                             float(per_game(columns["row_bonus"]).sum()),
-                             float(per_game(columns["token_vp"]).sum()))
-    assert math.isnan(share) or abs(share - out["card_point_share"].value) < 1e-9
-    return out
+    return shape_estimates(
+        games=np.ones(k), players=players, card_vp=per_game(columns["card_vp"]),
+        row_bonus=per_game(columns["row_bonus"]), token_vp=per_game(columns["token_vp"]),
+        full=full, rounds=per_game(columns["rounds"]) / players,
+        cards=per_game(columns["cards"]),
+        first_won=per_game(columns["first_player"] * columns["winner"]),
+        firsts=per_game(columns["first_player"]))
 
 
 def targets_from_playtest(path: str | Path, level: str,
@@ -246,4 +254,4 @@ def targets_from_playtest(path: str | Path, level: str,
 
 __all__ = ["END_REASONS", "PLAYTEST_COLUMNS", "Estimate", "Target", "Targets",
            "load_targets", "playtest_figures", "rate_estimate", "ratio_estimate",
-           "read_playtest", "targets_from_playtest"]
+           "read_playtest", "shape_estimates", "targets_from_playtest"]
