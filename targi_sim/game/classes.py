@@ -1,0 +1,103 @@
+"""Card classes: identical printed tribe cards, counted as one card.
+
+Why: a real deck prints some tribe cards twice (same symbol, VP, cost, ability). Two
+copies cannot differ in play, so what separates their measured values is sampling
+noise; a grade or a balance edit that tells them apart fits that noise. Every measure
+that ranks cards pools a class's copies (its counts summed over the copies, per deal),
+and every edit of a class applies to all its copies.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from targi_sim.game.deck import Deck
+
+
+@dataclass(frozen=True)
+class CardClasses:
+    """A partition of a deck's tribe cards into classes of identical printed cards.
+
+    Classes are numbered in the order of their first card; `of_card[c]` is card c's
+    class, `members[k]` the cards of class k (ascending)."""
+
+    members: tuple[tuple[int, ...], ...]
+    of_card: np.ndarray
+    names: tuple[str, ...]
+
+    @property
+    def size(self) -> int:
+        return len(self.members)
+
+    def first(self) -> np.ndarray:
+        """Each class's first card (the card whose values stand for the class)."""
+        return np.array([m[0] for m in self.members], dtype=np.int64)
+
+    def copies(self) -> np.ndarray:
+        return np.array([len(m) for m in self.members], dtype=np.int64)
+
+    def pool(self, per_card: np.ndarray) -> np.ndarray:
+        """Sum the card columns (the last axis) of `per_card` into class columns."""
+        a = np.asarray(per_card)
+        out = np.zeros(a.shape[:-1] + (self.size,), dtype=np.result_type(a.dtype, np.float64))
+        for k, m in enumerate(self.members):
+            out[..., k] = a[..., list(m)].sum(axis=-1)
+        return out
+
+    def label(self, k: int) -> str:
+        """The class's name and, for a class of copies, its card ids."""
+        m = self.members[k]
+        return self.names[k] if len(m) == 1 else (
+            f"{self.names[k]} (cards {', '.join(str(c) for c in m)})")
+
+
+def card_key(deck: Deck, c: int) -> tuple:
+    """Everything printed on tribe card c that play can see (not its name or source)."""
+    return (int(deck.tribe_symbol[c]), int(deck.tribe_vp[c]),
+            tuple(int(x) for x in deck.tribe_cost[c]),
+            int(deck.tribe_has_alt[c]),
+            tuple(int(x) for x in deck.tribe_alt_cost[c]) if deck.tribe_has_alt[c] else (),
+            int(deck.tribe_ability[c]), tuple(int(x) for x in deck.tribe_ab_params[c]))
+
+
+def class_name(names: Sequence[str]) -> str:
+    """'Camel Rider 1VP #1, #2' for copies named alike; the names joined otherwise."""
+    if len(names) == 1:
+        return names[0]
+    heads = {n.rsplit("#", 1)[0] for n in names}
+    if len(heads) == 1 and all("#" in n for n in names):
+        head = heads.pop()
+        return head + ", ".join("#" + n.rsplit("#", 1)[1] for n in names)
+    return " = ".join(names)
+
+
+def card_classes(deck: Deck, distinct: Iterable[int] = ()) -> CardClasses:
+    """The deck's classes of identical tribe cards. `distinct`: cards a designer means to
+    differ from their copies (each stands alone)."""
+    alone = set(int(c) for c in distinct)
+    groups: dict[tuple, list[int]] = {}
+    order: list[tuple] = []
+    for c in range(deck.n_tribe):
+        key = ("alone", c) if c in alone else card_key(deck, c)
+        if key not in groups:
+            groups[key] = []
+            order.append(key)
+        groups[key].append(c)
+    members = tuple(tuple(groups[k]) for k in order)
+    of_card = np.empty(deck.n_tribe, dtype=np.int64)
+    for k, m in enumerate(members):
+        of_card[list(m)] = k
+    names = tuple(class_name([deck.tribe_names[c] for c in m]) for m in members)
+    return CardClasses(members, of_card, names)
+
+
+def singletons(n_cards: int, names: Sequence[str]) -> CardClasses:
+    """Every card its own class (what `card_classes` gives a deck without copies)."""
+    members = tuple((c,) for c in range(n_cards))
+    return CardClasses(members, np.arange(n_cards, dtype=np.int64), tuple(names))
+
+
+__all__ = ["CardClasses", "card_classes", "card_key", "class_name", "singletons"]

@@ -1,0 +1,46 @@
+"""Card classes: identical printed tribe cards form one class (targi_sim.game.classes)."""
+
+import numpy as np
+
+from targi_sim.game.classes import card_classes, class_name
+from targi_sim.game.deck import load_deck
+
+
+def test_base_deck_has_five_pairs_of_copies():
+    classes = card_classes(load_deck("base"))
+    pairs = [m for m in classes.members if len(m) > 1]
+    assert pairs == [(2, 3), (14, 15), (24, 25), (34, 35), (41, 42)]
+    assert classes.size == 45 - 5
+    assert all(classes.of_card[a] == classes.of_card[b] for a, b in pairs)
+
+
+def test_copies_differ_once_any_printed_field_differs():
+    deck = load_deck("base")
+    vp = deck.tribe_vp.copy()
+    vp[15] += 1
+    from dataclasses import replace
+
+    classes = card_classes(replace(deck, tribe_vp=vp))
+    assert classes.of_card[14] != classes.of_card[15]
+
+
+def test_distinct_cards_stand_alone():
+    classes = card_classes(load_deck("base"), distinct=[3])
+    assert classes.of_card[2] != classes.of_card[3]
+    assert classes.size == 41
+
+
+def test_pool_sums_the_copies_columns():
+    classes = card_classes(load_deck("base"))
+    per_card = np.arange(2 * 45, dtype=float).reshape(2, 45)
+    pooled = classes.pool(per_card)
+    k = classes.of_card[14]
+    assert pooled.shape == (2, 40)
+    assert np.allclose(pooled[:, k], per_card[:, 14] + per_card[:, 15])
+    assert np.allclose(pooled.sum(axis=1), per_card.sum(axis=1))
+
+
+def test_class_names():
+    assert class_name(["Camp 1VP #2", "Camp 1VP #3"]) == "Camp 1VP #2, #3"
+    assert class_name(["A", "B"]) == "A = B"
+    assert class_name(["Well 2VP #1"]) == "Well 2VP #1"
