@@ -1,7 +1,7 @@
 """`targi-sim balance`: propose card cost and VP changes toward a balanced deck
 (targi_sim.balance). A thin layer: options are parsed here, the search lives in the
 library. Bad input is one `Error:` line and exit code 2; Ctrl-C keeps the Optuna
-study, and `--resume` continues it."""
+study, and rerunning the same command continues it."""
 
 from __future__ import annotations
 
@@ -19,25 +19,37 @@ from .common import backend_option, scheduler_option
 BALANCE_EPILOG = """\
 Examples:
 
-  targi-sim balance --deck base --jobs 2 --out balance/base      # about 8 minutes
+  targi-sim balance --deck base --jobs 2 --out balance/base
+
+  targi-sim balance --levels balanced,tuned --jobs 2        # balanced at two levels
+
+  targi-sim balance --levels balanced,tuned --economy economy-space --jobs 2
 
   targi-sim balance --deck ./my-deck.toml --strategies balanced,greedy --max-changes 4
 
-  targi-sim balance --deck base --objective my-objective.toml --out balance/mine --resume
-
-The search (Optuna's TPE sampler) proposes edits of at most --max-changes tribe
-cards: each card's printed VP and its cost in each good and gold may move by one
-(data/balance/default.toml: the space, which cards are frozen, and the objective's
-weighted terms — the card-value spread among cards of equal VP, cards never or always
-taken, the first-player rate's distance from 50%, tie-breaks, game length, and a
-penalty per changed card). Every candidate plays the same deals (common random
-numbers) block by block, and candidates out of contention stop early (successive
-halving), so games go to the candidates still in the race. The best proposal is
-written as FOLDER/proposal.toml, every changed field commented with its old value,
-and confirmed on fresh seeds: base and proposal play the same new deals, and
-FOLDER/validation.md gives every term's change with a 95% paired-bootstrap interval
-over deals (docs/balance.md).
+The search (Optuna's TPE sampler) proposes edits of at most --max-changes classes of
+identical printed tribe cards (an edit changes every copy): each class's printed VP
+and its cost in each good and gold may move by one; with --economy (or `economy` in
+the settings file) the open economy values of a calibration space file may change
+too (data/balance/default.toml: the space, which cards are frozen or meant to differ,
+and the objective's weighted terms — the card-value spread among classes of equal VP,
+cards never or always taken, the first-player rate's distance from 50%, tie-breaks,
+game length, and a penalty per change). Each level of --levels plays mirror matches;
+every heuristic level after the first is re-tuned for each candidate deck (warm
+start, --retune-budget games) before it is measured, and the levels' objectives
+combine into one (the worst level by default). Every candidate plays the same deals
+(common random numbers) block by block, and candidates out of contention stop early
+(successive halving). The best proposal is written as FOLDER/proposal.toml, every
+changed field commented with its old value, and confirmed on fresh seeds: base and
+proposal play the same new deals at every level, and FOLDER/validation.md (and .html)
+gives every term's change per level with a 95% paired-bootstrap interval over deals,
+the causal card-value spread from forked play, and the game shape against the
+calibration targets. Rerunning a stopped command continues its search
+(docs/balance.md).
 """
+
+
+DEFAULT_RETUNED_BUDGET = 40_000_000  # re-tunes make a candidate ~4x dearer
 
 
 def register(app: typer.Typer) -> None:
@@ -47,14 +59,26 @@ def register(app: typer.Typer) -> None:
 def balance(
     deck: str = typer.Option("base", "--deck", metavar="NAME|FILE", help="Deck to balance."),
     strategies: list[str] = typer.Option(  # noqa: B008 - typer's idiom
-        ["balanced"], "--strategies", "-s", metavar="A,B,...",
-        help="Strategies whose mirror matches measure each candidate (terms averaged); "
-             "comma-separated or repeated."),
+        [], "--strategies", "-s", metavar="A,B,...",
+        help="Fixed players whose mirror matches measure each candidate (never re-tuned; "
+             "default balanced); comma-separated or repeated."),
+    levels: list[str] = typer.Option(  # noqa: B008 - typer's idiom
+        [], "--levels", "-l", metavar="A,B,...",
+        help="Levels of play, weakest first: each heuristic level after the first is "
+             "re-tuned for every candidate deck (e.g. balanced,tuned)."),
+    retune_budget: str = typer.Option("300000", "--retune-budget", metavar="GAMES",
+                                      help="Games of each re-tune of a --levels level."),
+    economy: str | None = typer.Option(
+        None, "--economy", metavar="NAME|FILE",
+        help="A calibration space file (e.g. economy-space) whose values the search may "
+             "change too (default: the settings file's `economy`, none)."),
     max_changes: str | None = typer.Option(
         None, "--max-changes", metavar="N",
         help="Most tribe cards a proposal may change (default: the settings file's, 6)."),
-    budget: str = typer.Option("8e6", "--budget", "-n", metavar="GAMES",
-                               help="Search games in all (validation not included)."),
+    budget: str | None = typer.Option(
+        None, "--budget", "-n", metavar="GAMES",
+        help="Search games in all, re-tunes included (validation not included); default "
+             "8e6, or 4e7 when --levels re-tunes a level."),
     objective: str | None = typer.Option(
         None, "--objective", metavar="FILE.toml",
         help="Settings file: objective weights and search space (default "
@@ -71,7 +95,8 @@ def balance(
                                        help="Fresh deals per match for the validation."),
     rules: str = typer.Option("default", "--rules", metavar="NAME|FILE",
                               help="Rules name or file."),
-    resume: bool = typer.Option(False, "--resume", help="Continue a stopped search in --out."),
+    resume: bool = typer.Option(False, "--resume", hidden=True,
+                                help="Accepted for old scripts: rerunning continues."),
     backend: str = backend_option(),
     scheduler: str | None = scheduler_option(),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
@@ -82,7 +107,13 @@ def balance(
     from pathlib import Path
 
     from targi_sim import DataError, InputError, UsageError
-    from targi_sim.balance import BalanceConfig, balance_deck, load_settings, with_overrides
+    from targi_sim.balance import (
+        BalanceConfig,
+        balance_deck,
+        load_settings,
+        resolve_levels,
+        with_overrides,
+    )
     from targi_sim.game.deck import load_deck
     from targi_sim.play.match import prepare_match
     from targi_sim.players.strategy import resolve_strategy
@@ -92,29 +123,49 @@ def balance(
     from .parse import ParseError, parse_search_budget, parse_whole_number, split_names
 
     try:
-        n_budget, run_seed, n_jobs = parse_search_budget(budget, seed, jobs)
+        n_budget, run_seed, n_jobs = parse_search_budget(budget or "8e6", seed, jobs)
         n_block = parse_whole_number(block_deals, "--block-deals", 10, 10_000_000)
         n_blocks = parse_whole_number(blocks, "--blocks", 1, 100)
         n_val = parse_whole_number(validate_deals, "--validate-deals", 100, 100_000_000)
         n_max = (parse_whole_number(max_changes, "--max-changes", 1, 45)
                  if max_changes is not None else None)
-        names = tuple(split_names(strategies))
+        n_retune = parse_whole_number(retune_budget, "--retune-budget", 0, 10**10)
+        if strategies and levels:
+            raise ParseError("give --levels or --strategies, not both")
+        if levels:
+            names, retuned = resolve_levels(tuple(split_names(levels)))
+        else:
+            names = tuple(split_names(strategies)) if strategies else ("balanced",)
+            retuned = ()
         if not names:
             raise ParseError("--strategies needs comma-separated strategies; "
                              f"got {','.join(strategies)!r}")
+        if budget is None and retuned:
+            n_budget = DEFAULT_RETUNED_BUDGET
         resolved = [resolve_strategy(s) for s in names]
-        settings = with_overrides(load_settings(objective), max_changes=n_max)
+        settings = with_overrides(load_settings(objective), max_changes=n_max,
+                                  economy=economy)
         base = load_deck(deck)
         settings.space.frozen_ids(base, settings.path)
+        settings.space.distinct_ids(base, settings.path)
+        if settings.space.economy:
+            from targi_sim.calibrate.space import load_space
+            from targi_sim.game.rules import load_rules
+
+            load_space(settings.space.economy, base, load_rules(rules))
+        if settings.validation.targets:
+            from targi_sim.calibrate.targets import load_targets
+
+            load_targets(settings.validation.targets, list(names), strict=False)
         from targi_sim.runner.dispatch import check_options
 
         check_options(n_jobs, backend, scheduler)
-    except (ParseError, UsageError, DataError, ValueError) as exc:
+    except (ParseError, UsageError, DataError, InputError, ValueError) as exc:
         raise fail(str(exc)) from None
     out_path = Path(out) if out else Path("balance") / Path(base.name).stem
     config = BalanceConfig(deck=deck, rules=rules, strategies=names, budget=n_budget,
                            block_deals=n_block, blocks=n_blocks, seed=run_seed,
-                           validate_deals=n_val)
+                           validate_deals=n_val, retuned=retuned, retune_budget=n_retune)
     err = Console(stderr=True)
     bar = Progress(TextColumn("{task.description}"), BarColumn(),
                    TextColumn("{task.completed:,.0f}/{task.total:,.0f} {task.fields[unit]}"),
@@ -135,13 +186,13 @@ def balance(
         """Validation has its own bars (games of both decks, then the resamples), so its
         elapsed time and ETA are its own and not the search's."""
         if phase not in phases:
-            label = ("validating on fresh seeds" if phase == "play"
-                     else "bootstrap over deals")
-            unit = "games" if phase == "play" else "resamples"
+            label, unit = {"retune": ("re-tuning for validation", "decks"),
+                           "play": ("validating on fresh seeds", "games"),
+                           "bootstrap": ("bootstrap over deals", "resamples")}[phase]
             phases[phase] = bar.add_task(label, total=total, unit=unit)
         bar.update(phases[phase], completed=done)
 
-    command = "targi-sim balance " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    command = "targi-sim " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     try:
         t0 = time.perf_counter()
         load_engine(err, quiet, [prepare_match((s, s), deck, rules) for s in resolved])
@@ -153,42 +204,51 @@ def balance(
                                   scheduler=scheduler)
     except KeyboardInterrupt as exc:  # Ctrl-C, SIGTERM or SIGHUP (cli/signals.py)
         typer.echo("\nInterrupted; the finished candidates are kept in "
-                   f"{str(out_path / 'study.journal')!r}: rerun the same command with "
-                   "--resume to continue.", err=True)
+                   f"{str(out_path / 'study.journal')!r}: rerun the same command to "
+                   "continue.", err=True)
         raise typer.Exit(signals.exit_code(exc)) from None
     except (UsageError, DataError, InputError, ValueError) as exc:
         raise fail(str(exc)) from None
     except OSError as exc:
         raise fail(f"cannot write into {str(out_path)!r}: {exc}") from None
     if result is None:
-        typer.echo("Stopped early; rerun with --resume to continue.")
+        typer.echo("Stopped early; rerun the same command to continue.")
         return
     console = Console()
-    v = result.validation.table
-    spread = v.row(v["term"].to_list().index("spread"), named=True)
-    fp = v.row(v["term"].to_list().index("first_rate"), named=True)
+    val = result.validation
+    v = val.table
     console.print(f"[bold]balance[/bold] {escape(base.name)}: {result.state.trials} candidates, "
                   f"{result.state.games:,} games, {time.perf_counter() - t0:.0f} s; "
-                  f"{len(result.edits)} card(s) changed", highlight=False)
-    for r in result.validation.cards.join(_changes(result), on="card_id").iter_rows(named=True):
-        console.print(f"  card_id {r['card_id']} {escape(r['name'])}: {escape(r['what'])}",
-                      highlight=False)
-    console.print(f"fresh seeds ({result.validation.deals:,} deals per match): card-value "
-                  f"spread {spread['base']:.4f} -> {spread['proposal']:.4f} "
-                  f"({spread['verdict']}), first-player rate {fp['base']:.1%} -> "
-                  f"{fp['proposal']:.1%}", highlight=False)
+                  f"{len(_changes(result))} change(s)", highlight=False)
+    for r in _changes(result).iter_rows(named=True):
+        console.print(f"  {escape(r['what'])}", highlight=False)
+    for lv in val.levels:
+        spread = v.filter((v["level"] == lv) & (v["term"] == "spread")).row(0, named=True)
+        fp = v.filter((v["level"] == lv) & (v["term"] == "first_rate")).row(0, named=True)
+        console.print(f"{escape(lv)} on fresh seeds ({val.deals:,} deals): card-value spread "
+                      f"{spread['base']:.4f} -> {spread['proposal']:.4f} ({spread['verdict']}"
+                      f"; {val.compared.get(lv, 0)} classes compared), first-player rate "
+                      f"{fp['base']:.1%} -> {fp['proposal']:.1%}", highlight=False)
+    verdict = ("accepted" if val.accepted
+               else "NOT accepted: " + "; ".join(val.reasons))
+    console.print(f"verdict: {escape(verdict)}", highlight=False)
     console.print(f"written: {escape(str(result.paths['proposal']))}, "
                   f"{escape(str(result.paths['summary']))}", highlight=False)
 
 
 def _changes(result):
-    """One row per changed card: its number and 'field old -> new, ...'."""
+    """One row per change: a class ('cards 14, 15 Camel Rider 1VP #1, #2: dates 0 -> 1')
+    or an economy value."""
     import polars as pl
 
     from targi_sim.balance.space import describe
 
+    classes = result.classes
+    firsts = {int(c) for c in classes.first()}
     rows: dict[int, list[str]] = {}
-    for r in describe(result.base, result.edits):
+    for r in describe(result.base, {c: e for c, e in result.edits.items() if c in firsts}):
         rows.setdefault(r["card_id"], []).append(f"{r['field']} {r['old']} -> {r['new']}")
-    return pl.DataFrame({"card_id": list(rows), "what": [", ".join(v) for v in rows.values()]},
-                        schema={"card_id": pl.Int64, "what": pl.Utf8})
+    what = [f"{classes.label(int(classes.of_card[c]))}: {', '.join(x)}"
+            for c, x in rows.items()]
+    what += [f"{path} -> {value}" for path, value in sorted(result.economy.items())]
+    return pl.DataFrame({"what": what}, schema={"what": pl.Utf8})

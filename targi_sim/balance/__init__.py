@@ -1,5 +1,6 @@
-"""`targi-sim balance`: search card costs and VP toward a balanced deck with the fewest
-changes, then confirm the proposal on fresh seeds (docs/balance.md).
+"""`targi-sim balance`: search card classes' costs and VP (and, opt-in, the economy's
+open values) toward a deck balanced at every level of play with the fewest changes,
+then confirm the proposal on fresh seeds (docs/balance.md).
 
     from targi_sim.balance import BalanceConfig, balance_deck
     result = balance_deck(BalanceConfig(deck="base", budget=500_000), "balance/base")
@@ -11,35 +12,46 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from targi_sim.balance.searching import BalanceConfig, Evaluator, SearchState, search
-from targi_sim.balance.validation import Validation, validate
+from targi_sim.balance.searching import (
+    BalanceConfig,
+    Evaluator,
+    SearchState,
+    resolve_levels,
+    retune_seed,
+    search,
+)
+from targi_sim.balance.validation import Side, Validation, validate
+from targi_sim.game.classes import CardClasses
 from targi_sim.game.deck import Deck, load_deck
 
 from ..errors import DataError
 from .settings import Settings, load_settings, with_overrides
-from .space import Edits, apply_edits
+from .space import Edits
 
 
 @dataclass
 class BalanceResult:
     edits: Edits
+    economy: dict
     state: SearchState
     validation: Validation
     proposal: Deck  # loaded back from the written proposal.toml
     base: Deck
     paths: dict[str, Path]
+    classes: CardClasses | None = None
 
 
 def balance_deck(config: BalanceConfig, out: str | Path, *, settings: Settings | None = None,
-                 jobs: int = 1, resume: bool = False, command: str = "targi-sim balance",
+                 jobs: int = 1, resume: bool = True, command: str = "targi-sim balance",
                  progress: Callable | None = None,
                  validation_progress: Callable[[str, int, int], None] | None = None,
                  stop_after: int | None = None, backend: str = "loky",
                  scheduler: str | None = None) -> BalanceResult | None:
-    """Search, write the proposal, load it back (the loader validates it) and validate
-    it on fresh seeds. None if stopped early (`stop_after` trials: tests). `backend`
-    "dask" (with `scheduler`, or a local cluster) plays the games on Dask: the same
-    proposal and validation as local workers."""
+    """Search (continuing a search already in `out`), write the proposal, load it back
+    (the loader validates it) and validate it on fresh seeds. None if stopped early
+    (`stop_after` trials: tests). `backend` "dask" (with `scheduler`, or a local
+    cluster) plays the games on Dask: the same proposal and validation as local
+    workers."""
     from targi_sim.runner.dispatch import parallel_pool
 
     from .output import write_outputs
@@ -52,20 +64,29 @@ def balance_deck(config: BalanceConfig, out: str | Path, *, settings: Settings |
     if stop_after is not None and state.games < config.budget:
         return None
     state.max_changes = settings.space.max_changes  # type: ignore[attr-defined]
-    base = load_deck(config.deck)
-    edits = state.best.edits if state.best else {}
+    best = state.best
+    edits, econ = (best.edits, best.economy) if best else ({}, {})
     with parallel_pool(jobs, backend, scheduler) as parallel:
         ev = Evaluator(config, settings, parallel, pool_width(jobs, backend))
-        val = validate(ev, base, apply_edits(base, edits), len(edits), config.validate_deals,
+        sides = []
+        for i, (e, c) in enumerate((({}, {}), (edits, econ))):
+            if validation_progress is not None:
+                validation_progress("retune", i, 2)
+            deck, rules = ev.deck_for(e, c, "proposal" if i else "base")
+            players, _, _ = ev.players(deck, rules, retune_seed(config, "validate"))
+            sides.append(Side(deck, rules, players, ev.changed(e, c)))
+        if validation_progress is not None:
+            validation_progress("retune", 2, 2)
+        val = validate(ev, sides[0], sides[1], config.validate_deals,
                        progress=validation_progress)
-    paths = write_outputs(out, config, base, edits, state, val, command)
+    paths = write_outputs(out, config, ev, edits, econ, state, val, command, sides[1].players)
     try:
         proposal = load_deck(paths["proposal"])
     except DataError as exc:  # the writer produced a deck the loader rejects: a bug
         raise RuntimeError(f"the written proposal does not load: {exc}") from exc
-    return BalanceResult(edits=edits, state=state, validation=val, proposal=proposal,
-                         base=base, paths=paths)
+    return BalanceResult(edits=edits, economy=econ, state=state, validation=val,
+                         proposal=proposal, base=ev.deck, paths=paths, classes=ev.classes)
 
 
 __all__ = ["BalanceConfig", "BalanceResult", "Settings", "balance_deck", "load_settings",
-           "with_overrides"]
+           "resolve_levels", "with_overrides"]

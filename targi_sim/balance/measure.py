@@ -1,9 +1,15 @@
 """What a candidate deck's games say: cluster sums of every balance metric.
 
 A worker plays one block of deals and reduces it to sufficient statistics (per
-metric, per card: clusters, sum x, sum n, sum x^2, sum x n, sum n^2 over deals;
+metric, per card class: clusters, sum x, sum n, sum x^2, sum x n, sum n^2 over deals;
 targi_sim.stats.rates), so blocks merge by addition and every rate keeps a
-cluster-robust interval whose unit is the deal, never the game.
+cluster-robust interval whose unit is the deal, never the game. Identical printed cards
+are pooled per deal into their class (targi_sim.game.classes) before the sums, so a
+class's interval sees its copies' correlation within a deal.
+
+The causal card value (`causal`: the win effect of taking a card at a forked decision
+minus the player's best alternative, targi_sim.cardvalue) is measured on the same deals
+when asked for: the fork driver replays each sampled take-or-not decision both ways.
 """
 
 from __future__ import annotations
@@ -13,6 +19,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import polars as pl
 
+from targi_sim.game.classes import CardClasses
 from targi_sim.game.deck import Deck
 from targi_sim.game.record import games_frame
 from targi_sim.play.games import run_batch
@@ -23,7 +30,7 @@ from targi_sim.stats.rates import ratio_variance
 from ..engine import layout as lay
 
 SUMS = ("clusters", "x", "n", "xx", "xn", "nn")
-CARD_METRICS = ("play_win", "acquire")  # per tribe card
+CARD_METRICS = ("play_win", "acquire", "causal")  # per card class
 GAME_METRICS = ("first", "tiebreak", "rounds")  # per game
 
 
@@ -115,6 +122,15 @@ class PerDeal:
     x: dict[str, np.ndarray]
     n: dict[str, np.ndarray]
 
+    def pooled(self, classes: CardClasses | None) -> PerDeal:
+        """The card metrics' columns summed into card classes (per deal: a class's
+        copies share its clusters)."""
+        if classes is None:
+            return self
+        x = {k: classes.pool(v) if k in CARD_METRICS else v for k, v in self.x.items()}
+        n = {k: classes.pool(v) if k in CARD_METRICS else v for k, v in self.n.items()}
+        return PerDeal(self.deal_ids, x, n)
+
     def stats(self) -> DeckStats:
         """DeckStats of these deals."""
         cards = {k: Sums.of(self.x[k], self.n[k]) for k in CARD_METRICS}
@@ -160,24 +176,58 @@ def reduce_games(games: pl.DataFrame, offers: pl.DataFrame, acquisitions: pl.Dat
                        (games["tiebreak"] != "none").to_numpy().astype(float),
                        games["rounds"].to_numpy().astype(float)], axis=1)
     x = {"play_win": _per_deal((played * points[:, :, None]).sum(axis=1), deal, deals),
+         "causal": np.zeros((deals, n_cards)),
          "acquire": _per_deal((offered & acquired.any(axis=1)).astype(float), deal, deals),
          "game": _per_deal(game_x, deal, deals)}
     nn = {"play_win": _per_deal(played.sum(axis=1).astype(float), deal, deals),
+         "causal": np.zeros((deals, n_cards)),
           "acquire": _per_deal(offered.astype(float), deal, deals),
           "game": _per_deal(np.ones((n, 3)), deal, deals)}
     return PerDeal(deal_ids, x, nn)
 
 
-def play_deals(match: Match, plan: tuple, pairing: str) -> PerDeal:
-    """Play one block of games (a plan from targi_sim.play.pairing.plan) and reduce it."""
+def add_forks(per_deal: PerDeal, F: np.ndarray, pairing: str) -> PerDeal:
+    """`per_deal` with its causal metric from the fork driver's rows F: per deal and
+    card, x = the summed win effects (result taking it - best alternative) and n = the
+    forks."""
+    from targi_sim.engine import forks as drv
+
+    if not F.shape[0]:
+        return per_deal
+    units = pair_ids(F[:, drv.F_GAME], pairing)
+    row = np.searchsorted(per_deal.deal_ids, units)
+    if not np.array_equal(per_deal.deal_ids[row], units):
+        raise RuntimeError("a fork's deal is not among the block's deals")
+    effect = (F[:, drv.F_POINTS_TAKE] - F[:, drv.F_POINTS_ALT]) / 2.0
+    x, n = per_deal.x["causal"].copy(), per_deal.n["causal"].copy()
+    card = F[:, drv.F_CARD].astype(np.int64)
+    np.add.at(x, (row, card), effect)
+    np.add.at(n, (row, card), 1.0)
+    return PerDeal(per_deal.deal_ids, per_deal.x | {"causal": x}, per_deal.n | {"causal": n})
+
+
+def play_deals(match: Match, plan: tuple, pairing: str,
+               classes: CardClasses | None = None, fork_rate: float = 0.0) -> PerDeal:
+    """Play one block of games (a plan from targi_sim.play.pairing.plan) and reduce it,
+    pooled into `classes`; with `fork_rate` > 0 the same games are replayed with forks
+    for the causal card value."""
     seeds, first, ids = plan
     G, frames = run_batch(match, seeds, first, ids, logs=True)
     games = games_frame(G).with_columns(pl.Series("pair_id", pair_ids(ids, pairing)))
     offers = pl.concat([f["offers"] for f in frames])
     acq = pl.concat([f["acquisitions"] for f in frames])
-    return reduce_games(games, offers, acq, match.deck.n_tribe)
+    out = reduce_games(games, offers, acq, match.deck.n_tribe)
+    if fork_rate > 0:
+        from targi_sim.cardvalue.forks import play_forks
+
+        G2, F = play_forks(match, seeds, first, ids, fork_rate)
+        if not np.array_equal(G2, G):
+            raise RuntimeError("the fork driver's games differ from the run's")
+        out = add_forks(out, F, pairing)
+    return out.pooled(classes)
 
 
-def measure(match: Match, plan: tuple, pairing: str) -> DeckStats:
+def measure(match: Match, plan: tuple, pairing: str, classes: CardClasses | None = None,
+            fork_rate: float = 0.0) -> DeckStats:
     """A block's DeckStats: a pure function of its arguments (what a worker computes)."""
-    return play_deals(match, plan, pairing).stats()
+    return play_deals(match, plan, pairing, classes, fork_rate).stats()

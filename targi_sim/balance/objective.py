@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from targi_sim.game.classes import CardClasses
 from targi_sim.game.deck import Deck
 
 from .measure import DeckStats
@@ -48,6 +49,11 @@ class Terms:
             "first_rate": self.first_rate, "mean_rounds": self.mean_rounds}
 
 
+def unit_vp(deck: Deck, classes: CardClasses | None) -> np.ndarray:
+    """The printed VP of each measured unit: a card, or a class's (shared) VP."""
+    return deck.tribe_vp if classes is None else deck.tribe_vp[classes.first()]
+
+
 def comparisons(groups: np.ndarray, eligible: np.ndarray) -> int:
     """Degrees of freedom of the spread: sum over VP groups of (compared cards - 1)."""
     _, k = np.unique(groups[eligible], return_counts=True)
@@ -57,12 +63,13 @@ def comparisons(groups: np.ndarray, eligible: np.ndarray) -> int:
 Compared = tuple  # (mask of the base deck's compared cards, its comparisons, min plays a game)
 
 
-def compared_cards(deck: Deck, base: Terms, min_plays: int) -> Compared:
+def compared_cards(deck: Deck, base: Terms, min_plays: int,
+                   classes: CardClasses | None = None) -> Compared:
     """The base deck's compared cards, how many comparisons they make, and the play rate
     (plays a game) that `min_plays` plays is in the base measurement: a candidate
     measured on fewer or more games must keep each compared card played at that rate,
     or the card counts as unmeasured."""
-    return (base.eligible.copy(), comparisons(deck.tribe_vp, base.eligible),
+    return (base.eligible.copy(), comparisons(unit_vp(deck, classes), base.eligible),
             min_plays / max(base.games, 1))
 
 
@@ -82,31 +89,38 @@ def debiased_spread(values: np.ndarray, se: np.ndarray, groups: np.ndarray,
     return float(np.sqrt(num / den)) if den else float("nan")
 
 
+def card_value(stats: DeckStats, value: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(value, its standard error, its observations) per unit for the objective's `value`:
+    play_win (win rate of the players who played it), acquire (share of offers taken) or
+    causal (win effect of taking it at a forked decision)."""
+    rate, se = stats.cards[value].rate()
+    return rate, se, stats.cards[value].values["n"]
+
+
 def terms(stats: DeckStats, deck: Deck, obj: Objective,
-          cards: Compared | None = None) -> Terms:
-    """The deck's terms. `cards`: the cards the spread compares, how many comparisons
-    they made in the base deck and the play rate they must keep (compared_cards), fixed
-    across candidates, so that a candidate cannot look balanced by making a card so rare
-    that its value is all noise (which the debiasing would then subtract), by leaving it
-    unplayed, or by moving cards out of their VP group until nothing is left to compare:
-    each gives the worst spread."""
-    play_rate, play_se = stats.cards["play_win"].rate()
-    acq_rate, acq_se = stats.cards["acquire"].rate()
-    if obj.value == "play_win":
-        value, se, plays = play_rate, play_se, stats.cards["play_win"].values["n"]
-    else:
-        value, se, plays = acq_rate, acq_se, stats.cards["acquire"].values["n"]
+          cards: Compared | None = None, classes: CardClasses | None = None,
+          value: str | None = None) -> Terms:
+    """The deck's terms, over card classes when `classes` is given (the stats pooled alike)
+    and on `value` (default: the objective's). `cards`: the cards the spread compares, how
+    many comparisons they made in the base deck and the play rate they must keep
+    (compared_cards), fixed across candidates, so that a candidate cannot look balanced by
+    making a card so rare that its value is all noise (which the debiasing would then
+    subtract), by leaving it unplayed, or by moving cards out of their VP group until
+    nothing is left to compare: each gives the worst spread."""
+    groups = unit_vp(deck, classes)
+    acq_rate, _ = stats.cards["acquire"].rate()
+    val, se, plays = card_value(stats, value or obj.value)
     eligible = (plays >= obj.min_plays) & np.isfinite(se)
     if cards is not None:
         eligible, need, rate = cards[0].copy(), cards[1], cards[2]
-        measured = np.all(np.isfinite(value[eligible]) & np.isfinite(se[eligible])
+        measured = np.all(np.isfinite(val[eligible]) & np.isfinite(se[eligible])
                           & (plays[eligible] >= rate * stats.games))
-        if not measured or comparisons(deck.tribe_vp, eligible) < need:
+        if not measured or comparisons(groups, eligible) < need:
             spread = UNMEASURED
         else:
-            spread = debiased_spread(value, se, deck.tribe_vp, eligible)
+            spread = debiased_spread(val, se, groups, eligible)
     else:
-        spread = debiased_spread(value, se, deck.tribe_vp, eligible)
+        spread = debiased_spread(val, se, groups, eligible)
     offered = np.isfinite(acq_rate)
     a = acq_rate[offered]
     extremes = float(np.mean(np.clip(obj.never - a, 0, None) + np.clip(a - obj.always, 0, None))
@@ -116,5 +130,5 @@ def terms(stats: DeckStats, deck: Deck, obj: Objective,
     return Terms(spread=0.0 if np.isnan(spread) else spread, extremes=extremes,
                  first_player=abs(first - 0.5), tiebreak=tiebreak,
                  rounds=abs(rounds - obj.rounds_target) / 12.0, first_rate=first,
-                 mean_rounds=rounds, card_value=value, card_se=se, acquire=acq_rate,
+                 mean_rounds=rounds, card_value=val, card_se=se, acquire=acq_rate,
                  eligible=eligible, games=stats.games)

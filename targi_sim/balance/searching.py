@@ -8,18 +8,27 @@ The study lives in an append-only journal file (Optuna's JournalStorage) in the
 output folder, so a stopped search resumes
 where it stopped; each trial reseeds the sampler from (seed, trial number), so a
 resumed search proposes what an uninterrupted one would have.
+
+A proposal edits card classes (identical printed cards change together:
+targi_sim.game.classes) and, when the settings name an economy space file (the format
+of `calibrate`), that file's trade tables and rules values. Each level of play is a
+mirror match; a level listed in `retuned` is re-tuned for every candidate deck (a warm
+start from its own weights: strength.tune.retune) before it is measured, so a strong
+level plays each deck as a strong player of that deck would. The levels' objectives
+combine into one: the worst level's by default.
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
-from targi_sim.balance.measure import DeckStats, measure, with_deck
+from targi_sim.balance.measure import DeckStats, measure
 from targi_sim.balance.objective import Terms, compared_cards, terms
 from targi_sim.balance.settings import Settings
 from targi_sim.balance.space import (
@@ -27,14 +36,18 @@ from targi_sim.balance.space import (
     apply_edits,
     edits_from_deltas,
     edits_key,
+    expand,
     problem,
     value_of,
 )
+from targi_sim.engine import constants as C
 from targi_sim.errors import InputError
+from targi_sim.game.classes import CardClasses, card_classes
 from targi_sim.game.deck import COST_KEYS, Deck
+from targi_sim.game.rules import Rules
 from targi_sim.play.match import Match, prepare_match
 from targi_sim.play.pairing import games_per_deal, plan, resolve_pairing
-from targi_sim.players.strategy import resolve_strategy
+from targi_sim.players.strategy import Strategy, resolve_strategy
 
 CHUNK_DEALS = 1000  # deals per worker task: fixed, so results do not depend on --jobs
 NONE = "-"
@@ -59,11 +72,27 @@ class BalanceConfig:
     seed: int = 0
     validate_deals: int = 60_000
     resamples: int = 1000  # paired-bootstrap resamples of the validation
+    retuned: tuple[str, ...] = ()  # levels re-tuned for each candidate deck (--levels)
+    retune_budget: int = 300_000  # games of each re-tune
+
+
+def resolve_levels(levels: Sequence[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """`--levels A,B,...`: the levels, and those re-tuned per candidate (every heuristic
+    level after the first: the first is the fixed reference player)."""
+    if not levels:
+        raise InputError("--levels needs at least one strategy")
+    if len(set(levels)) != len(levels):
+        raise InputError(f"--levels repeats a strategy: {', '.join(levels)}")
+    strategies = [resolve_strategy(s) for s in levels]
+    retuned = tuple(name for name, s in zip(levels[1:], strategies[1:], strict=True)
+                    if s.kind == C.SK_HEURISTIC)
+    return tuple(levels), retuned
 
 
 @dataclass
 class Candidate:
-    """One evaluated proposal."""
+    """One evaluated proposal: card edits (every copy of a class listed) and the economy
+    values it changes (path -> new value)."""
 
     number: int
     edits: Edits
@@ -71,6 +100,8 @@ class Candidate:
     terms: list[Terms]
     blocks: int
     pruned: bool = False
+    economy: dict[str, Any] = field(default_factory=dict)
+    weights: dict[str, list[float]] = field(default_factory=dict)  # re-tuned levels'
 
 
 @dataclass
@@ -80,8 +111,10 @@ class SearchState:
     best: Candidate | None = None
     base: Candidate | None = None
     history: list[tuple[int, int, float]] = field(default_factory=list)  # trial, games, best
-    seen: dict[str, float | None] = field(default_factory=dict)  # edits -> value (None: pruned)
-    cards: list[int] = field(default_factory=list)  # the cards the search may edit
+    seen: dict[str, float | None] = field(default_factory=dict)  # key -> value (None: pruned)
+    cards: list[int] = field(default_factory=list)  # the classes (first cards) it may edit
+    classes: CardClasses | None = None
+    levels: tuple[str, ...] = ()
 
 
 Progress = Callable[[SearchState, int], None]  # state, budget
@@ -93,71 +126,151 @@ class Evaluator:
     def __init__(self, config: BalanceConfig, settings: Settings, parallel, jobs: int) -> None:
         self.config, self.settings = config, settings
         self.parallel, self.jobs = parallel, jobs
-        strategies = [resolve_strategy(s) for s in config.strategies]
+        self.levels = tuple(config.strategies)
+        self.strategies: list[Strategy] = [resolve_strategy(s) for s in config.strategies]
         self.matches: list[Match] = [prepare_match((s, s), config.deck, config.rules)
-                                     for s in strategies]
-        self.pairings = [resolve_pairing("auto", [s, s]) for s in strategies]
+                                     for s in self.strategies]
+        self.pairings = [resolve_pairing("auto", [s, s]) for s in self.strategies]
         self.deck: Deck = self.matches[0].deck
+        self.rules: Rules = self.matches[0].rules
+        space = settings.space
+        self.classes = card_classes(self.deck, space.distinct_ids(self.deck, settings.path))
+        self.economy_space = None
+        if space.economy:
+            from targi_sim.calibrate.space import load_space
+
+            self.economy_space = load_space(space.economy, self.deck, self.rules)
         self.seed = stream_seed(config.seed, "search")
-        self.compared: list | None = None  # per match: the base's compared cards
+        self.compared: list | None = None  # per level: the base's compared classes
+        self.fork_rate = (settings.objective.fork_rate
+                          if settings.objective.value == "causal" else 0.0)
 
     def block_games(self, m: int) -> int:
         return self.config.block_deals * games_per_deal(self.pairings[m])
 
-    def _tasks(self, deck: Deck, block: int, seed: int, deals: int) -> list[tuple]:
+    def deck_for(self, edits: Edits, econ: dict[str, Any], label: str) -> tuple[Deck, Rules]:
+        """The candidate's deck and rules: the economy values, then the card edits."""
+        deck, rules = self.deck, self.rules
+        if econ:
+            from targi_sim.calibrate.space import economy
+
+            choice = self.economy_space.current() | econ
+            deck, rules, _ = economy(self.economy_space, choice, deck, rules, label)
+        return apply_edits(deck, edits), rules
+
+    def players(self, deck: Deck, rules: Rules, seed: int,
+                weights: dict[str, list[float]] | None = None
+                ) -> tuple[list[Strategy], dict[str, list[float]], int]:
+        """Each level's player on this deck: the re-tuned levels re-tuned (or rebuilt from
+        known `weights`); returns the players, the re-tuned weights and the games spent."""
+        from targi_sim.strength.tune import retune
+
+        players, out, games = list(self.strategies), {}, 0
+        for i, name in enumerate(self.levels):
+            if name not in self.config.retuned:
+                continue
+            if weights is not None and name in weights:
+                players[i] = replace(self.strategies[i], params=np.asarray(weights[name]))
+            else:
+                r = retune(self.strategies[i], deck, rules, parallel=self.parallel,
+                           budget=self.config.retune_budget, seed=seed, name=name)
+                players[i], games = r.strategy, games + r.games
+            out[name] = [float(x) for x in players[i].params]
+        return players, out, games
+
+    def matches_for(self, deck: Deck, rules: Rules, players: Sequence[Strategy]) -> list[Match]:
+        return [prepare_match((p, p), deck, rules) for p in players]
+
+    def _tasks(self, matches: Sequence[Match], block: int, seed: int, deals: int
+               ) -> list[tuple]:
         tasks = []
-        for m, match in enumerate(self.matches):
+        for m, match in enumerate(matches):
             gpd = games_per_deal(self.pairings[m])
-            mm = with_deck(match, deck)
             for lo in range(0, deals, CHUNK_DEALS):
                 k = min(CHUNK_DEALS, deals - lo)
                 start = (block * deals + lo) * gpd
-                tasks.append((m, mm, plan(k * gpd, seed, self.pairings[m], start=start),
+                tasks.append((m, match, plan(k * gpd, seed, self.pairings[m], start=start),
                               self.pairings[m]))
         return tasks
 
-    def play_block(self, deck: Deck, block: int) -> list[DeckStats]:
-        """Each match's stats of block `block` of the search deals (chunk order fixed)."""
+    def play_block(self, matches: Sequence[Match], block: int) -> list[DeckStats]:
+        """Each level's stats of block `block` of the search deals (chunk order fixed)."""
         from joblib import delayed
 
-        tasks = self._tasks(deck, block, self.seed, self.config.block_deals)
+        tasks = self._tasks(matches, block, self.seed, self.config.block_deals)
+        args = [(mm, p, pr, self.classes, self.fork_rate) for _, mm, p, pr in tasks]
         if self.jobs == 1:
-            results = [measure(mm, p, pr) for _, mm, p, pr in tasks]
+            results = [measure(*a) for a in args]
         else:
-            results = self.parallel(delayed(measure)(mm, p, pr) for _, mm, p, pr in tasks)
-        out: list[DeckStats | None] = [None] * len(self.matches)
+            results = self.parallel(delayed(measure)(*a) for a in args)
+        out: list[DeckStats | None] = [None] * len(matches)
         for (m, *_), r in zip(tasks, results, strict=True):
             out[m] = r if out[m] is None else out[m] + r
         return out  # type: ignore[return-value]
 
     def terms_of(self, deck: Deck, stats: Sequence[DeckStats]) -> list[Terms]:
         fixed = self.compared
-        return [terms(s, deck, self.settings.objective, None if fixed is None else fixed[m])
+        return [terms(s, deck, self.settings.objective, None if fixed is None else fixed[m],
+                      self.classes)
                 for m, s in enumerate(stats)]
 
     def value(self, ts: Sequence[Terms], changed: int) -> float:
-        obj = self.settings.objective
-        return float(np.mean([t.total(obj, changed) for t in ts]))
+        return combine(self.settings, self.levels, [t.total(self.settings.objective, changed)
+                                                    for t in ts])
+
+    def changed(self, edits: Edits, econ: dict[str, Any]) -> int:
+        """Changes of a proposal: edited classes plus changed economy values."""
+        return len({int(self.classes.of_card[c]) for c in edits}) + len(econ)
 
 
-def suggest(trial, deck: Deck, cards: Sequence[int], settings: Settings) -> Edits:
-    """A proposal from the trial: up to max_changes slots, each a card (or none) and
-    its fields' deltas; deltas that would leave the space are repaired (clipped to
-    cost >= 0, cost decreases undone below the minimum total)."""
-    space = settings.space
+def combine(settings: Settings, levels: Sequence[str], values: Sequence[float]) -> float:
+    """The levels' objectives as one: the worst (default) or their weighted mean."""
+    obj = settings.objective
+    if obj.combine == "worst" or len(values) == 1:
+        return float(max(values))
+    w = np.array([obj.weight(lv) for lv in levels])
+    if w.sum() <= 0:
+        return float(np.mean(values))
+    return float(np.dot(w, values) / w.sum())
+
+
+ECON = "econ:"  # Optuna parameter prefix of an economy value
+
+
+def suggest(trial, ev: Evaluator, cards: Sequence[int]) -> tuple[Edits, dict[str, Any]]:
+    """A proposal from the trial: the economy values (if the space has them), then up to
+    max_changes slots, each a class (by its first card) or none and its fields' deltas;
+    deltas that would leave the space are repaired (clipped to cost >= 0, cost decreases
+    undone below the minimum total); slots beyond max_changes minus the economy's
+    changes are ignored."""
+    from targi_sim.calibrate.space import parse_value, value_key
+
+    settings, space = ev.settings, ev.settings.space
+    econ: dict[str, Any] = {}
+    if ev.economy_space is not None:
+        for prm in ev.economy_space.parameters:
+            pick = trial.suggest_categorical(ECON + prm.path,
+                                             [value_key(v) for v in prm.values])
+            if pick != value_key(prm.current):
+                econ[prm.path] = parse_value(pick)
     deltas: dict[int, dict[str, int]] = {}
     choices = [NONE] + [str(c) for c in cards]
-    for s in range(space.max_changes):
-        pick = trial.suggest_categorical(f"slot{s}", choices)
+    for slot in range(space.max_changes):
+        pick = trial.suggest_categorical(f"slot{slot}", choices)
         if pick == NONE:
             continue
         card = int(pick)
         deltas[card] = {f: trial.suggest_int(f"card{card}.{f}", -space.step, space.step)
                         for f in space.fields}
-    return repair(deck, deltas, settings)
+    room = max(0, space.max_changes - len(econ))
+    kept = dict(list(((c, d) for c, d in deltas.items() if any(d.values())))[:room])
+    return repair(ev.deck, kept, settings, ev.classes), econ
 
 
-def repair(deck: Deck, deltas: dict[int, dict[str, int]], settings: Settings) -> Edits:
+def repair(deck: Deck, deltas: dict[int, dict[str, int]], settings: Settings,
+           classes: CardClasses | None = None) -> Edits:
+    """The edits of `deltas` (per class, by its first card) on every copy of each class,
+    repaired into the space."""
     space = settings.space
     fixed: dict[int, dict[str, int]] = {}
     for card, d in deltas.items():
@@ -168,36 +281,44 @@ def repair(deck: Deck, deltas: dict[int, dict[str, int]], settings: Settings) ->
         if total < space.min_total_cost:
             d = {f: (0 if f in COST_KEYS and v < 0 else v) for f, v in d.items()}
         fixed[card] = d
-    edits = edits_from_deltas(deck, fixed)
-    why = problem(deck, edits, space)
+    edits = expand(edits_from_deltas(deck, fixed), classes)
+    why = problem(deck, edits, space, classes)
     if why is not None:  # cannot happen after the repair; keep the search honest if it does
         raise AssertionError(why)
     return edits
 
 
-def deviations(deck: Deck, base: Terms) -> np.ndarray:
-    """Each card's value minus its VP group's mean value (NaN if not measured)."""
-    dev = np.full(deck.n_tribe, np.nan)
-    for g in np.unique(deck.tribe_vp):
-        sel = base.eligible & (deck.tribe_vp == g)
+def class_deviations(classes: CardClasses, base: Terms, vp: np.ndarray) -> np.ndarray:
+    """Each class's value minus its VP group's mean value (NaN if not measured); `vp` the
+    classes' printed VP."""
+    dev = np.full(classes.size, np.nan)
+    for g in np.unique(vp):
+        sel = base.eligible & (vp == g)
         if sel.sum() >= 2:
             dev[sel] = base.card_value[sel] - base.card_value[sel].mean()
     return dev
 
 
+def deviations(deck: Deck, base: Terms, classes: CardClasses) -> np.ndarray:
+    """Per card: its class's value minus its VP group's mean value (NaN if unmeasured)."""
+    vp = deck.tribe_vp[classes.first()]
+    return class_deviations(classes, base, vp)[classes.of_card]
+
+
 def single_edits(deck: Deck, dev: np.ndarray, cards: Sequence[int], settings: Settings,
-                 on_top: dict[int, dict[str, int]] | None = None
-                 ) -> list[dict[int, dict[str, int]]]:
-    """Every one-field, one-step edit of a candidate card in the direction its value
-    asks for (`dev`: its value minus its VP group's mean; a card above the mean gets
-    dearer or loses a VP, one below gets cheaper or gains a VP), furthest cards first,
-    each added to the edits `on_top` (the incumbent of a forward round)."""
+                 on_top: dict[int, dict[str, int]] | None = None,
+                 classes: CardClasses | None = None) -> list[dict[int, dict[str, int]]]:
+    """Every one-field, one-step edit of a candidate class (by its first card) in the
+    direction its value asks for (`dev`: its value minus its VP group's mean; a class
+    above the mean gets dearer or loses a VP, one below gets cheaper or gains a VP),
+    furthest first, each added to the edits `on_top` (the incumbent of a forward round;
+    keyed by first cards)."""
     space = settings.space
     on_top = on_top or {}
     order = sorted((c for c in cards if np.isfinite(dev[c])), key=lambda c: (-abs(dev[c]), c))
     if len(on_top) >= space.max_changes:
         order = [c for c in order if c in on_top]
-    start = edits_key(repair(deck, on_top, settings))
+    start = edits_key(repair(deck, on_top, settings, classes))
     out = []
     for c in order:
         sign = 1 if dev[c] > 0 else -1  # too strong: dearer / fewer VP
@@ -206,15 +327,15 @@ def single_edits(deck: Deck, dev: np.ndarray, cards: Sequence[int], settings: Se
                 continue
             deltas = {k: dict(v) for k, v in on_top.items()}
             deltas.setdefault(c, {})[f] = -sign if f == "vp" else sign
-            if edits_key(repair(deck, deltas, settings)) != start:  # a step the space allows
+            if edits_key(repair(deck, deltas, settings, classes)) != start:  # allowed
                 out.append(deltas)
     return out
 
 
-def combinations(deck: Deck, singles: Sequence[tuple[float, dict[int, dict[str, int]]]],
+def combinations(singles: Sequence[tuple[float, dict[int, dict[str, int]]]],
                  settings: Settings) -> list[dict[int, dict[str, int]]]:
     """Greedy combinations of the screened single edits that beat the base: the best
-    edit of each card, best cards first, 2..max_changes of them."""
+    edit of each class, best first, 2..max_changes of them."""
     best_per_card: dict[int, tuple[float, dict[str, int]]] = {}
     for gain, deltas in sorted(singles, key=lambda x: -x[0]):
         (card, d), = deltas.items()
@@ -227,12 +348,19 @@ def combinations(deck: Deck, singles: Sequence[tuple[float, dict[int, dict[str, 
     return out
 
 
-def trial_params(deltas: dict[int, dict[str, int]], settings: Settings) -> dict:
-    """Optuna parameters that make `suggest` return these deltas (for enqueue_trial)."""
+def trial_params(deltas: dict[int, dict[str, int]], settings: Settings,
+                 ev: Evaluator | None = None, econ: dict[str, Any] | None = None) -> dict:
+    """Optuna parameters that make `suggest` return these deltas and economy values (the
+    current ones where `econ` says nothing): for enqueue_trial."""
+    from targi_sim.calibrate.space import value_key
+
     params: dict = {}
+    if ev is not None and ev.economy_space is not None:
+        for prm in ev.economy_space.parameters:
+            params[ECON + prm.path] = value_key((econ or {}).get(prm.path, prm.current))
     cards = list(deltas)[: settings.space.max_changes]
-    for s in range(settings.space.max_changes):
-        params[f"slot{s}"] = str(cards[s]) if s < len(cards) else NONE
+    for slot in range(settings.space.max_changes):
+        params[f"slot{slot}"] = str(cards[slot]) if slot < len(cards) else NONE
     for c in cards:
         for f in settings.space.fields:
             params[f"card{c}.{f}"] = int(deltas[c].get(f, 0))
@@ -244,28 +372,26 @@ def fingerprint(config: BalanceConfig, settings: Settings, deck: Deck) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def candidate_cards(deck: Deck, base: Terms, settings: Settings) -> list[int]:
-    """The cards the search may edit: not frozen, and (with `candidates` > 0) only the
-    ones furthest from their VP group's mean value in the base measurement."""
+def candidate_cards(ev: Evaluator, base: Terms) -> list[int]:
+    """The classes (by first card) the search may edit: none of their copies frozen, and
+    (with `candidates` > 0) only the ones furthest from their VP group's mean value in
+    the base measurement."""
+    deck, settings, classes = ev.deck, ev.settings, ev.classes
     frozen = settings.space.frozen_ids(deck, settings.path)
-    free = [c for c in range(deck.n_tribe) if c not in frozen]
+    free = [m[0] for m in classes.members if not frozen.intersection(m)]
     k = settings.space.candidates
     if not k or k >= len(free):
         return free
-    dev = np.zeros(deck.n_tribe)
-    for g in np.unique(deck.tribe_vp):
-        sel = base.eligible & (deck.tribe_vp == g)
-        if sel.sum() >= 2:
-            dev[sel] = np.abs(base.card_value[sel] - base.card_value[sel].mean())
+    dev = np.abs(np.nan_to_num(deviations(deck, base, classes), nan=0.0))
     ranked = sorted(free, key=lambda c: (-dev[c], c))
     return sorted(ranked[:k])
 
 
-def measure_full(ev: Evaluator, deck: Deck) -> tuple[list[Terms], int]:
+def measure_full(ev: Evaluator, deck: Deck, matches: Sequence[Match]) -> tuple[list[Terms], int]:
     """A deck's terms over every block of the search deals, and the games played."""
     stats = None
     for b in range(ev.config.blocks):
-        block = ev.play_block(deck, b)
+        block = ev.play_block(matches, b)
         stats = block if stats is None else [a + c for a, c in zip(stats, block, strict=True)]
     return ev.terms_of(deck, stats), sum(s.games for s in stats)
 
@@ -275,50 +401,88 @@ def pool_width(jobs: int, backend: str) -> int:
     return max(jobs, 2) if backend == "dask" else jobs
 
 
-def search(config: BalanceConfig, settings: Settings, out: Path, *, jobs: int = 1,
-           resume: bool = False, progress: Progress | None = None,
-           stop_after: int | None = None, backend: str = "loky",
-           scheduler: str | None = None) -> SearchState:
-    """Run (or resume) the search in `out`; returns the state with the best candidate.
+def proposal_key(edits: Edits, econ: dict[str, Any]) -> str:
+    """A canonical text for a proposal (the cache key of a candidate)."""
+    from targi_sim.calibrate.space import value_key
 
-    The base deck is measured first on the same deals (it is candidate 0, outside the
-    study: its measurement chooses the candidate cards and the starting proposals)."""
+    if not econ:
+        return edits_key(edits)
+    return edits_key(edits) + "|" + ";".join(f"{k}={value_key(v)}"
+                                             for k, v in sorted(econ.items()))
+
+
+def parse_proposal_key(key: str) -> tuple[Edits, dict[str, Any]]:
+    """proposal_key's inverse."""
+    from targi_sim.calibrate.space import parse_value
+
+    cards, _, econ = key.partition("|")
+    out = {}
+    for part in econ.split(";") if econ else []:
+        k, _, v = part.partition("=")
+        out[k] = parse_value(v)
+    return parse_key(cards), out
+
+
+def retune_seed(config: BalanceConfig, purpose: str = "search") -> int:
+    """One re-tune seed for every candidate of a search: common random numbers."""
+    return stream_seed(config.seed, f"retune-{purpose}")
+
+
+def open_study(out: Path, fp: str, resume: bool):
+    """The search's Optuna study in `out`, created or continued. Rerunning the command
+    continues a stopped search (as `run` and `sweep` do); a folder holding a search with
+    other settings is refused."""
     import optuna
     from optuna.storages import JournalStorage
     from optuna.storages.journal import JournalFileBackend
 
-    from targi_sim.runner.dispatch import parallel_pool
-
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     db = out / "study.journal"
-    if db.exists() and not resume:
-        raise InputError(f"{str(out)!r} already holds a balance search; pass --resume to "
-                         "continue it or choose another --out")
     out.mkdir(parents=True, exist_ok=True)
+    study = optuna.create_study(
+        storage=JournalStorage(JournalFileBackend(str(db))), study_name="balance",
+        direction="minimize", load_if_exists=True,
+        pruner=optuna.pruners.SuccessiveHalvingPruner(min_resource=1, reduction_factor=3))
+    saved = study.user_attrs.get("fingerprint")
+    if saved is None:
+        study.set_user_attr("fingerprint", fp)
+    elif saved != fp:
+        raise InputError(f"{str(out)!r} holds a balance search with other settings, deck, "
+                         "levels or budget; choose another --out (or delete the folder)")
+    return study
+
+
+def search(config: BalanceConfig, settings: Settings, out: Path, *, jobs: int = 1,
+           resume: bool = True, progress: Progress | None = None,
+           stop_after: int | None = None, backend: str = "loky",
+           scheduler: str | None = None) -> SearchState:
+    """Run (or continue) the search in `out`; returns the state with the best candidate.
+
+    The base deck is measured first on the same deals (it is candidate 0, outside the
+    study: its measurement chooses the candidate classes and the starting proposals).
+    `resume` is kept for callers of older versions: a search always continues."""
+    import optuna
+
+    from targi_sim.runner.dispatch import parallel_pool
+
     with parallel_pool(jobs, backend, scheduler) as parallel:
         ev = Evaluator(config, settings, parallel, pool_width(jobs, backend))
         deck = ev.deck
-        fp = fingerprint(config, settings, deck)
-        study = optuna.create_study(
-            storage=JournalStorage(JournalFileBackend(str(db))), study_name="balance",
-            direction="minimize", load_if_exists=True,
-            pruner=optuna.pruners.SuccessiveHalvingPruner(min_resource=1, reduction_factor=3))
-        saved = study.user_attrs.get("fingerprint")
-        if saved is None:
-            study.set_user_attr("fingerprint", fp)
-        elif saved != fp:
-            raise InputError(f"--resume: {str(db)!r} was written by a search with other "
-                             "settings, deck, strategies or budget; use another --out")
-        base_terms, base_games = measure_full(ev, deck)
-        ev.compared = [compared_cards(deck, t, settings.objective.min_plays)
+        study = open_study(out, fingerprint(config, settings, deck), resume)
+        players, weights, tune_games = ev.players(deck, ev.rules, retune_seed(config))
+        base_terms, base_games = measure_full(ev, deck, ev.matches_for(deck, ev.rules, players))
+        ev.compared = [compared_cards(deck, t, settings.objective.min_plays, ev.classes)
                        for t in base_terms]
-        base = Candidate(-1, {}, ev.value(base_terms, 0), base_terms, config.blocks)
-        state = _replay(study, deck, ev, base, base_games)
-        cards = candidate_cards(deck, base_terms[0], settings)
-        state.cards = cards
+        base = Candidate(-1, {}, ev.value(base_terms, 0), base_terms, config.blocks,
+                         weights=weights)
+        state = _replay(study, ev, base, base_games + tune_games)
+        cards = candidate_cards(ev, _reference(base_terms, settings))
+        state.cards, state.classes, state.levels = cards, ev.classes, ev.levels
         if not study.user_attrs.get("screened"):
-            for d in single_edits(deck, deviations(deck, base_terms[0]), cards, settings):
-                study.enqueue_trial(trial_params(d, settings), user_attrs={"stage": "single"})
+            dev = deviations(deck, _reference(base_terms, settings), ev.classes)
+            for d in single_edits(deck, dev, cards, settings, classes=ev.classes):
+                study.enqueue_trial(trial_params(d, settings, ev),
+                                    user_attrs={"stage": "single"})
             study.set_user_attr("screened", True)
         if progress is not None:
             progress(state, config.budget)
@@ -326,17 +490,17 @@ def search(config: BalanceConfig, settings: Settings, out: Path, *, jobs: int = 
             if stop_after is not None and state.trials >= stop_after:
                 break
             if not study.user_attrs.get("combined") and not _waiting(study):
-                for d in combinations(deck, _single_gains(study, base.value), settings):
-                    study.enqueue_trial(trial_params(d, settings),
+                for d in combinations(_single_gains(study, base.value), settings):
+                    study.enqueue_trial(trial_params(d, settings, ev),
                                         user_attrs={"stage": "combination"})
                 study.set_user_attr("combined", True)
             elif not study.user_attrs.get("rounds_done") and not _waiting(study):
-                _forward_round(study, deck, cards, settings, state)
+                _forward_round(study, ev, cards, state)
             study.sampler = optuna.samplers.TPESampler(
                 seed=stream_seed(config.seed, f"tpe{len(study.trials)}"), n_startup_trials=10)
             trial = study.ask()
-            edits = suggest(trial, deck, cards, settings)
-            state.games += _evaluate(study, trial, edits, deck, ev, state)
+            edits, econ = suggest(trial, ev, cards)
+            state.games += _evaluate(study, trial, edits, econ, ev, state)
             state.trials += 1
             state.history.append((state.trials, state.games, state.best.value))
             if progress is not None:
@@ -344,28 +508,41 @@ def search(config: BalanceConfig, settings: Settings, out: Path, *, jobs: int = 
     return state
 
 
-def _forward_round(study, deck: Deck, cards: Sequence[int], settings: Settings,
-                   state: SearchState) -> None:
-    """Greedy forward selection: every single edit on top of the best candidate so far,
-    directions from that candidate's own card values; rounds stop when one finds
-    nothing better than the incumbent it started from."""
+def _reference(ts: Sequence[Terms], settings: Settings) -> Terms:
+    """The level whose class values steer the screening: the worst level (highest
+    objective) among those comparing at least two classes, else the first."""
+    usable = [t for t in ts if int(t.eligible.sum()) >= 2]
+    if not usable:
+        return ts[0]
+    return max(usable, key=lambda t: t.total(settings.objective))
+
+
+def _forward_round(study, ev: Evaluator, cards: Sequence[int], state: SearchState) -> None:
+    """Greedy forward selection: every single edit on top of the best candidate so far
+    (its economy kept), directions from that candidate's own class values; rounds stop
+    when one finds nothing better than the incumbent it started from."""
+    deck, settings = ev.deck, ev.settings
     r = int(study.user_attrs.get("round", 0))
     started_at = study.user_attrs.get("round_value")
     if started_at is not None and state.best.value >= float(started_at):
         study.set_user_attr("rounds_done", True)
         return
     best = state.best
+    firsts = set(int(c) for c in ev.classes.first())
     on_top = {c: {f: v - value_of(deck, c, f) for f, v in new.items()}
-              for c, new in best.edits.items()}
-    dev = deviations(apply_edits(deck, best.edits), best.terms[0])
-    proposals = [d for d in single_edits(deck, dev, cards, settings, on_top)
-                 if edits_key(repair(deck, d, settings)) not in state.seen]
+              for c, new in best.edits.items() if c in firsts}
+    cand_deck, _ = ev.deck_for(best.edits, best.economy, "incumbent")
+    dev = deviations(cand_deck, _reference(best.terms, settings), ev.classes)
+    proposals = [d for d in single_edits(deck, dev, cards, settings, on_top, ev.classes)
+                 if proposal_key(repair(deck, d, settings, ev.classes), best.economy)
+                 not in state.seen]
     study.set_user_attr("round", r + 1)
     study.set_user_attr("round_value", best.value)
     if not proposals:
         study.set_user_attr("rounds_done", True)
     for d in proposals:
-        study.enqueue_trial(trial_params(d, settings), user_attrs={"stage": f"round{r + 1}"})
+        study.enqueue_trial(trial_params(d, settings, ev, best.economy),
+                            user_attrs={"stage": f"round{r + 1}"})
 
 
 def _waiting(study) -> bool:
@@ -399,11 +576,13 @@ def deltas_of(params: dict) -> dict[int, dict[str, int]]:
     return out
 
 
-def _evaluate(study, trial, edits: Edits, deck: Deck, ev: Evaluator, state: SearchState) -> int:
-    """Race one candidate block by block; returns the games it played."""
+def _evaluate(study, trial, edits: Edits, econ: dict[str, Any], ev: Evaluator,
+              state: SearchState) -> int:
+    """Race one candidate block by block (its re-tuned levels re-tuned first); returns
+    the games it played."""
     from optuna.trial import TrialState
 
-    key = edits_key(edits)
+    key = proposal_key(edits, econ)
     trial.set_user_attr("edits", key)
     if key in state.seen:  # the same deck on the same deals: the same result, no games
         value = state.seen[key]
@@ -413,15 +592,18 @@ def _evaluate(study, trial, edits: Edits, deck: Deck, ev: Evaluator, state: Sear
         else:
             study.tell(trial, value)
         return 0
-    cand_deck = apply_edits(deck, edits)
+    cand_deck, rules = ev.deck_for(edits, econ, f"candidate-{trial.number}")
+    players, weights, games = ev.players(cand_deck, rules, retune_seed(ev.config))
+    trial.set_user_attr("weights", weights)
+    matches = ev.matches_for(cand_deck, rules, players)
+    changed = ev.changed(edits, econ)
     stats: list[DeckStats] | None = None
-    games = 0
     for b in range(ev.config.blocks):
-        block = ev.play_block(cand_deck, b)
+        block = ev.play_block(matches, b)
         games += sum(s.games for s in block)
         stats = block if stats is None else [a + c for a, c in zip(stats, block, strict=True)]
         ts = ev.terms_of(cand_deck, stats)
-        value = ev.value(ts, len(edits))
+        value = ev.value(ts, changed)
         trial.report(value, b)
         if b < ev.config.blocks - 1 and trial.should_prune():
             trial.set_user_attr("games", games)
@@ -433,14 +615,15 @@ def _evaluate(study, trial, edits: Edits, deck: Deck, ev: Evaluator, state: Sear
     study.tell(trial, value)
     state.seen[key] = value
     if value < state.best.value:
-        state.best = Candidate(trial.number, edits, value, ts, ev.config.blocks)
+        state.best = Candidate(trial.number, edits, value, ts, ev.config.blocks,
+                               economy=econ, weights=weights)
     return games
 
 
-def _replay(study, deck: Deck, ev: Evaluator, base: Candidate, base_games: int
-            ) -> SearchState:
+def _replay(study, ev: Evaluator, base: Candidate, base_games: int) -> SearchState:
     """The state of a (possibly resumed) study: games spent, the history, and the best
-    candidate (its terms measured again on the common deals: exact, and cheap)."""
+    candidate (its terms measured again on the common deals with its stored re-tuned
+    weights: exact, and cheap)."""
     from optuna.trial import TrialState
 
     state = SearchState(games=base_games, best=base, base=base)
@@ -461,10 +644,13 @@ def _replay(study, deck: Deck, ev: Evaluator, base: Candidate, base_games: int
         state.history.append((state.trials, state.games,
                               float(best.value) if best is not None else base.value))
     if best is not None:
-        edits = parse_key(best.user_attrs["edits"])
-        d = apply_edits(deck, edits)
-        terms_, _ = measure_full(ev, d)
-        state.best = Candidate(best.number, edits, float(best.value), terms_, ev.config.blocks)
+        edits, econ = parse_proposal_key(best.user_attrs["edits"])
+        deck, rules = ev.deck_for(edits, econ, f"candidate-{best.number}")
+        weights = best.user_attrs.get("weights", {})
+        players, _, _ = ev.players(deck, rules, retune_seed(ev.config), weights)
+        terms_, _ = measure_full(ev, deck, ev.matches_for(deck, rules, players))
+        state.best = Candidate(best.number, edits, float(best.value), terms_, ev.config.blocks,
+                               economy=econ, weights=weights)
     return state
 
 

@@ -10,6 +10,7 @@ from dataclasses import replace
 import numpy as np
 
 from targi_sim.engine import limits as L
+from targi_sim.game.classes import CardClasses
 from targi_sim.game.deck import COST_KEYS, Deck
 
 from .settings import FIELDS, Space
@@ -33,10 +34,36 @@ def edits_from_deltas(deck: Deck, deltas: Mapping[int, Mapping[str, int]]) -> Ed
     return out
 
 
-def problem(deck: Deck, edits: Edits, space: Space) -> str | None:
-    """Why these edits leave the space (None if they are inside it)."""
-    if len(edits) > space.max_changes:
-        return f"{len(edits)} changed cards (at most {space.max_changes})"
+def expand(edits: Edits, classes: CardClasses | None) -> Edits:
+    """The edits of each class's first card applied to every copy of the class."""
+    if classes is None:
+        return edits
+    out: Edits = {}
+    for card, new in edits.items():
+        for c in classes.members[int(classes.of_card[card])]:
+            out[int(c)] = dict(new)
+    return out
+
+
+def split_classes(edits: Edits, classes: CardClasses) -> list[int]:
+    """Classes whose copies the edits leave different (a proposal must not)."""
+    bad = []
+    for k, m in enumerate(classes.members):
+        if len({edits_key({0: edits.get(c, {})}) for c in m}) > 1:
+            bad.append(k)
+    return bad
+
+
+def problem(deck: Deck, edits: Edits, space: Space,
+            classes: CardClasses | None = None) -> str | None:
+    """Why these edits leave the space (None if they are inside it): too many changed
+    classes, a class's copies edited apart, a field out of bounds."""
+    changed = len(edits) if classes is None else len({int(classes.of_card[c]) for c in edits})
+    if changed > space.max_changes:
+        return f"{changed} changed cards (at most {space.max_changes})"
+    if classes is not None and split_classes(edits, classes):
+        k = split_classes(edits, classes)[0]
+        return f"the copies of {classes.label(k)} would differ"
     for card, new in edits.items():
         cost = [new.get(k, value_of(deck, card, k)) for k in COST_KEYS]
         for f, v in new.items():
@@ -98,23 +125,23 @@ def _cost_line(values: list[int], key: str = "cost") -> str:
 
 def render_deck(deck: Deck, edits: Edits, header: str = "") -> str:
     """The deck's own TOML text with the edited fields rewritten, each with a comment
-    giving the old value, and explicit names on cards whose automatic name (symbol,
-    VP, number) would otherwise change."""
+    giving the old value. A card whose VP changes is named for its new VP (as the deck's
+    automatic names are); a card whose automatic name would otherwise shift (its number
+    among its symbol and VP) keeps its old name explicitly."""
     text = deck.content
     starts = [m for m in _BLOCK.finditer(text)]
     tribe = [i for i, m in enumerate(starts) if m.group(1) == "tribe"]
     if len(tribe) != deck.n_tribe:
         raise RenderError(f"{deck.path}: found {len(tribe)} [[tribe]] blocks, "
                           f"expected {deck.n_tribe}")
-    new_vp = apply_edits(deck, edits).tribe_vp
-    renamed = _names_that_move(deck, new_vp)
+    names = new_names(deck, apply_edits(deck, edits).tribe_vp)
     pieces, last = [], 0
     for card, i in enumerate(tribe):
         m = starts[i]
         end = starts[i + 1].start() if i + 1 < len(starts) else len(text)
         block = text[m.start():end]
-        if card in edits or card in renamed:
-            block = _edit_block(deck, card, block, edits.get(card, {}), card in renamed)
+        if card in edits or card in names:
+            block = _edit_block(deck, card, block, edits.get(card, {}), names.get(card))
         pieces.append(text[last:m.start()])
         pieces.append(block)
         last = end
@@ -122,9 +149,13 @@ def render_deck(deck: Deck, edits: Edits, header: str = "") -> str:
     return header + "".join(pieces)
 
 
-def _names_that_move(deck: Deck, new_vp: np.ndarray) -> set[int]:
-    """Cards without a `name` whose automatic name differs under the new VPs."""
+def new_names(deck: Deck, new_vp: np.ndarray) -> dict[int, tuple[str, str]]:
+    """card -> (explicit name, why) for the cards without a `name` whose automatic name
+    changes under the new VPs: a card whose VP changed gets "<symbol> <VP>VP #k" for its
+    new VP (k: the first number no other card's name uses), the others keep theirs."""
     import tomllib
+
+    from targi_sim.engine.constants import SYMBOL_NAMES
 
     named = [isinstance(t, dict) and "name" in t
              for t in tomllib.loads(deck.content).get("tribe", [])]
@@ -134,17 +165,31 @@ def _names_that_move(deck: Deck, new_vp: np.ndarray) -> set[int]:
         out = []
         for c in range(deck.n_tribe):
             if named[c]:
-                out.append("named")
+                out.append(deck.tribe_names[c])
                 continue
             key = (int(deck.tribe_symbol[c]), int(vps[c]))
             seen[key] = seen.get(key, 0) + 1
-            out.append(f"{key}#{seen[key]}")
+            out.append(f"{SYMBOL_NAMES[key[0]]} {key[1]}VP #{seen[key]}")
         return out
     before, after = auto(deck.tribe_vp), auto(new_vp)
-    return {c for c in range(deck.n_tribe) if before[c] != after[c]}
+    moved = [c for c in range(deck.n_tribe) if before[c] != after[c]]
+    out = {c: (deck.tribe_names[c], "kept: its automatic name would change with the new VPs")
+           for c in moved if new_vp[c] == deck.tribe_vp[c]}
+    used = {deck.tribe_names[c] for c in range(deck.n_tribe) if c not in moved or c in out}
+    for c in moved:
+        if c in out:
+            continue
+        head = f"{SYMBOL_NAMES[int(deck.tribe_symbol[c])]} {int(new_vp[c])}VP #"
+        k = 1
+        while f"{head}{k}" in used:
+            k += 1
+        used.add(f"{head}{k}")
+        out[c] = (f"{head}{k}", f"was {deck.tribe_names[c]}: named for its new VP")
+    return out
 
 
-def _edit_block(deck: Deck, card: int, block: str, new: dict[str, int], name: bool) -> str:
+def _edit_block(deck: Deck, card: int, block: str, new: dict[str, int],
+                name: tuple[str, str] | None) -> str:
     lines = block.split("\n")
     has_name = any(re.match(r"\s*name\s*=", ln) for ln in lines)
 
@@ -164,7 +209,9 @@ def _edit_block(deck: Deck, card: int, block: str, new: dict[str, int], name: bo
         values = [new.get(f, old[j]) for j, f in enumerate(COST_KEYS)]
         old_text = _cost_line(old)[len("cost = "):]
         lines[k] = f"{_cost_line(values)}  # was {old_text}"
-    if name and not has_name:
-        lines.insert(1, f'name = "{deck.tribe_names[card]}"  # kept: its automatic name '
-                        "would change with the new VPs")
+    if name is not None and not has_name:
+        lines.insert(1, f'name = "{name[0]}"  # {name[1]}')
+        old = f": {deck.tribe_names[card]}"
+        if lines[0].endswith(old):  # the [[tribe]] line's comment names the card too
+            lines[0] = lines[0][: -len(old)] + f": {name[0]}"
     return "\n".join(lines)

@@ -86,8 +86,10 @@ def _number(r: FieldReader, key: str) -> float | None:
     return float(v)
 
 
-def load_targets(name_or_path: str | Path, levels: list[str]) -> Targets:
-    """Read and check a target file; "*" levels are expanded over `levels`."""
+def load_targets(name_or_path: str | Path, levels: list[str], *,
+                 strict: bool = True) -> Targets:
+    """Read and check a target file; "*" levels are expanded over `levels`. `strict`
+    False: targets of other levels are left out (balance measures only its levels)."""
     path = resolve_calibration_file("target file", name_or_path)
     _, data = read_toml(path)
     top = FieldReader(path, None, data)
@@ -100,6 +102,8 @@ def load_targets(name_or_path: str | Path, levels: list[str]) -> Targets:
         r = FieldReader(path, f"target {i + 1}", item)
         r.check_keys(TARGET_KEYS, required=("level", "figure", "source"))
         level = r.get_str("level")
+        if level != "*" and level not in levels and not strict:
+            continue
         if level != "*" and level not in levels:
             raise r.error("level", level, ["*", *levels], "is not a level of this calibration")
         figure = r.get_choice("figure", tuple(FIGURES))
