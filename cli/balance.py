@@ -68,6 +68,10 @@ def balance(
              "re-tuned for every candidate deck (e.g. balanced,tuned)."),
     retune_budget: str = typer.Option("300000", "--retune-budget", metavar="GAMES",
                                       help="Games of each re-tune of a --levels level."),
+    retune_step: str = typer.Option(
+        "0.04", "--retune-step", metavar="SIGMA",
+        help="First step of each re-tune in the unit cube of weights (0.001..0.5): small "
+             "refines near the level's weights; the tune's own is 0.15."),
     economy: str | None = typer.Option(
         None, "--economy", metavar="NAME|FILE",
         help="A calibration space file (e.g. economy-space) whose values the search may "
@@ -120,7 +124,13 @@ def balance(
 
     from . import signals
     from .common import fail, load_engine
-    from .parse import ParseError, parse_search_budget, parse_whole_number, split_names
+    from .parse import (
+        ParseError,
+        parse_fraction,
+        parse_search_budget,
+        parse_whole_number,
+        split_names,
+    )
 
     try:
         n_budget, run_seed, n_jobs = parse_search_budget(budget or "8e6", seed, jobs)
@@ -130,6 +140,7 @@ def balance(
         n_max = (parse_whole_number(max_changes, "--max-changes", 1, 45)
                  if max_changes is not None else None)
         n_retune = parse_whole_number(retune_budget, "--retune-budget", 0, 10**10)
+        sigma = parse_fraction(retune_step, "--retune-step", 0.001, 0.5)
         if strategies and levels:
             raise ParseError("give --levels or --strategies, not both")
         if levels:
@@ -165,7 +176,8 @@ def balance(
     out_path = Path(out) if out else Path("balance") / Path(base.name).stem
     config = BalanceConfig(deck=deck, rules=rules, strategies=names, budget=n_budget,
                            block_deals=n_block, blocks=n_blocks, seed=run_seed,
-                           validate_deals=n_val, retuned=retuned, retune_budget=n_retune)
+                           validate_deals=n_val, retuned=retuned, retune_budget=n_retune,
+                           retune_sigma=sigma)
     err = Console(stderr=True)
     bar = Progress(TextColumn("{task.description}"), BarColumn(),
                    TextColumn("{task.completed:,.0f}/{task.total:,.0f} {task.fields[unit]}"),

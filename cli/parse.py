@@ -116,6 +116,19 @@ def parse_rate(text: str) -> float:
     return rate
 
 
+def parse_fraction(text: str, option: str, minimum: float, maximum: float) -> float:
+    """A finite number in minimum..maximum (one ParseError line otherwise)."""
+    import math
+
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or not minimum <= value <= maximum:
+        raise ParseError(f"{option} must be a number in {minimum}..{maximum}; got {text!r}")
+    return value
+
+
 def parse_search_budget(budget: str, seed: str, jobs: str) -> tuple[int, int, int]:
     """The options every search command shares (`tune`, `balance`): --budget in games,
     --seed, --jobs; ParseError on a bad one."""

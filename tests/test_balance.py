@@ -68,8 +68,8 @@ def test_frozen_cards_by_name_or_number(tmp_path, base):
 
 
 def test_rendered_proposal_loads_back_with_the_edits_and_old_values(tmp_path, base):
-    # Targia 3VP #1 (card 0) becomes a 2VP card: the automatic names of the other
-    # Targia cards would shift, so the writer pins them
+    # Targia 3VP #1 (card 0) becomes a 2VP card: it is named for its new VP, and the
+    # automatic names of the other Targia cards, which would shift, are pinned
     edits = {0: {"vp": 2, "salt": 3}, 26: {"gold": 1}}
     text = render_deck(base, edits, "# header\n")
     assert "vp = 2  # was 3" in text
@@ -81,7 +81,9 @@ def test_rendered_proposal_loads_back_with_the_edits_and_old_values(tmp_path, ba
     expected = apply_edits(base, edits)
     assert np.array_equal(loaded.tribe_vp, expected.tribe_vp)
     assert np.array_equal(loaded.tribe_cost, expected.tribe_cost)
-    assert loaded.tribe_names == base.tribe_names  # every card keeps its name
+    assert loaded.tribe_names[0] == "Targia 2VP #4"  # named for its new VP, no clash
+    assert loaded.tribe_names[1:] == base.tribe_names[1:]  # the others keep their names
+    assert "[[tribe]]  # card_id 0: Targia 2VP #4" in text
     unchanged = [c for c in range(base.n_tribe) if c not in edits]
     assert np.array_equal(loaded.tribe_cost[unchanged], base.tribe_cost[unchanged])
 
@@ -222,8 +224,13 @@ def test_tiny_search_writes_a_proposal_and_a_validation(tiny_run, base):
             & (table["change"] <= table["hi"] + 1e-12)).all()
     assert result.state.best.value <= result.state.base.value  # the base was a candidate
     md = (out / "validation.md").read_text()
-    assert "## Findings" in md and "Card-value spread" in md
-    assert "The spread compares" in md and "nan" not in md.lower()
+    assert "## Findings" in md and "card-value spread" in md and "## Verdict" in md
+    assert "the spread compares" in md and "nan" not in md.lower()
+    assert (out / "validation.html").read_text().count("<table>") >= 2
+    # identical printed cards move together: no class of copies is split
+    from targi_sim.balance.space import split_classes
+
+    assert split_classes(result.edits, result.classes) == []
 
 
 def test_cards_without_a_value_are_not_listed_as_moved(tiny_run, base):
@@ -232,16 +239,19 @@ def test_cards_without_a_value_are_not_listed_as_moved(tiny_run, base):
     import dataclasses
 
     from targi_sim.balance.output import summary_markdown
+    from targi_sim.balance.searching import Evaluator
 
     result, _ = tiny_run
     cards = result.validation.cards.with_columns(
         pl.when(pl.col("card_id") >= 5).then(float("nan")).otherwise(pl.col(c)).alias(c)
         for c in ("value_base", "value_proposal", "change", "lo", "hi"))
     val = dataclasses.replace(result.validation, cards=cards)
-    md = summary_markdown(TINY, base, result.edits, result.state, val)
-    moved = md.split("## Cards whose value moved beyond its interval")[1].split("Files:")[0]
+    ev = Evaluator(TINY, load_settings(), None, 1)
+    md = summary_markdown(TINY, ev, result.edits, {}, result.state, val)
+    moved = md.split("## Classes whose value moved beyond its interval")[1].split("Files:")[0]
     assert "nan" not in moved.lower()
-    assert "40 card(s) were not played in either deck" in md
+    # classes whose first card is 5 or more: 40 classes minus cards 0, 1, 2 (2 and 3), 4
+    assert "36 class(es) were not played in either deck" in md
 
 
 def test_validation_reports_its_own_progress(tiny_run):
@@ -249,9 +259,12 @@ def test_validation_reports_its_own_progress(tiny_run):
     its elapsed time and ETA (it is not the search's budget)."""
     result, _ = tiny_run
     events = result.progress_events
+    tune = [e for e in events if e[0] == "retune"]
     play = [e for e in events if e[0] == "play"]
     boot = [e for e in events if e[0] == "bootstrap"]
-    assert [e[0] for e in events] == ["play"] * len(play) + ["bootstrap"] * len(boot)
+    assert [e[0] for e in events] == (["retune"] * len(tune) + ["play"] * len(play)
+                                      + ["bootstrap"] * len(boot))
+    assert tune[-1][1:] == (2, 2)
     assert play[-1][1] == play[-1][2] == 2 * result.validation.games  # both decks
     assert [d for _, d, _ in play] == sorted(d for _, d, _ in play) and len(play) >= 2
     assert boot[-1][1] == boot[-1][2] == TINY.resamples
@@ -261,11 +274,13 @@ def test_resumed_search_matches_an_uninterrupted_one(tiny_run, tmp_path):
     result, _ = tiny_run
     out = tmp_path / "resumed"
     assert balance_deck(TINY, out, stop_after=3) is None
-    resumed = balance_deck(TINY, out, resume=True)
+    resumed = balance_deck(TINY, out)  # the same call again continues the search
     assert resumed.state.history == result.state.history
     assert resumed.edits == result.edits
-    with pytest.raises(Exception, match="already holds a balance search"):
-        balance_deck(TINY, out)
+    import dataclasses
+
+    with pytest.raises(Exception, match="holds a balance search with other settings"):
+        balance_deck(dataclasses.replace(TINY, seed=4), out)
 
 
 def test_cli_usage_errors_exit_2(tmp_path):
@@ -300,13 +315,17 @@ def test_a_dask_cluster_gives_the_same_proposal(tiny_run, tmp_path):
     assert remote.validation.table.equals(result.validation.table)
 
 
-def test_cli_runs_a_tiny_search_with_its_bars(tmp_path):
+def test_cli_runs_a_tiny_search_with_its_bars(tmp_path, monkeypatch):
     """The command end to end: search and validation bars (their callbacks), the
-    summary lines and the written proposal."""
+    summary lines and the written proposal, whose header repeats the command once."""
     out = tmp_path / "cli"
-    r = runner.invoke(app, ["balance", "--budget", "2400", "--block-deals", "200",
-                            "--blocks", "2", "--validate-deals", "300", "--seed", "3",
-                            "--out", str(out)])
+    args = ["balance", "--budget", "2400", "--block-deals", "200", "--blocks", "2",
+            "--validate-deals", "300", "--seed", "3", "--out", str(out)]
+    monkeypatch.setattr("sys.argv", ["targi-sim", *args])
+    r = runner.invoke(app, args)
     assert r.exit_code == 0, r.output
-    assert "fresh seeds (300 deals per match)" in r.output
+    assert "balanced on fresh seeds (300 deals)" in r.output
     assert "card-value spread" in r.output and (out / "proposal.toml").is_file()
+    assert "verdict: accepted" in r.output or "verdict: NOT accepted" in r.output
+    header = (out / "proposal.toml").read_text().splitlines()[2]
+    assert header.startswith("#   targi-sim balance --budget"), header  # no doubled word

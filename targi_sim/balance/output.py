@@ -155,6 +155,13 @@ def summary_markdown(config: BalanceConfig, ev: Evaluator, edits: Edits,
             f"(distance from 50%: {fp['verdict']}); the spread compares "
             f"{val.compared.get(lv, 0)} of {ev.classes.size} classes"
             + _why_few(val, lv, ev) + ".")
+    for lv in levels:
+        c = val.cards.filter(pl.col("level") == lv)
+        unplayed = c.filter(pl.col("value_base").is_nan()
+                            & pl.col("value_proposal").is_nan()).height
+        if unplayed:
+            lines.append(f"- {lv}: {unplayed} class(es) were not played in either deck, so "
+                         "they have no value to compare.")
     worse = t.filter(pl.col("verdict") == "worse")
     lines.append("- Terms that got worse beyond their interval: "
                  + (", ".join(f"{r['term']} ({r['level']})" for r in worse.iter_rows(named=True))

@@ -274,7 +274,7 @@ def _fingerprint(config: TuneConfig, start: Strategy, pool: Sequence[Strategy],
             "rules": getattr(rules, "sha256", repr(rules.vector.tolist()))}
 
 
-def _new_optimiser(x0: np.ndarray, config: TuneConfig):
+def _new_optimiser(x0: np.ndarray, config: TuneConfig, sigma: float = SIGMA0):
     import cma
 
     opts = {"bounds": [0.0, 1.0], "seed": config.seed + 1, "randn": _Randn(config.seed),
@@ -282,7 +282,7 @@ def _new_optimiser(x0: np.ndarray, config: TuneConfig):
             "tolfunhist": 0, "tolstagnation": 10**9, "maxiter": 10**9}
     if config.popsize:
         opts["popsize"] = config.popsize
-    return cma.CMAEvolutionStrategy(list(x0), SIGMA0, opts)
+    return cma.CMAEvolutionStrategy(list(x0), sigma, opts)
 
 
 def games_per_generation(popsize: int, members: int, deals: int) -> int:
@@ -445,11 +445,13 @@ class Retuned:
 def retune(start: str | Strategy, deck: Deck, rules: Rules, *, parallel, budget: int,
            seed: int = 0, deals: int = DEFAULT_DEALS, popsize: int = 0,
            against: Sequence[str] | None = None, name: str | None = None,
-           progress: Progress | None = None) -> Retuned:
+           progress: Progress | None = None, sigma: float = SIGMA0) -> Retuned:
     """Re-tune `start`'s weights for another deck, starting from its own weights (a warm
     start), in memory: no file, no final measurement, no SPRT -- what calibration and
     balance do for every candidate deck. The search is tune_strategy's (same pool, seeds,
-    CMA-ES); a budget below one generation returns `start` unchanged.
+    CMA-ES); a budget below one generation returns `start` unchanged. `sigma`: CMA-ES's
+    initial step in the unit cube; a small one refines the weights near `start` (what a
+    deck a few card edits away needs), the tune's own explores as a new tune would.
 
     `parallel`: an open joblib.Parallel (loky or Dask), so a caller that re-tunes many
     decks keeps one pool of workers.
@@ -465,7 +467,7 @@ def retune(start: str | Strategy, deck: Deck, rules: Rules, *, parallel, budget:
     if generations < 1:
         return Retuned(replace(first, name=label), 0, 0, None)
     config = TuneConfig(first.spec, tuple(s.spec for s in pool), budget, seed, deals, size)
-    es = _new_optimiser(to_unit(first, space), config)
+    es = _new_optimiser(to_unit(first, space), config, sigma)
     matches = [prepare_match((first, member), deck, rules) for member in pool]
     tune_seed = streams(seed)["tune"]
     gen = None
