@@ -47,11 +47,21 @@ class CardClasses:
             out[..., k] = a[..., list(m)].sum(axis=-1)
         return out
 
+    def card_ids(self, k: int) -> str:
+        """Class k's card ids as text: '14, 15' for copies, '7' for a lone card."""
+        return ", ".join(str(c) for c in self.members[k])
+
     def label(self, k: int) -> str:
         """The class's name and, for a class of copies, its card ids."""
-        m = self.members[k]
-        return self.names[k] if len(m) == 1 else (
-            f"{self.names[k]} (cards {', '.join(str(c) for c in m)})")
+        return self.names[k] if len(self.members[k]) == 1 else (
+            f"{self.names[k]} (cards {self.card_ids(k)})")
+
+    def columns(self) -> dict[str, list]:
+        """The columns that name each class in a table of classes: card_id (its first
+        card, so a designer still finds the card by its id), name, copies, card_ids."""
+        return {"card_id": [m[0] for m in self.members], "name": list(self.names),
+                "copies": [len(m) for m in self.members],
+                "card_ids": [self.card_ids(k) for k in range(self.size)]}
 
 
 def card_key(deck: Deck, c: int) -> tuple:

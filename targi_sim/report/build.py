@@ -7,6 +7,8 @@ from pathlib import Path
 
 import polars as pl
 
+from targi_sim.game.classes import CardClasses
+from targi_sim.runner.classes import run_classes
 from targi_sim.runner.queries import Analyses
 from targi_sim.runner.reading import ReportError, RunInfo, read_run_info
 
@@ -45,13 +47,18 @@ def _facts(run: RunInfo, games: int, matchups: int, pairs: int) -> list[tuple[st
 
 def analyse(run: RunInfo, min_n: int = DEFAULT_MIN_N,
             progress: Callable[[str], None] | None = None,
-            card_values: pl.DataFrame | None = None) -> Report:
+            card_values: pl.DataFrame | None = None,
+            classes: CardClasses | None = None) -> Report:
     """Run every analysis over a run directory and assemble the Report (no files written).
 
-    card_values: optional per-card values (card_id, value, se) that the tribe-card grades
-    use instead of WR played; by default the run's causal card values when it has forks
-    (targi-sim card-value), else none."""
+    card_values: optional per-class values (card_id of the class's first card, value, se)
+    that the tribe-card grades use instead of WR played; by default the run's causal card
+    values when it has forks (targi-sim card-value), else none. classes: the classes of
+    identical tribe cards the card tables pool; by default those of the run's deck
+    (targi_sim.runner.classes.run_classes)."""
     step = progress or (lambda _msg: None)
+    if classes is None:
+        classes = run_classes(run)
     headline: list[dict] = []
     with Analyses(run) as a:
         step("per-round score differences")
@@ -63,10 +70,10 @@ def analyse(run: RunInfo, min_n: int = DEFAULT_MIN_N,
         first = sections.first_player(a, min_n, headline, pairs)
         step("card balance")
         if card_values is None:  # a run with forks is graded on its causal card values
-            card_values = card_value.grading_values(run, min_n)
-        cards = sections.cards(a, min_n, info["games"], card_values)
+            card_values = card_value.grading_values(run, min_n, classes)
+        cards = sections.cards(a, min_n, info["games"], card_values, classes)
         step("causal card value")  # only with forks (targi-sim card-value)
-        causal = card_value.section(run, cards.tables[0].df, min_n)
+        causal = card_value.section(run, cards.tables[0].df, min_n, classes)
         step("raid impact")
         raids = sections.raids(a, min_n, headline, rates_from_manifest(run.manifest))
         step("strategies")

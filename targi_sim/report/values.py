@@ -9,9 +9,7 @@ without such a trade fall back to the base deck's rates.
 
 from __future__ import annotations
 
-import tempfile
 from dataclasses import dataclass
-from pathlib import Path
 
 from targi_sim.engine.constants import TG_DATES, TG_GOLD, TG_PEPPER, TG_SALT, TG_SAME_GOOD, TR_VP
 
@@ -46,18 +44,9 @@ def rates_from_deck(deck) -> VpRates:
 
 def rates_from_manifest(manifest: dict) -> VpRates:
     """Rates from the deck text stored in a run's manifest (fallback if unreadable)."""
-    from targi_sim.game.deck import load_deck
+    from targi_sim.runner.classes import stored_deck
 
-    from ..errors import DataError
-
-    content = (manifest.get("deck") or {}).get("content")
-    if not content:
+    deck = stored_deck(manifest)
+    if deck is None:
         return VpRates(FALLBACK_GOODS_VP, FALLBACK_GOLD_VP, "the base deck's rates")
-    with tempfile.TemporaryDirectory(prefix="targi-report-deck-") as tmp:
-        path = Path(tmp) / "deck.toml"
-        path.write_text(content, encoding="utf-8")
-        try:
-            deck = load_deck(path)
-        except DataError:
-            return VpRates(FALLBACK_GOODS_VP, FALLBACK_GOLD_VP, "the base deck's rates")
     return rates_from_deck(deck)
