@@ -67,3 +67,19 @@ def test_a_run_without_a_loadable_stored_deck_pools_nothing():
     assert card_classes(stored_deck({"deck": {"content": text}})).size == 40
     assert stored_deck({"deck": {"content": "# not a deck\n"}}) is None
     assert stored_deck({"deck": {"name": "base"}}) is None
+
+
+def test_common_classes_split_a_copy_edited_in_one_deck():
+    """compare's verdict pools only cards that are copies in both runs' decks."""
+    from dataclasses import replace
+
+    from targi_sim.game.classes import common_classes
+
+    deck = load_deck("base")
+    vp = deck.tribe_vp.copy()
+    vp[15] += 1
+    a, b = card_classes(deck), card_classes(replace(deck, tribe_vp=vp))
+    both = common_classes(a, b, deck.tribe_names)
+    assert both.size == 41 and both.of_card[14] != both.of_card[15]
+    assert both.of_card[2] == both.of_card[3]
+    assert both.names[int(both.of_card[2])] == "Targia 2VP #1, #2"
