@@ -329,3 +329,36 @@ def test_cli_runs_a_tiny_search_with_its_bars(tmp_path, monkeypatch):
     assert "verdict: accepted" in r.output or "verdict: NOT accepted" in r.output
     header = (out / "proposal.toml").read_text().splitlines()[2]
     assert header.startswith("#   targi-sim balance --budget"), header  # no doubled word
+
+
+def test_a_killed_search_continues_when_the_command_is_rerun(tmp_path):
+    """A real SIGKILL while candidates are measured: rerunning the same command keeps
+    every finished candidate, continues, and ends with a proposal and its validation
+    (the study's finished trials are all still there)."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    exe = Path(sys.executable).parent / "targi-sim"
+    out = tmp_path / "killed"
+    args = [str(exe), "balance", "--budget", "20000", "--block-deals", "200", "--blocks", "2",
+            "--validate-deals", "300", "--seed", "3", "-q", "--out", str(out)]
+    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    journal = out / "study.journal"
+    deadline = time.time() + 300
+    while time.time() < deadline:  # kill once three candidates are in the journal
+        if journal.is_file() and journal.read_text().count('"state":1') >= 3:
+            break
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert not (out / "proposal.toml").exists()
+    before = journal.read_text().count('"state":1')
+    again = subprocess.run(args, capture_output=True, text=True, timeout=600)
+    assert again.returncode == 0, again.stderr
+    assert (out / "proposal.toml").is_file() and (out / "validation.md").is_file()
+    assert journal.read_text().count('"state":1') >= before

@@ -501,8 +501,10 @@ def search(config: BalanceConfig, settings: Settings, out: Path, *, jobs: int = 
                 study.set_user_attr("combined", True)
             elif not study.user_attrs.get("rounds_done") and not _waiting(study):
                 _forward_round(study, ev, cards, state)
+            # seeded by the trials so far less those a kill interrupted (failed on
+            # resume), so a search killed mid-candidate draws what an uninterrupted one would
             study.sampler = optuna.samplers.TPESampler(
-                seed=stream_seed(config.seed, f"tpe{len(study.trials)}"), n_startup_trials=10)
+                seed=stream_seed(config.seed, f"tpe{_counted(study)}"), n_startup_trials=10)
             trial = study.ask()
             edits, econ = suggest(trial, ev, cards)
             state.games += _evaluate(study, trial, edits, econ, ev, state)
@@ -548,6 +550,14 @@ def _forward_round(study, ev: Evaluator, cards: Sequence[int], state: SearchStat
     for d in proposals:
         study.enqueue_trial(trial_params(d, settings, ev, best.economy),
                             user_attrs={"stage": f"round{r + 1}"})
+
+
+def _counted(study) -> int:
+    """Trials of every state but FAIL (a killed candidate's trial; its replacement, if it
+    was planned, is enqueued again and counted)."""
+    from optuna.trial import TrialState
+
+    return sum(t.state != TrialState.FAIL for t in study.get_trials(deepcopy=False))
 
 
 def _waiting(study) -> bool:
@@ -635,8 +645,11 @@ def _replay(study, ev: Evaluator, base: Candidate, base_games: int) -> SearchSta
     state.history.append((0, base_games, base.value))
     best = None
     for t in study.trials:
-        if t.state == TrialState.RUNNING:  # interrupted mid-race: gone, not counted
-            study.tell(t.number, state=TrialState.FAIL)
+        if t.state == TrialState.RUNNING:  # interrupted mid-race: not counted, and a
+            study.tell(t.number, state=TrialState.FAIL)  # planned one is planned again
+            if "fixed_params" in t.system_attrs:
+                study.enqueue_trial(t.system_attrs["fixed_params"],
+                                    user_attrs={"stage": t.user_attrs.get("stage", "")})
             continue
         if t.state not in (TrialState.COMPLETE, TrialState.PRUNED):
             continue
