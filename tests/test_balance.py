@@ -10,12 +10,12 @@ import pytest
 from typer.testing import CliRunner
 
 from targi_sim.balance import BalanceConfig, balance_deck, load_settings
-from targi_sim.balance.measure import reduce_games
-from targi_sim.balance.objective import debiased_spread
 from targi_sim.balance.searching import parse_key, repair
 from targi_sim.balance.space import apply_edits, edits_key, problem, render_deck
 from targi_sim.cli.app import app
 from targi_sim.errors import DataError
+from targi_sim.fairness.measure import reduce_games
+from targi_sim.fairness.objective import debiased_spread
 from targi_sim.game.deck import load_deck
 from tests.cli_helpers import one_error_line
 
@@ -130,8 +130,8 @@ def test_metrics_known_answer_cluster_by_deal():
 
 
 def test_a_candidate_cannot_look_balanced_by_leaving_a_compared_card_unplayed():
-    from targi_sim.balance.objective import UNMEASURED, terms
-    from targi_sim.balance.settings import Objective
+    from targi_sim.fairness.objective import UNMEASURED, terms
+    from targi_sim.fairness.settings import Objective
 
     games = pl.DataFrame({"game_id": [0, 1], "winner": [0, 1], "first_player": [0, 1],
                           "rounds": [12, 12], "tiebreak": ["none"] * 2, "pair_id": [0, 1]})
@@ -144,7 +144,7 @@ def test_a_candidate_cannot_look_balanced_by_leaving_a_compared_card_unplayed():
     # card 1 was compared in the base deck but is never played here: the worst spread
     assert terms(stats, deck, obj, (np.array([True, True]), 1, 0.0)).spread == UNMEASURED
     # moving a compared card out of its VP group leaves fewer comparisons than the base had
-    from targi_sim.balance.objective import comparisons
+    from targi_sim.fairness.objective import comparisons
     assert comparisons(np.array([1, 1, 2]), np.array([True, True, True])) == 1
     assert comparisons(np.array([1, 2, 2]), np.array([True, True, True])) == 1
     assert comparisons(np.array([1, 2, 3]), np.array([True, True, True])) == 0
@@ -155,8 +155,8 @@ def test_a_candidate_cannot_look_balanced_by_making_a_compared_card_rare():
     rarely played (about 40 plays in 60,000 deals, from thousands) that the debiasing
     subtracted their noise and the spread fell 57%. A compared card must keep the play
     rate that min_plays is in the base measurement."""
-    from targi_sim.balance.objective import UNMEASURED, compared_cards, terms
-    from targi_sim.balance.settings import Objective
+    from targi_sim.fairness.objective import UNMEASURED, compared_cards, terms
+    from targi_sim.fairness.settings import Objective
 
     def stats_with(plays_of_card_1: int):
         n = 400

@@ -21,11 +21,11 @@ from targi_sim.balance.searching import (
     search,
 )
 from targi_sim.balance.validation import Side, Validation, validate
+from targi_sim.fairness.settings import Settings, load_settings, with_overrides
 from targi_sim.game.classes import CardClasses
 from targi_sim.game.deck import Deck, load_deck
 
 from ..errors import DataError
-from .settings import Settings, load_settings, with_overrides
 from .space import Edits
 
 

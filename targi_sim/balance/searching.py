@@ -28,9 +28,6 @@ from typing import Any
 
 import numpy as np
 
-from targi_sim.balance.measure import DeckStats, measure
-from targi_sim.balance.objective import Terms, compared_cards, terms
-from targi_sim.balance.settings import Settings
 from targi_sim.balance.space import (
     Edits,
     apply_edits,
@@ -42,6 +39,9 @@ from targi_sim.balance.space import (
 )
 from targi_sim.engine import constants as C
 from targi_sim.errors import InputError
+from targi_sim.fairness.measure import DeckStats, measure
+from targi_sim.fairness.objective import Terms, compared_cards, terms
+from targi_sim.fairness.settings import Settings
 from targi_sim.game.classes import CardClasses, card_classes
 from targi_sim.game.deck import COST_KEYS, Deck
 from targi_sim.game.rules import Rules

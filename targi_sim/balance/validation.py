@@ -1,6 +1,6 @@
 """Validation on fresh seeds: the base deck and the proposal play the same new deals at
 every level (each re-tuned level re-tuned for each deck with a fresh seed), and a
-paired bootstrap over deals (the independent unit; balance/bootstrap.py) gives each
+paired bootstrap over deals (the independent unit; fairness/bootstrap.py) gives each
 change its 95% interval: every level's balance terms, the causal card-value spread
 (forked play), the game-level rates, every class's value. The game's shape at each level
 (calibrate's figures) must keep every target of the targets file the base deck meets:
@@ -16,10 +16,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import polars as pl
 
-from targi_sim.balance.bootstrap import interval, resamples
-from targi_sim.balance.measure import PerDeal, play_deals
-from targi_sim.balance.objective import TERMS, Terms, compared_cards, terms
 from targi_sim.balance.searching import CHUNK_DEALS, Evaluator, combine, stream_seed
+from targi_sim.fairness.bootstrap import interval, resamples
+from targi_sim.fairness.measure import PerDeal, play_deals
+from targi_sim.fairness.objective import TERMS, Terms, compared_cards, terms
 from targi_sim.game.deck import Deck
 from targi_sim.game.rules import Rules
 from targi_sim.play.match import Match

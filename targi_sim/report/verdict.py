@@ -2,12 +2,12 @@
 
 Why here and not per metric: a designer's change moves a dozen metrics, and whether
 the deck as a whole got better is what the balance objective defines. The terms are
-those `balance` minimises (targi_sim.balance.objective: the card-value spread within
+those `balance` minimises (targi_sim.fairness.objective: the card-value spread within
 classes of equal VP, never/always-taken extremes, the first player's distance from
 50%, tie-breaks, game length), measured on each run's tables by the same reduction
-(targi_sim.balance.tables), with the weights of the shipped settings
+(targi_sim.fairness.tables), with the weights of the shipped settings
 (data/balance/default.toml). Each change gets a 95% interval from the bootstrap over
-deals that `balance` validates with (targi_sim.balance.bootstrap): paired when both
+deals that `balance` validates with (targi_sim.fairness.bootstrap): paired when both
 runs played the same deals (same --seed, games and pairing), else each run resampled
 on its own. The verdict rule is `decide`; docs/report.md states it.
 """
@@ -22,11 +22,11 @@ from statistics import NormalDist
 import numpy as np
 import polars as pl
 
-from targi_sim.balance.bootstrap import interval, resamples
-from targi_sim.balance.measure import DeckStats, PerDeal
-from targi_sim.balance.objective import TERMS, UNMEASURED, Terms, compared_cards, terms
-from targi_sim.balance.settings import Objective, load_settings
-from targi_sim.balance.tables import COLUMNS, Chunk, measure_chunks
+from targi_sim.fairness.bootstrap import interval, resamples
+from targi_sim.fairness.measure import DeckStats, PerDeal
+from targi_sim.fairness.objective import TERMS, UNMEASURED, Terms, compared_cards, terms
+from targi_sim.fairness.settings import Objective, load_settings
+from targi_sim.fairness.tables import COLUMNS, Chunk, measure_chunks
 from targi_sim.game.classes import CardClasses, common_classes
 from targi_sim.runner.classes import run_classes
 from targi_sim.runner.layout import RunDir
@@ -96,7 +96,7 @@ def run_chunks(run: RunInfo) -> Iterator[Chunk]:
 def run_measure(run: RunInfo, block: int = 1, classes: CardClasses | None = None
                 ) -> tuple[DeckStats, PerDeal]:
     """What `balance` measures of the same games, from a run's tables: the DeckStats and
-    the per-unit sums a bootstrap resamples (targi_sim.balance.tables.measure_chunks),
+    the per-unit sums a bootstrap resamples (targi_sim.fairness.tables.measure_chunks),
     card columns pooled into `classes`."""
     return measure_chunks(run_chunks(run), run_cards(run).n_tribe, block, classes)
 
