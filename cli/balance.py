@@ -78,7 +78,8 @@ def balance(
              "change too (default: the settings file's `economy`, none)."),
     max_changes: str | None = typer.Option(
         None, "--max-changes", metavar="N",
-        help="Most tribe cards a proposal may change (default: the settings file's, 6)."),
+        help="Most changes a proposal may make: classes of identical cards plus economy "
+             "values (default: the settings file's, 6)."),
     budget: str | None = typer.Option(
         None, "--budget", "-n", metavar="GAMES",
         help="Search games in all, re-tunes included (validation not included); default "

@@ -17,7 +17,7 @@ from targi_sim.errors import DataError
 from targi_sim.fairness.measure import reduce_games
 from targi_sim.fairness.objective import debiased_spread
 from targi_sim.game.deck import load_deck
-from tests.cli_helpers import one_error_line
+from tests.cli_helpers import kill_after_trials, one_error_line
 
 runner = CliRunner()
 TINY = BalanceConfig(budget=2400, block_deals=200, blocks=2, validate_deals=300, seed=3,
@@ -335,27 +335,16 @@ def test_a_killed_search_continues_when_the_command_is_rerun(tmp_path):
     """A real SIGKILL while candidates are measured: rerunning the same command keeps
     every finished candidate, continues, and ends with a proposal and its validation
     (the study's finished trials are all still there)."""
-    import os
-    import signal
     import subprocess
     import sys
-    import time
     from pathlib import Path
 
     exe = Path(sys.executable).parent / "targi-sim"
     out = tmp_path / "killed"
     args = [str(exe), "balance", "--budget", "20000", "--block-deals", "200", "--blocks", "2",
             "--validate-deals", "300", "--seed", "3", "-q", "--out", str(out)]
-    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            start_new_session=True)
     journal = out / "study.journal"
-    deadline = time.time() + 300
-    while time.time() < deadline:  # kill once three candidates are in the journal
-        if journal.is_file() and journal.read_text().count('"state":1') >= 3:
-            break
-        time.sleep(0.05)
-    os.killpg(proc.pid, signal.SIGKILL)
-    proc.wait()
+    kill_after_trials(args, journal, 3)
     assert not (out / "proposal.toml").exists()
     before = journal.read_text().count('"state":1')
     again = subprocess.run(args, capture_output=True, text=True, timeout=600)
