@@ -117,8 +117,6 @@ class SearchState:
     history: list[tuple[int, int, float]] = field(default_factory=list)  # trial, games, best
     seen: dict[str, float | None] = field(default_factory=dict)  # key -> value (None: pruned)
     cards: list[int] = field(default_factory=list)  # the classes (first cards) it may edit
-    classes: CardClasses | None = None
-    levels: tuple[str, ...] = ()
 
 
 Progress = Callable[[SearchState, int], None]  # state, budget
@@ -482,7 +480,7 @@ def search(config: BalanceConfig, settings: Settings, out: Path, *, jobs: int = 
                          weights=weights)
         state = _replay(study, ev, base, base_games + tune_games)
         cards = candidate_cards(ev, _reference(base_terms, settings))
-        state.cards, state.classes, state.levels = cards, ev.classes, ev.levels
+        state.cards = cards
         if not study.user_attrs.get("screened"):
             dev = deviations(deck, _reference(base_terms, settings), ev.classes)
             for d in single_edits(deck, dev, cards, settings, classes=ev.classes):

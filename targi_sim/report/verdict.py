@@ -93,12 +93,12 @@ def run_chunks(run: RunInfo) -> Iterator[Chunk]:
                     zip(parts, ("games", "offers", "acquisitions"), strict=True))
 
 
-def run_measure(run: RunInfo, block: int = 1, classes: CardClasses | None = None
-                ) -> tuple[DeckStats, PerDeal]:
+def run_measure(run: RunInfo, cards: RunCards, block: int = 1,
+                classes: CardClasses | None = None) -> tuple[DeckStats, PerDeal]:
     """What `balance` measures of the same games, from a run's tables: the DeckStats and
     the per-unit sums a bootstrap resamples (targi_sim.fairness.tables.measure_chunks),
-    card columns pooled into `classes`."""
-    return measure_chunks(run_chunks(run), run_cards(run).n_tribe, block, classes)
+    card columns pooled into `classes`. `cards`: the run's (run_cards)."""
+    return measure_chunks(run_chunks(run), cards.n_tribe, block, classes)
 
 
 def run_terms(run: RunInfo, objective: Objective | None = None) -> Terms:
@@ -106,8 +106,8 @@ def run_terms(run: RunInfo, objective: Objective | None = None) -> Terms:
     classes of identical cards pooled)."""
     obj = objective or load_settings().objective
     cards = run_cards(run)
-    return terms(run_measure(run, classes=cards.classes)[0], cards, obj,  # type: ignore[arg-type]
-                 classes=cards.classes)
+    return terms(run_measure(run, cards, classes=cards.classes)[0],  # type: ignore[arg-type]
+                 cards, obj, classes=cards.classes)
 
 
 def _deals(run: RunInfo) -> pl.DataFrame:
@@ -139,7 +139,7 @@ def balance_change(a: RunInfo, b: RunInfo, objective: Objective | None = None,
     # copies in both decks are one class; a copy edited in one deck stands alone in both
     ka, kb = ((common_classes(ca.classes, cb.classes, ca.tribe_names),) * 2 if same
               else (ca.classes, cb.classes))
-    (sa, pa), (sb, pb) = run_measure(a, block, ka), run_measure(b, block, kb)
+    (sa, pa), (sb, pb) = run_measure(a, ca, block, ka), run_measure(b, cb, block, kb)
     paired = paired and np.array_equal(pa.deal_ids, pb.deal_ids)
     fixed = (compared_cards(ca, terms(sa, ca, obj, classes=ka),  # type: ignore[arg-type]
                             obj.min_plays, ka) if same else None)

@@ -8,31 +8,28 @@ table, causal card values) pool each class of copies (targi_sim.game.classes).
 
 from __future__ import annotations
 
-import tempfile
-from pathlib import Path
 from typing import Any
 
 import polars as pl
 
 from targi_sim.errors import DataError, UsageError
 from targi_sim.game.classes import CardClasses, card_classes, singletons
-from targi_sim.game.deck import Deck, load_deck
+from targi_sim.game.deck import Deck
 from targi_sim.runner.reading import RunInfo
 
 
 def stored_deck(manifest: dict[str, Any]) -> Deck | None:
     """The deck stored in a run's manifest; None when it stores no deck text or the text
     no longer loads (a deck format changed since, a hand-built test run)."""
+    from targi_sim.game.deck_edit import check_deck
+
     content = (manifest.get("deck") or {}).get("content")
     if not content:
         return None
-    with tempfile.TemporaryDirectory(prefix="targi-run-deck-") as tmp:
-        path = Path(tmp) / "deck.toml"  # a fixed name: names in a manifest are not paths
-        path.write_text(content, encoding="utf-8")
-        try:
-            return load_deck(path)
-        except (DataError, UsageError):
-            return None
+    try:
+        return check_deck(content, "the run's stored deck")
+    except (DataError, UsageError):
+        return None
 
 
 def tribe_cards(run: RunInfo) -> pl.DataFrame:
