@@ -62,8 +62,8 @@ def _counted_mc_games(match, seeds, first, ids) -> tuple:
     from targi_sim.engine.batch import write_result
     from targi_sim.engine.buffers import make_logs
     from targi_sim.engine.constants import MC_PENDING
-    from targi_sim.engine.logs import G_SIZE, H_SIZE
-    from targi_sim.engine.montecarlo import choose_placement
+    from targi_sim.engine.logs import G_SIZE
+    from targi_sim.engine.montecarlo import choose_placement, search_scratch
     from targi_sim.engine.rounds import legal_placements, placing_player, play_to_end, setup_game
 
     D, R, SP, P, PB = match.D, match.R, match.SP, match.P, match.PB
@@ -73,11 +73,7 @@ def _counted_mc_games(match, seeds, first, ids) -> tuple:
     S = np.zeros(lay.S_SIZE, dtype=np.int64)
     SPw = SP.copy()
     O = np.zeros(256, dtype=np.int64)
-    Sr = np.zeros_like(S)
-    SPr = np.zeros_like(SP)
-    Or = np.zeros(256, dtype=np.int64)
-    Lr = np.zeros(H_SIZE, dtype=np.int32)
-    slots = np.zeros(256, dtype=np.int64)
+    scratch = search_scratch(SP, lay.S_SIZE)
     decisions = options = 0
     for i in range(n):
         setup_game(S, D, R, seeds[i], first[i])
@@ -88,8 +84,7 @@ def _counted_mc_games(match, seeds, first, ids) -> tuple:
             p = placing_player(S)
             options += legal_placements(S, D, R, p, O)
             decisions += 1
-            SPw[p, MC_PENDING] = choose_placement(S, D, R, SPw, PB, p, O, Sr, SPr, Lr, Or,
-                                                  slots)
+            SPw[p, MC_PENDING] = choose_placement(S, D, R, SPw, PB, p, O, *scratch)
         write_result(S, D, R, G, i, ids[i])
     return G, decisions, options
 

@@ -62,7 +62,14 @@ class Matchup:
 
     @property
     def montecarlo(self) -> bool:
-        return "montecarlo" in (self.subject, self.opponent)
+        return searches(self.subject, self.opponent)
+
+
+def searches(*names: str) -> bool:
+    """Does one of these strategies search (kind montecarlo: flat or ISMCTS)?"""
+    from targi_sim.players.strategy import resolve_strategy
+
+    return any(resolve_strategy(n).kind_name == "montecarlo" for n in names)
 
 
 def play_chunk(subject: str, opponent: str, orient: int, seed: int, start: int, n: int,
@@ -102,7 +109,8 @@ def _task(i: int, subject: str, opponent: str, orient: int, seed: int, start: in
     return i, orient, start, play_chunk(subject, opponent, orient, seed, start, n, pin)
 
 
-def _stats(m: Matchup):
+def matchup_stats(m: Matchup) -> dict:
+    """X's record, win rate (draws half) and its interval over deals (four games each)."""
     from targi_sim.stats.rates import clustered_rate
 
     per = [np.concatenate([m.results[o][k] for k in sorted(m.results[o])]) for o in (0, 1)]
@@ -181,7 +189,7 @@ def main() -> None:
           flush=True)
 
     def per_seat(*names: str) -> int:
-        return args.mc_games if "montecarlo" in names else args.games
+        return args.mc_games if searches(*names) else args.games
 
     matchups = [Matchup("(a)", "balanced", "random", 0.95, per_seat("balanced"))]
     named = [s for s in list_strategies() if s != "random"]
@@ -227,7 +235,7 @@ def main() -> None:
     rows = []
     order = sorted(matchups, key=lambda m: (m.label, m.subject))
     for m in order:
-        s = _stats(m)
+        s = matchup_stats(m)
         lo, hi = s["ci"]
         ok = s["rate"] >= m.bar
         ci_note = "above bar" if lo >= m.bar else ("below bar" if hi < m.bar else "straddles")

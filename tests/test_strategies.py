@@ -194,9 +194,12 @@ def test_missing_file_names_the_file(tmp_path):
 
 def _toml(settings: dict, name: str, base: str = "balanced") -> str:
     lines = [f'name = "{name}"', f'kind = "{settings["kind"]}"']
-    if "rollouts" in settings:
-        lines.append(f"rollouts = {settings['rollouts']}")
+    if "search" in settings:
+        lines.append(f'search = "{settings["search"]}"')
         lines.append(f'base = "{base}"')  # settings() names the base's kind, not the base
+    for key in ("rollouts", "iterations", "exploration"):
+        if key in settings:
+            lines.append(f"{key} = {settings[key]!r}")
     for section in ("weights", "symbols"):
         if section in settings:
             lines.append(f"[{section}]")

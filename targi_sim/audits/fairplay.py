@@ -21,8 +21,7 @@ import numpy as np
 from targi_sim.engine import layout as lay
 from targi_sim.engine.constants import DECISION_NAMES, DT_PLACE, MC_PENDING, SK_MONTECARLO
 from targi_sim.engine.information import redeal
-from targi_sim.engine.logs import H_SIZE
-from targi_sim.engine.montecarlo import choose_placement
+from targi_sim.engine.montecarlo import choose_placement, search_scratch
 from targi_sim.game.deck import Deck
 from targi_sim.game.rules import Rules
 from targi_sim.game.view import View
@@ -68,9 +67,8 @@ class _Seat:
         self.mc = strategy.kind == SK_MONTECARLO
         self.policy = None if strategy.python is not None else strategy.policy
         if self.mc:
-            self.scratch = (np.zeros(lay.S_SIZE, dtype=np.int64), np.zeros_like(SP),
-                            np.zeros(H_SIZE, dtype=np.int32), np.zeros(256, dtype=np.int64),
-                            np.zeros(256, dtype=np.int64), np.zeros(256, dtype=np.int64))
+            self.O2 = np.zeros(256, dtype=np.int64)
+            self.scratch = search_scratch(SP, lay.S_SIZE)
 
     def answer(self, game: Game, S: np.ndarray, SP: np.ndarray) -> int:
         """The option index this strategy answers at the pending decision, given state S."""
@@ -84,9 +82,8 @@ class _Seat:
         O = np.zeros(256, dtype=np.int64)
         O[:len(d.options)] = [o.value for o in d.options]
         if self.mc and dtype == DT_PLACE:
-            Sr, SPr, Lr, Or, O2, slots = self.scratch
-            SP[d.player, MC_PENDING] = choose_placement(S, m.D, m.R, SP, self.PB, d.player, O2,
-                                                        Sr, SPr, Lr, Or, slots)
+            SP[d.player, MC_PENDING] = choose_placement(S, m.D, m.R, SP, self.PB, d.player,
+                                                        self.O2, *self.scratch)
         assert self.policy is not None
         return int(self.policy(S, m.D, m.R, SP, d.player, dtype, O, len(d.options), d.context))
 

@@ -138,6 +138,12 @@ MC_BASE = 24         # montecarlo: the rollout strategy's own row (kind, weights
 N_HEURISTIC_WEIGHTS = 21  # columns 1..21 hold weights
 SP_NOISE_REP = 46    # replay number of the policies' random streams (0: the game's own;
                      # r > 0 replays the same deal with fresh policy randomness)
+MC_SEARCH = 47       # montecarlo: SEARCH_FLAT (rollouts per option) or SEARCH_ISMCTS (a tree)
+MC_ITERATIONS = 48   # ismcts: iterations (determinise, descend, roll out, back up) per decision
+MC_EXPLORATION = 49  # ismcts: UCT exploration constant
+SEARCH_FLAT = 0
+SEARCH_ISMCTS = 1
+SEARCH_NAMES = ("flat", "ismcts")
 # columns from HC_KEY on are the heuristic's per-round placement cache (not parameters)
 HC_KEY = 64          # cache key: round and both players' resources
 HC_BORDER = 65       # + b (16): value of each border card for this player

@@ -1,6 +1,9 @@
-"""Flat Monte Carlo for Targi placement: determinised rollouts by a base strategy.
+"""Monte Carlo search for Targi placement: the driver, and the flat search.
 
-For each legal card, the player plays `rollouts` games to the end from a copy
+A montecarlo seat searches each Targi placement either flat (below) or with an
+information-set tree (MC_SEARCH = SEARCH_ISMCTS: engine/ismcts.py, the `expert`).
+
+Flat: for each legal card, the player plays `rollouts` games to the end from a copy
 of the position in which the hidden information has been re-dealt
 (information.determinize), both seats played by the base strategy; the card
 with the best mean result (win 1, draw 1/2, plus 1/100 of the score margin)
@@ -10,7 +13,7 @@ numbers), which makes the comparison much less noisy.
 Why a driver instead of a branch in the policy: a rollout runs the engine, which
 needs scratch arrays (a policy allocates nothing) and the rollout strategy's own
 policy. So the engine pauses before a montecarlo player's placement (S_PAUSE_MC),
-this driver runs the rollouts with `PB[p]`, the policy of p's base strategy, in both
+this driver runs the search with `PB[p]`, the policy of p's base strategy, in both
 seats, and leaves its choice in MC_PENDING; the game resumes and the choice is made
 through `ask` (policies/montecarlo.py), so it is traced like any other.
 """
@@ -18,22 +21,22 @@ through `ask` (policies/montecarlo.py), so it is traced like any other.
 import numpy as np
 
 from targi_sim.engine.constants import (
-    HC_KEY,
-    MC_BASE,
+    MC_ITERATIONS,
     MC_PENDING,
     MC_ROLLOUTS,
-    N_HEURISTIC_WEIGHTS,
-    N_STRAT_PARAMS,
+    MC_SEARCH,
+    SEARCH_ISMCTS,
     SK_MONTECARLO,
 )
 from targi_sim.engine.logs import H_GAME, H_SIZE, room_for_game
 
 from .ask import rollout_policies
 from .batch import copy_rows, write_result
-from .information import determinize
+from .ismcts import T_SIZE, search_placement
 from .jit import jit, jit_alloc
-from .layout import S_CORE, S_PAUSE_MC, S_POLICY_RNG
-from .rng import next32, seed_stream
+from .layout import S_PAUSE_MC, S_POLICY_RNG
+from .rng import next32
+from .rollouts import determinised_copy, rollout_rows, rollout_value
 from .rounds import (
     apply_placement,
     legal_placements,
@@ -42,56 +45,56 @@ from .rounds import (
     reseed_policies,
     setup_game,
 )
-from .scoring import decide_winner, total_score
-
-N_BASE = 1 + N_HEURISTIC_WEIGHTS
 
 
 @jit
-def rollout_value(S, D, R, p, Sr, SPr, Lr, Pr, Or):
-    """Play Sr to the end with SPr; p's result: win 1, draw 1/2, plus score margin / 100."""
-    play_to_end(Sr, D, R, SPr, Lr, Pr, Or)
-    s_me = total_score(Sr, D, R, p)
-    s_op = total_score(Sr, D, R, 1 - p)
-    s0 = s_me if p == 0 else s_op
-    s1 = s_op if p == 0 else s_me
-    w, _ = decide_winner(Sr, D, R, s0, s1)
-    v = 1.0 if w == p else (0.5 if w == -1 else 0.0)
-    return v + 0.01 * (s_me - s_op)
-
-
-@jit
-def choose_placement(S, D, R, SP, PB, p, O, Sr, SPr, Lr, Or, slots):
-    """The border position montecarlo player p places its next Targi on."""
+def flat_placement(S, D, R, SP, PB, p, O, Sr, SPr, Lr, Or, slots):
+    """Flat Monte Carlo: `rollouts` re-deals per legal card, the best mean wins."""
     n = legal_placements(S, D, R, p, O)
     Pr = rollout_policies(PB, p)
     rollouts = max(1, int(SP[p, MC_ROLLOUTS]))
     base_seed = next32(S, S_POLICY_RNG + 4 * p)
-    for q in range(2):
-        for j in range(N_STRAT_PARAMS):
-            SPr[q, j] = np.nan if j >= HC_KEY else 0.0
-        for j in range(N_BASE):
-            SPr[q, j] = SP[p, MC_BASE + j]
+    rollout_rows(SP, p, SPr)
     best = O[0]
     best_v = -1e18
     for i in range(n):
         b = O[i]
         total = 0.0
         for r in range(rollouts):
-            for j in range(S_CORE):
-                Sr[j] = S[j]
-            Sr[S_PAUSE_MC] = 0
-            seed_stream(Sr, S_POLICY_RNG + 4 * p, base_seed, r + 1)
-            determinize(Sr, p, S_POLICY_RNG + 4 * p, slots)
-            for q in range(2):
-                for j in range(HC_KEY, N_STRAT_PARAMS):
-                    SPr[q, j] = np.nan
+            determinised_copy(S, p, base_seed, r, Sr, SPr, slots)
             apply_placement(Sr, p, b)
             total += rollout_value(S, D, R, p, Sr, SPr, Lr, Pr, Or)  # rollouts use Or, not O
         if total > best_v:
             best_v = total
             best = b
     return best
+
+
+@jit
+def choose_placement(S, D, R, SP, PB, p, O, Sr, SPr, Lr, Or, slots, T):
+    """The border position montecarlo player p places its next Targi on: by its search
+    (MC_SEARCH: flat rollouts per option, or the ISMCTS tree in T)."""
+    if int(SP[p, MC_SEARCH]) == SEARCH_ISMCTS:
+        return search_placement(S, D, R, SP, PB, p, O, Sr, SPr, Lr, Or, slots, T)
+    return flat_placement(S, D, R, SP, PB, p, O, Sr, SPr, Lr, Or, slots)
+
+
+@jit
+def tree_rows(SP):
+    """Rows of the ISMCTS scratch tree for these seats: one node per iteration, plus
+    the root (2 when no seat searches a tree)."""
+    most = 0
+    for q in range(SP.shape[0]):
+        if SP[q, MC_SEARCH] == SEARCH_ISMCTS:
+            most = max(most, int(SP[q, MC_ITERATIONS]))
+    return most + 2
+
+
+def search_scratch(SP: np.ndarray, S_size: int) -> tuple:
+    """(Sr, SPr, Lr, Or, slots, T): the scratch arrays choose_placement works in."""
+    return (np.zeros(S_size, dtype=np.int64), np.zeros_like(SP),
+            np.zeros(H_SIZE, dtype=np.int32), np.zeros(256, dtype=np.int64),
+            np.zeros(256, dtype=np.int64), np.zeros((tree_rows(SP), T_SIZE)))
 
 
 @jit_alloc
@@ -107,6 +110,7 @@ def play_batch_mc(D, R, SP, P, PB, seeds, first_players, game_ids, G, L, start, 
     Or = np.zeros(256, dtype=np.int64)
     Lr = np.zeros(H_SIZE, dtype=np.int32)  # every table disabled
     slots = np.zeros(256, dtype=np.int64)
+    T = np.zeros((tree_rows(SP), T_SIZE))
     for i in range(start, seeds.shape[0]):
         if not room_for_game(L):
             return i
@@ -120,7 +124,7 @@ def play_batch_mc(D, R, SP, P, PB, seeds, first_players, game_ids, G, L, start, 
         while not play_to_end(S, D, R, SPw, L, P, O):
             p = placing_player(S)
             SPw[p, MC_PENDING] = choose_placement(S, D, R, SPw, PB, p, O, Sr, SPr, Lr, Or,
-                                                  slots)
+                                                  slots, T)
         write_result(S, D, R, G, i, game_ids[i])
     return seeds.shape[0]
 

@@ -11,9 +11,10 @@ import numpy as np
 from targi_sim.engine.constants import MC_PENDING
 from targi_sim.engine.logs import H_SIZE
 
+from .ismcts import T_SIZE
 from .jit import jit_alloc
 from .layout import S_OVER, S_PAUSE_MC, S_X_PAUSED
-from .montecarlo import choose_placement
+from .montecarlo import choose_placement, tree_rows
 from .rounds import legal_placements, placing_player, play_round
 
 ROUND_DONE = 0
@@ -33,6 +34,7 @@ def play_one_round(D, R, SP, L, P, PB, O, S):
     Or = np.zeros(256, dtype=np.int64)
     Lr = np.zeros(H_SIZE, dtype=np.int32)
     slots = np.zeros(256, dtype=np.int64)
+    T = np.zeros((tree_rows(SP), T_SIZE))
     while not play_round(S, D, R, SP, L, P, O):
         p = placing_player(S)
         if S[S_X_PAUSED] == 1:  # the round is only being run out: no rollouts
@@ -40,7 +42,7 @@ def play_one_round(D, R, SP, L, P, PB, O, S):
             SP[p, MC_PENDING] = O[0]
         else:
             SP[p, MC_PENDING] = choose_placement(S, D, R, SP, PB, p, O, Sr, SPr, Lr, Or,
-                                                 slots)
+                                                 slots, T)
     if S[S_X_PAUSED] == 1:
         return PAUSED
     return GAME_OVER if S[S_OVER] == 1 else ROUND_DONE

@@ -23,7 +23,14 @@ from targi_sim.engine import constants as C
 from targi_sim.engine.constants import HC_KEY, N_STRAT_PARAMS, SK_GREEDY, SK_RANDOM, SK_SCRIPTED
 from targi_sim.engine.policies import Policy, Seats, builtin
 from targi_sim.engine.policies.scripted import SCRIPT_START
-from targi_sim.errors import DataError, FieldReader, FileProblem, UsageError, read_toml
+from targi_sim.errors import (
+    DataError,
+    FieldReader,
+    FileProblem,
+    InputError,
+    UsageError,
+    read_toml,
+)
 from targi_sim.game.deck import resolve
 
 KINDS = {"random": C.SK_RANDOM, "greedy": C.SK_GREEDY, "heuristic": C.SK_HEURISTIC,
@@ -64,7 +71,8 @@ TUNING_RANGES: dict[str, tuple[float, float] | None] = {
     "late": (0.0, 3.0), "trade_margin": (-1.0, 1.0), "line": (0.0, 2.0), "noise": None,
 }
 SYMBOL_RANGE = (-3.0, 3.0)
-TOP_KEYS = ("name", "kind", "description", "weights", "symbols", "rollouts", "base")
+TOP_KEYS = ("name", "kind", "description", "weights", "symbols", "rollouts", "base",
+            "search", "iterations", "exploration")
 KIND_KEYS = {
     "random": ("name", "kind", "description"),
     "greedy": ("name", "kind", "description"),
@@ -72,6 +80,8 @@ KIND_KEYS = {
     "montecarlo": TOP_KEYS,
 }
 MAX_ROLLOUTS = 10_000
+MAX_ITERATIONS = 100_000  # the ISMCTS tree holds one node per iteration (160 bytes each)
+DEFAULT_EXPLORATION = 0.7
 
 
 @dataclass(frozen=True, eq=False)
@@ -160,7 +170,12 @@ class Strategy:
             out["symbols"] = {s: float(self.params[C.HW_SYMBOL + i])
                               for i, s in enumerate(SYMBOL_KEYS)}
         if self.kind == C.SK_MONTECARLO:
-            out["rollouts"] = int(self.params[C.MC_ROLLOUTS])
+            out["search"] = C.SEARCH_NAMES[int(self.params[C.MC_SEARCH])]
+            if self.params[C.MC_SEARCH] == C.SEARCH_ISMCTS:
+                out["iterations"] = int(self.params[C.MC_ITERATIONS])
+                out["exploration"] = float(self.params[C.MC_EXPLORATION])
+            else:
+                out["rollouts"] = int(self.params[C.MC_ROLLOUTS])
             base_kind = int(self.params[C.MC_BASE])
             out["base_kind"] = C.STRATEGY_KIND_NAMES[base_kind]
         return out
@@ -330,7 +345,7 @@ def load_strategy(name_or_path: str | Path, _seen: tuple[Path, ...] = ()) -> Str
         _weights(r, params, None)
     elif kind_name == "montecarlo":
         base = _base_strategy(r, path, _seen)
-        params[C.MC_ROLLOUTS] = r.get_int("rollouts", 8, lo=1, hi=MAX_ROLLOUTS)
+        _search_budget(r, params)
         base_row = base.row()
         n = 1 + C.N_HEURISTIC_WEIGHTS
         params[C.MC_BASE:C.MC_BASE + n] = base_row[:n]
@@ -338,6 +353,21 @@ def load_strategy(name_or_path: str | Path, _seen: tuple[Path, ...] = ()) -> Str
         defaults = base_row if base.kind == C.SK_HEURISTIC else None
         _weights(r, params, defaults)
     return Strategy(name, KINDS[kind_name], params, r.data.get("description", ""), path, text)
+
+
+def _search_budget(r: FieldReader, params: np.ndarray) -> None:
+    """A montecarlo strategy's search: flat (`rollouts` per option) or ismcts
+    (`iterations` per decision, `exploration`); a key of the other search is refused."""
+    search = r.get_choice("search", C.SEARCH_NAMES, "flat")
+    params[C.MC_SEARCH] = C.SEARCH_NAMES.index(search)
+    other = ("iterations", "exploration") if search == "flat" else ("rollouts",)
+    for key in other:
+        if key in r.data:
+            raise r.error(key, r.data[key], None,
+                          f"does not apply to search = {search!r} (see docs/strategies.md)")
+    params[C.MC_ROLLOUTS] = r.get_int("rollouts", 8, lo=1, hi=MAX_ROLLOUTS)
+    params[C.MC_ITERATIONS] = r.get_int("iterations", 1000, lo=1, hi=MAX_ITERATIONS)
+    params[C.MC_EXPLORATION] = _float(r, "exploration", DEFAULT_EXPLORATION, 0.0)
 
 
 def _base_strategy(r: FieldReader, path: Path, seen: tuple[Path, ...]) -> Strategy:
@@ -373,7 +403,29 @@ def resolve_strategy(spec: str | Path | Strategy) -> Strategy:
     registered = _REGISTERED_PLUGINS.get(str(spec))
     if registered is not None:
         return load_py_strategy(registered)  # a plugin named by its NAME
+    name, at, budget = str(spec).rpartition("@")
+    if at and not Path(str(spec)).exists():
+        return with_budget(load_strategy(name), budget, str(spec))
     return load_strategy(spec)
+
+
+def with_budget(strategy: Strategy, budget: str, spec: str) -> Strategy:
+    """`NAME@BUDGET`: a search strategy with another budget per decision (an ismcts
+    search's iterations, a flat one's rollouts per option), named as typed."""
+    if strategy.kind != C.SK_MONTECARLO:
+        raise InputError(f"strategy {spec!r}: only a search strategy (kind montecarlo) takes "
+                         f"a budget after '@'; {strategy.name!r} is {strategy.kind_name}")
+    what = "iterations" if strategy.params[C.MC_SEARCH] == C.SEARCH_ISMCTS else "rollouts"
+    limit = MAX_ITERATIONS if what == "iterations" else MAX_ROLLOUTS
+    text = budget.strip()
+    if not text.isdigit() or not 1 <= int(text) <= limit:
+        raise InputError(f"strategy {spec!r}: the budget after '@' ({what} per decision) must "
+                         f"be a whole number from 1 to {limit:,}; got {budget!r}")
+    n = int(text)
+    params = strategy.params.copy()
+    params[C.MC_ITERATIONS if what == "iterations" else C.MC_ROLLOUTS] = n
+    return Strategy(f"{strategy.name}@{n}", strategy.kind, params, strategy.description,
+                    strategy.path, strategy.content)
 
 
 _REGISTERED_PLUGINS: dict[str, Path] = {}
