@@ -94,6 +94,7 @@ def calibrate(
     from targi_sim.calibrate.search import calibrate as run_calibration
     from targi_sim.errors import InputError
     from targi_sim.play.match import prepare_match
+    from targi_sim.players.strategy import level_spec
 
     from . import signals
     from .common import fail, load_engine, progress_bar
@@ -106,7 +107,8 @@ def calibrate(
         n_validate = parse_whole_number(validate_deals, "--validate-deals", 1, 10_000_000)
         n_final = parse_whole_number(finalists, "--finalists", 0, 100)
         run_seed, n_jobs = parse_seed(seed), parse_jobs(jobs)
-        level_names = tuple(split_names(levels)) if levels else ("balanced", "tuned")
+        level_names = (tuple(level_spec(s) for s in split_names(levels)) if levels
+                       else ("balanced", "tuned"))  # expert -> expert@50: a level's budget
         if levels and not level_names:
             raise ParseError("--levels needs comma-separated strategies")
         retuned = tuple(split_names(retune_names)) if retune_names else None

@@ -20,8 +20,9 @@ Examples:
 Plays each rung against itself (a mirror run) and against the rung below (a cross run,
 the stronger rung in seat 0), plus the top against the bottom, all on the same deals
 (the same --seed), each into an ordinary run directory under OUT/runs/ (rerun the same
-command to resume; `targi-sim report` works on each). Runs with a Monte Carlo seat play
---search-games games (it plays 10-20 games/s a core). Then writes OUT/report/report.html
+command to resume; `targi-sim report` works on each). Runs with a search seat play
+--search-games games (montecarlo-tuned plays 10-20 games/s a core, expert about 1: the
+default ladder takes about 20 minutes on 2 cores). Then writes OUT/report/report.html
 (and .md, tables): skill depth (each rung's win rate against the rung below, with 95%
 intervals), the luck index (the bottom rung's share of points against the top), the
 game shape in each mirror, and the stability of conclusions (first player, raid impact,
@@ -34,14 +35,16 @@ def register(app: typer.Typer) -> None:
     @app.command(epilog=LADDER_EPILOG)
     def ladder(
         rungs: list[str] = typer.Option(  # noqa: B008 - typer's idiom
-            ["random,greedy,balanced,tuned,montecarlo-tuned"], "--rungs", metavar="A,B,...",
+            ["random,greedy,balanced,tuned,montecarlo-tuned,expert"], "--rungs",
+            metavar="A,B,...",
             help="Strategies from weakest to strongest (names or files), at least two; "
                  "comma-separated or repeated."),
         games: str = typer.Option("20000", "--games", "-n", metavar="N",
                                   help="Games per run; 1e4 and 10_000 work."),
         search_games: str = typer.Option(
             "400", "--search-games", metavar="N",
-            help="Games of a run with a Monte Carlo seat (at most --games)."),
+            help="Games of a run with a search seat (montecarlo-tuned, expert; at most "
+                 "--games)."),
         seed: str = typer.Option("0", "--seed", metavar="SEED", help="Seed of every run."),
         jobs: str = typer.Option("0", "--jobs", "-j", metavar="J",
                                  help="Worker processes (0: every CPU)."),

@@ -47,7 +47,7 @@ from targi_sim.game.deck import COST_KEYS, Deck
 from targi_sim.game.rules import Rules
 from targi_sim.play.match import Match, prepare_match
 from targi_sim.play.pairing import games_per_deal, plan, resolve_pairing
-from targi_sim.players.strategy import Strategy, resolve_strategy
+from targi_sim.players.strategy import Strategy, level_spec, resolve_strategy
 
 CHUNK_DEALS = 1000  # deals per worker task: fixed, so results do not depend on --jobs
 NONE = "-"
@@ -82,9 +82,11 @@ class BalanceConfig:
 
 def resolve_levels(levels: Sequence[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """`--levels A,B,...`: the levels, and those re-tuned per candidate (every heuristic
-    level after the first: the first is the fixed reference player)."""
+    level after the first: the first is the fixed reference player). A tree search level
+    typed without a budget plays a smaller one (players.strategy.level_spec)."""
     if not levels:
         raise InputError("--levels needs at least one strategy")
+    levels = [level_spec(s) for s in levels]  # expert -> expert@50 (a smaller budget)
     if len(set(levels)) != len(levels):
         raise InputError(f"--levels repeats a strategy: {', '.join(levels)}")
     strategies = [resolve_strategy(s) for s in levels]

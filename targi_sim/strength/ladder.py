@@ -37,9 +37,10 @@ from targi_sim.game.shape import game_shape
 from targi_sim.play.games import run_batch
 from targi_sim.players.strategy import resolve_strategy
 
-DEFAULT_RUNGS = ("random", "greedy", "balanced", "tuned", "montecarlo-tuned")
+DEFAULT_RUNGS = ("random", "greedy", "balanced", "tuned", "montecarlo-tuned", "expert")
 DEFAULT_GAMES = 20_000
-DEFAULT_SEARCH_GAMES = 400  # games of a run with a Monte Carlo seat (~10-20 games/s/core)
+DEFAULT_SEARCH_GAMES = 400  # games of a run with a search seat (montecarlo-tuned ~10-20
+# games/s/core, expert ~1)
 
 
 @dataclass(frozen=True)
