@@ -4,6 +4,7 @@ worker's memory; optionally, which rollout strategy is strongest per second.
     python benchmarks/expert.py                         # 200 + 200 games, fresh seed
     python benchmarks/expert.py --games 50 --jobs 1     # a quick look
     python benchmarks/expert.py --rollout-bases random,greedy,balanced,tuned --games 50
+    python benchmarks/expert.py --rollout-bases greedy@1400,balanced@400 --games 50
 
 The matchup is played as benchmarks/strength.py plays one: X in seat 0 for `--games`
 games, then in seat 1 on the same deals, each order in seat-swapped pairs; X's win rate
@@ -15,9 +16,11 @@ them (time.process_time around each chunk, so another job on the machine does no
 count; compile excluded: the engine is loaded before). Memory:
 the largest peak RSS any worker reported (resource.getrusage in the worker).
 
-`--rollout-bases A,B,...` plays, for each base, the expert with that rollout (and
-decision) strategy against `--opponent`, and prints each variant's rate and games/s:
-the cheapest base that is strongest per second is the expert's default.
+`--rollout-bases A,B,...` plays, for each base, the expert with that rollout strategy
+(its own other decisions keep tuned's weights) against `--opponent`, and prints each
+variant's rate and games/s: the cheapest base that is strongest per second is the
+expert's default. `BASE@N` gives that variant N iterations (to compare bases at equal
+time).
 
 Bars: win rate >= 70%, >= 1 game/s of a core, worker peak RSS <= 500 MB.
 Numbers depend on the machine and its load (printed); nothing here asserts.
@@ -52,13 +55,16 @@ def _task(i: int, subject: str, opponent: str, orient: int, seed: int, start: in
 
 
 def _variant(base: str, folder: Path) -> str:
-    """A copy of data/strategies/expert.toml whose rollouts and decisions play `base`."""
+    """A copy of data/strategies/expert.toml whose rollouts play `base`; its own other
+    decisions keep tuned's weights (copied), so only the rollout policy differs."""
     text = (ROOT / "data" / "strategies" / "expert.toml").read_text()
     lines = [f'base = "{base}"' if ln.startswith("base =") else
              (f'name = "expert-{base}"' if ln.startswith("name =") else ln)
              for ln in text.splitlines()]
+    tuned = (ROOT / "data" / "strategies" / "tuned.toml").read_text()
+    tables = tuned[tuned.index("\n[") + 1:]  # its [weights] and [symbols]
     path = folder / f"expert-{base}.toml"
-    path.write_text("\n".join(lines) + "\n")
+    path.write_text("\n".join(lines) + "\n" + tables)
     return str(path)
 
 
@@ -103,7 +109,8 @@ def main() -> None:
           f"{os.getloadavg()[0]:.2f} at start; seed {args.seed}", flush=True)
     with tempfile.TemporaryDirectory() as tmp:
         bases = [b for b in args.rollout_bases.split(",") if b]
-        subjects = [_variant(b, Path(tmp)) for b in bases] or [args.subject]
+        subjects = [_variant(b.partition("@")[0], Path(tmp)) + (f"@{b.partition('@')[2]}"
+                    if "@" in b else "") for b in bases] or [args.subject]
         matchups = [Matchup("", s, args.opponent, BAR_RATE, args.games) for s in subjects]
         t0 = time.perf_counter()
         for s in subjects:  # compile (or load) before the clock of any chunk starts
@@ -117,7 +124,7 @@ def main() -> None:
     for i, m in enumerate(matchups):
         s = matchup_stats(m)
         lo, hi = s["ci"]
-        name = Path(m.subject).stem if m.subject.endswith(".toml") else m.subject
+        name = Path(m.subject).name.replace(".toml", "") if "/" in m.subject else m.subject
         print(f"| {name} | {m.opponent} | {s['n']} | {s['w']}-{s['d']}-{s['l']} | "
               f"{100 * s['rate']:.1f}% ({100 * lo:.1f}-{100 * hi:.1f}) | "
               f"{m.done / m.core_s:.2f} | {rss[i]:.0f} MB |")
