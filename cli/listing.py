@@ -102,13 +102,14 @@ def strategies_show(
                                help="Shipped strategy name or path to a strategy .toml file."),
 ) -> None:
     """Print a strategy's kind, description, file and every parameter by name."""
-    from targi_sim.players.strategy import load_strategy
+    from targi_sim.errors import InputError
+    from targi_sim.players.strategy import resolve_strategy
 
     from .strategies import show
 
     try:
-        strategy = load_strategy(name)
-    except (UsageError, DataError) as exc:
+        strategy = resolve_strategy(name)  # NAME@N: a search strategy with another budget
+    except (UsageError, DataError, InputError) as exc:
         raise fail(str(exc)) from None
     show(Console(), strategy)
 

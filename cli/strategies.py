@@ -41,8 +41,15 @@ def show(console: Console, s: Strategy) -> None:
     head.add_row("kind", s.kind_name)
     head.add_row("description", escape(one_line(s.description)) or "-")
     head.add_row("file", escape(str(s.path)) if s.path else "(built in)")
+    if "search" in settings:
+        head.add_row("search", settings["search"])
     if "rollouts" in settings:
         head.add_row("rollouts", f"{settings['rollouts']}  (per legal placement)")
+    if "iterations" in settings:
+        head.add_row("iterations", f"{settings['iterations']}  (per placement decision; "
+                                   "NAME@N sets another)")
+        head.add_row("exploration", f"{settings['exploration']:g}  (UCT constant)")
+    if "base_kind" in settings:
         head.add_row("base", f"{data.get('base', 'balanced')}  (kind {settings['base_kind']}: "
                              "plays both seats in rollouts)")
     console.print(head, highlight=False)

@@ -55,7 +55,7 @@ def refused(path, *needles: str, error=DataError) -> str:
 
 def test_the_expected_strategies_ship():
     for name in ("random", "greedy", "balanced", "blocker", "gold-hoarder", "row-builder",
-                 "raid-averse", "montecarlo"):
+                 "raid-averse", "montecarlo", "montecarlo-tuned", "tuned", "expert"):
         assert name in SHIPPED
 
 
