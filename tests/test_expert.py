@@ -172,3 +172,34 @@ def test_a_tree_search_level_plays_a_smaller_budget():
     levels, retuned = resolve_levels(("balanced", "tuned", "expert"))
     assert levels == ("balanced", "tuned", f"expert@{LEVEL_ITERATIONS}")
     assert retuned == ("tuned",)
+
+
+def test_an_expert_level_searches_with_the_retuned_tuned():
+    from dataclasses import replace
+    from types import SimpleNamespace
+
+    from targi_sim.calibrate.search import Evaluator
+    from targi_sim.engine.constants import HW_GOLD, MC_BASE
+    from targi_sim.players.strategy import follow_retuned, searches_with
+
+    before = [load_strategy(n) for n in ("balanced", "tuned", "expert", "montecarlo")]
+    params = before[1].params.copy()
+    params[HW_GOLD] += 0.5
+    players = [before[0], replace(before[1], params=params), before[2], before[3]]
+    assert searches_with(before[2], before[1]) and not searches_with(before[3], before[1])
+    after = follow_retuned(players, before)
+    assert after[2].params[MC_BASE + HW_GOLD] == params[HW_GOLD]  # rollouts: the new tuned
+    assert after[2].params[HW_GOLD] == params[HW_GOLD]  # its own decisions too
+    assert after[2].params[MC_SEARCH] == SEARCH_ISMCTS
+    assert after[3] is before[3]  # montecarlo rolls out with balanced, not re-tuned
+    # calibrate races first the levels no re-tune moves (nor the level below them):
+    # not the expert on tuned
+    order = [0, 3, 1, 2]
+    view = SimpleNamespace(names=[before[i].name for i in order], retuned=["tuned"],
+                           strategies=[before[i] for i in order])
+    assert Evaluator._fixed_levels(view) == ["balanced", "montecarlo"]
+    view.strategies[3] = load_strategy("montecarlo-tuned")  # the last level, on tuned too
+    view.names[3] = "montecarlo-tuned"
+    assert Evaluator._fixed_levels(view) == ["balanced", "montecarlo"]
+    view.retuned = []
+    assert Evaluator._fixed_levels(view) == view.names

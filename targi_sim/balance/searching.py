@@ -47,7 +47,12 @@ from targi_sim.game.deck import COST_KEYS, Deck
 from targi_sim.game.rules import Rules
 from targi_sim.play.match import Match, prepare_match
 from targi_sim.play.pairing import games_per_deal, plan, resolve_pairing
-from targi_sim.players.strategy import Strategy, level_spec, resolve_strategy
+from targi_sim.players.strategy import (
+    Strategy,
+    follow_retuned,
+    level_spec,
+    resolve_strategy,
+)
 
 CHUNK_DEALS = 1000  # deals per worker task: fixed, so results do not depend on --jobs
 NONE = "-"
@@ -181,7 +186,7 @@ class Evaluator:
                            sigma=self.config.retune_sigma)
                 players[i], games = r.strategy, games + r.games
             out[name] = [float(x) for x in players[i].params]
-        return players, out, games
+        return follow_retuned(players, self.strategies), out, games
 
     def matches_for(self, deck: Deck, rules: Rules, players: Sequence[Strategy]) -> list[Match]:
         return [prepare_match((p, p), deck, rules) for p in players]

@@ -34,7 +34,12 @@ from targi_sim.engine import constants as C
 from targi_sim.errors import InputError
 from targi_sim.game.deck import Deck, load_deck
 from targi_sim.game.rules import Rules, load_rules
-from targi_sim.players.strategy import Strategy, resolve_strategy
+from targi_sim.players.strategy import (
+    Strategy,
+    follow_retuned,
+    resolve_strategy,
+    searches_with,
+)
 from targi_sim.strength.tune import Generation, retune
 
 from .measure import LevelShape, measure_levels
@@ -215,12 +220,11 @@ class Evaluator:
 
     def _fixed_levels(self) -> list[str]:
         """Levels measurable before any re-tune (they and the level below are fixed)."""
-        out = []
-        for i, n in enumerate(self.names):
-            if n in self.retuned or (i > 0 and self.names[i - 1] in self.retuned):
-                continue
-            out.append(n)
-        return out
+        moving = {i for i, n in enumerate(self.names) if n in self.retuned}
+        moving |= {i for i, s in enumerate(self.strategies)  # a search on a re-tuned base
+                   if any(searches_with(s, self.strategies[j]) for j in moving)}
+        return [n for i, n in enumerate(self.names)
+                if i not in moving and not (i > 0 and i - 1 in moving)]
 
     def players(self, deck: Deck, rules: Rules, retune_seed: int
                 ) -> tuple[list[Strategy], dict[str, list[float]]]:
@@ -239,7 +243,7 @@ class Evaluator:
                             budget=budget, seed=retune_seed, name=n, progress=progress)
             players[i] = result.strategy
             weights[n] = [float(x) for x in result.strategy.params]
-        return players, weights
+        return follow_retuned(players, self.strategies), weights
 
     def evaluate(self, number: int, choice: dict[str, Any], *, measure_seed: int,
                  retune_seed: int, deals: int, best: float = math.inf,

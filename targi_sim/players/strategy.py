@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -407,6 +407,32 @@ def resolve_strategy(spec: str | Path | Strategy) -> Strategy:
     if at and not Path(str(spec)).exists():
         return with_budget(load_strategy(name), budget, str(spec))
     return load_strategy(spec)
+
+
+def searches_with(search: Strategy, base: Strategy) -> bool:
+    """Does this search strategy roll out with `base` (the same kind and weights)?"""
+    n = 1 + C.N_HEURISTIC_WEIGHTS
+    return (search.kind == C.SK_MONTECARLO and base.kind == C.SK_HEURISTIC
+            and np.array_equal(search.params[C.MC_BASE:C.MC_BASE + n], base.row()[:n]))
+
+
+def follow_retuned(players: Sequence[Strategy], before: Sequence[Strategy]) -> list[Strategy]:
+    """The players of a candidate deck once some levels were re-tuned (`before[i]` ->
+    `players[i]`): a search level whose rollouts played a re-tuned level's old weights
+    plays its new ones, and so do its own decisions when they were that level's (so an
+    `expert` level searches with the `tuned` re-tuned for the deck, not the shipped one)."""
+    n = 1 + C.N_HEURISTIC_WEIGHTS
+    out = list(players)
+    for k, search in enumerate(players):
+        for old, new in zip(before, players, strict=True):
+            if old is new or not searches_with(search, old):
+                continue
+            params = search.params.copy()
+            params[C.MC_BASE:C.MC_BASE + n] = new.row()[:n]
+            if np.array_equal(search.params[1:n], old.params[1:n]):
+                params[1:n] = new.params[1:n]
+            out[k] = replace(search, params=params)
+    return out
 
 
 LEVEL_ITERATIONS = 50  # an ismcts level of balance / calibrate: ~10x faster than expert's 500
