@@ -135,9 +135,13 @@ def test_golden_game(name: str) -> None:
 
 
 def test_golden_files_are_real_games() -> None:
-    """The files hold complete records (trace included), and the two decks differ."""
+    """The files hold complete records (trace included), the two random games' decks
+    differ, and the expert's game is a search strategy's."""
     docs = {n: json.loads((GOLDEN_DIR / n).read_text()) for n in regen.GOLDEN_GAMES}
-    assert len(docs) == 2
+    assert len(docs) == 3
+    expert = docs.pop("game_seed_20261204_expert.json")
+    assert expert["params"]["strategies"][0].startswith("expert@")
+    assert expert["record"]["winner"] == 0  # the search beats tuned in this game
     for name, doc in docs.items():
         rec = doc["record"]
         assert set(rec["tables"]) == {"rounds", "acquisitions", "offers", "raids", "goods", "trace"}
