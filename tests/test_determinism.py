@@ -189,7 +189,8 @@ NOJIT_GAMES = [(seed, deck, seed % 2, ("random", "random"))
 # Monte Carlo driver (rollouts, determinisation) with a small budget
 NOJIT_GAMES += [(11, "base", 0, ("balanced", "greedy")),
                 (12, "abilities-example", 1, ("blocker", "row-builder")),
-                (13, "base", 0, ("montecarlo", "balanced"))]
+                (13, "base", 0, ("montecarlo", "balanced")),
+                (14, "base", 1, ("expert@3", "tuned"))]
 
 _CHILD = """
 import json, sys
