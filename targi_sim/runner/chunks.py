@@ -7,8 +7,9 @@ in, so any worker, on any machine, in any order, writes the same bytes.
 Memory stays bounded by the log buffer, not the chunk: the engine fills logs
 for up to LOG_GAMES games, those rows are appended to the chunk's six Parquet
 files as one row group each, and the buffer is reused. The files are written
-under temporary names and renamed into place only when all six are whole; the
-completion marker comes last and records each file's size and sha256.
+under temporary names and renamed into place only when all six are whole; then the
+chunk's summary (its sufficient statistics, runner/summaries.py) is computed from them
+and written; the completion marker comes last and records each file's size and sha256.
 """
 
 from __future__ import annotations
@@ -26,12 +27,14 @@ import pyarrow.parquet as pq
 
 from targi_sim._utils.atomic import temp_path
 from targi_sim.engine.logs import G_SIZE, H_OVERFLOW
+from targi_sim.game.vp_rates import rates_from_deck
 from targi_sim.play.games import play_plan
 from targi_sim.play.pairing import plan
 from targi_sim.runner.layout import RunDir
 
 from ..engine import layout as lay
 from ..engine.buffers import make_logs, reset, table
+from . import summaries
 from .config import RunSpec
 from .markers import file_sha256
 from .tables import LOGS, SCHEMAS, TABLES, games_table, log_table
@@ -117,6 +120,8 @@ def run_chunk(spec: RunSpec, chunk: int) -> dict[str, Any]:
         files.abort()
         raise
     start, n = spec.chunk_games(chunk)
+    rates = rates_from_deck(spec.match.deck)  # raid swings are valued as the report does
+    summary = summaries.compute(spec.out, chunk, rates.goods_vp, rates.gold_vp)
     marker = {
         "chunk": chunk,
         "first_game": start,
@@ -126,6 +131,7 @@ def run_chunk(spec: RunSpec, chunk: int) -> dict[str, Any]:
         "bytes": sizes,
         "sha256": sums,
         "seconds": round(time.perf_counter() - t0, 4),
+        "summary": summaries.write(rd, chunk, summary, rates.goods_vp, rates.gold_vp),
     }
     rd.write_marker(chunk, marker)
     return marker

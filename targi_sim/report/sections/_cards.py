@@ -6,15 +6,12 @@ import math
 
 import polars as pl
 
-from targi_sim.runner.queries import Analyses
 from targi_sim.stats.grades import GradeModel, grade_values, grades
 
 from .. import plots
+from ..data import ReportData
 from ..metrics import (
-    border_counts,
-    card_mask_counts,
     drop_sums,
-    mask_counts,
     with_rate,
 )
 from ..model import Section, Table, mark_low_n
@@ -75,17 +72,14 @@ _CARD_HIDDEN = ("played_points", "not_taken_points", "taken_games", "acquisition
                 *(f"{r}_se" for r in CARD_RATE_COLUMNS))
 
 
-def cards(a: Analyses, min_n: int, games: int,
+def cards(d: ReportData, min_n: int, games: int,
           values: pl.DataFrame | None = None) -> Section:
     """Tribe cards (17lands style), per symbol, border cards and goods cards.
 
     values: optional per-card values (card_id, value, se) to grade on (grade_tribe)."""
-    tribe = a.frame("cards_tribe").with_columns(pl.col("card_id").cast(pl.Int32))
-    by_symbol: dict[str, list[int]] = {}
-    for cid, sym in tribe.select("card_id", "symbol").iter_rows():
-        by_symbol.setdefault(sym, []).append(cid)
-    counts, pooled = card_mask_counts(a.frame("cards_tribe_masks"), tribe["card_id"].to_list(),
-                                      by_symbol)
+    tribe = d.cards_tribe()
+    symbols = sorted(set(tribe["symbol"].to_list()), key=tribe["symbol"].to_list().index)
+    counts = d.tribe_counts(tribe["card_id"].to_list())
     tribe = tribe.join(counts, on="card_id", how="left").sort("card_id")
     tribe = tribe.with_columns(
         pl.Series("cost", [cost_text(r) for r in tribe.iter_rows(named=True)], dtype=pl.String))
@@ -100,23 +94,16 @@ def cards(a: Analyses, min_n: int, games: int,
                     pl.col("_rs").sum()])
               .with_columns((pl.col("_rs") / pl.col("acquired")).alias("round_mean"))
               .drop("_rs"))
-    symbol = symbol.join(pooled.rename({"group": "symbol"}), on="symbol", how="left")
+    symbol = symbol.join(d.symbol_counts(symbols), on="symbol", how="left")
     symbol = _card_rates(symbol.sort("symbol"), min_n)
 
-    border = a.frame("cards_border").with_columns(pl.col("position").cast(pl.Int32))
-    border = border.join(border_counts(a.frame("cards_border_masks"),
-                                       border["position"].to_list()),
-                         on="position", how="left").sort("position")
+    border = d.cards_border()
     border = with_rate(border, "use_rate", "placements", "open_rounds")
     border = with_rate(border, "used_wr", "used_points", "used_n")
     border = border.with_columns((pl.col("placements") / max(games, 1)).alias("uses_per_game"))
     border = mark_low_n(drop_sums(border), "used_n", min_n)
 
-    goods = a.frame("cards_goods").with_columns(pl.col("card_id").cast(pl.Int32))
-    goods = goods.join(mask_counts(a.frame("cards_goods_masks"), "taken",
-                                   goods["card_id"].to_list(), id_name="card_id",
-                                   n_name="taker_n", points_name="taker_points"),
-                       on="card_id", how="left").sort("card_id")
+    goods = d.cards_goods()
     goods = goods.with_columns(
         (pl.col("salt") + pl.col("pepper") + pl.col("dates") + pl.col("choose_one"))
         .alias("goods_per_take"),

@@ -48,9 +48,14 @@ def cluster_sums(successes: list[str], n: str) -> list[pl.Expr]:
 
 def clustered_mean(total_i: np.ndarray, n_i: np.ndarray, sq_i: np.ndarray) -> dict[str, float]:
     """Mean of values summed per cluster (total_i over n_i values, their squares sq_i)."""
-    c = ClusterSums.of(total_i, n_i)
+    return clustered_mean_of(ClusterSums.of(total_i, n_i), float(sq_i.sum()))
+
+
+def clustered_mean_of(c: ClusterSums, squares: float) -> dict[str, float]:
+    """The clustered mean of values from their per-cluster sums `c` and the sum of their
+    squares (the values' sample variance gives the design effect)."""
     n = c.n
-    unit_var = (float(sq_i.sum()) - c.x * c.x / n) / (n - 1) if n > 1 else math.nan
+    unit_var = (squares - c.x * c.x / n) / (n - 1) if n > 1 else math.nan
     r = means_from_sums(c.clusters, c.x, c.n, c.xx, c.xn, c.nn, unit_var)
     return {k: float(v) for k, v in r.items()}
 

@@ -1,0 +1,285 @@
+"""Sufficient statistics of a run's rows, computed per chunk and merged by addition.
+
+Why: a report, compare or check needs, per card, symbol, strategy, seat, round or raid,
+only counts, sums, sums of squares and cross-products over the independent units (the
+pair_id: games that share a deal, targi_sim.stats.rates). Computed once per chunk, they
+are a few thousand numbers, and the run's statistics are their sum, so reading a
+report no longer grows with the games.
+
+Each table of SPECS is a query of analyses/sums_*.sql that gives one row per group (and
+per pair_id for a clustered table) of linear values; `reduce` sums them per group and,
+per pair, the products the intervals need (`a*b`) and the pairs with `n > 0` (`n>0`).
+A pair can straddle two chunks (a seat-swapped pair with an odd chunk size), so a
+chunk keeps the linear rows of its first and last game's pairs ("open" rows) instead
+of their products; `merge` adds the pairs' rows across chunks before squaring. Run over
+a whole run at once (`summarise(..., open_pairs=())`) the same code is the raw-row path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import polars as pl
+
+from targi_sim.engine.logs import PAID_NAMES
+
+VERSION = 1  # bump when a table or its meaning changes: older summaries are recomputed
+
+F = pl.Float64
+S = pl.String
+I = pl.Int64
+
+
+@dataclass(frozen=True)
+class Spec:
+    """One summary table: its group keys (name -> dtype), linear values, and for a table
+    clustered by pair_id the per-pair products and positive counts to sum."""
+
+    name: str
+    keys: dict[str, pl.DataType]
+    values: tuple[str, ...]
+    products: tuple[tuple[str, str], ...] = ()
+    positive: tuple[str, ...] = ()
+
+    @property
+    def clustered(self) -> bool:
+        return bool(self.products or self.positive)
+
+    @property
+    def stats(self) -> list[str]:
+        return [*self.values, *(f"{a}*{b}" for a, b in self.products),
+                *(f"{n}>0" for n in self.positive)]
+
+
+def _rate(x: str, n: str) -> tuple[tuple[str, str], ...]:
+    return ((x, x), (x, n), (n, n))
+
+
+def _products(*pairs: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
+    return tuple(dict.fromkeys(p for ps in pairs for p in ps))
+
+
+_CARD = ("offered_games", "taken_games", "played_n", "played_points", "not_taken_n",
+         "not_taken_points")
+_CARD_PRODUCTS = _products(_rate("taken_games", "offered_games"),
+                           _rate("played_points", "played_n"),
+                           _rate("not_taken_points", "not_taken_n"))
+_FIGURES = ("cards", "token_vp", "card_vp", "row_bonus", "raid_losses")
+_SWING = ("decided", "flipped_exact", "flipped_eq", "margin", "swing_exact", "swing_eq")
+
+SPECS: dict[str, Spec] = {s.name: s for s in (
+    Spec("matchups", {"p0_strategy": S, "p1_strategy": S},
+         ("games", "first_wins", "draws", "first_points", "wins_p0", "wins_p1", "points_p0",
+          "rounds", "rounds_sq", "tiebreak_decided", "tiebreaks", "score"),
+         _products(_rate("first_points", "games"), _rate("draws", "games"),
+                   _rate("tiebreak_decided", "games"), _rate("points_p0", "games"),
+                   _rate("rounds", "games")), ("games",)),
+    Spec("end_reason", {"end_reason": S}, ("n", "first_wins", "draws", "first_points"),
+         _rate("first_points", "n"), ("n",)),
+    Spec("game_length", {"rounds": I, "end_reason": S}, ("games",)),
+    Spec("lead", {"n_rounds": I, "changes": I, "decisive": I, "decided": I}, ("games",)),
+    Spec("score_gap", {"round": I}, ("n", "gap", "gap_sq"), _rate("gap", "n"), ("n",)),
+    Spec("shape", {"strategy": S}, ("n", *_FIGURES, *(f"{f}_sq" for f in _FIGURES)),
+         _products(*(_rate(f, "n") for f in _FIGURES)), ("n",)),
+    Spec("tribe", {"card_id": I},
+         ("offered_rounds", "acquired", "acquired_centre", "acquired_expansion", "played",
+          "kept", "discarded", "acquisition_rows", "round_sum")),
+    Spec("tribe_pairs", {"card_id": I}, _CARD, _CARD_PRODUCTS,
+         ("offered_games", "played_n", "not_taken_n")),
+    Spec("symbol_pairs", {"symbol": S}, _CARD, _CARD_PRODUCTS,
+         ("offered_games", "played_n", "not_taken_n")),
+    Spec("border", {"position": I}, ("placements", "open_rounds", "used_points", "used_n"),
+         _products(_rate("placements", "open_rounds"), _rate("used_points", "used_n")),
+         ("open_rounds", "used_n")),
+    Spec("goods", {"card_id": I}, ("taken", "taken_centre", "taken_border")),
+    Spec("goods_pairs", {"card_id": I}, ("taker_n", "taker_points"),
+         _rate("taker_points", "taker_n"), ("taker_n",)),
+    Spec("raids", {"raid": I, "paid": S}, ("n", "amount", "gold", "opponent_bonus", "points")),
+    Spec("raid_pairs", {"raid": I},
+         ("facing", *(f"{c}_{k}" for k in PAID_NAMES for c in ("n", "points"))),
+         _products((("facing", "facing"),),
+                   *(_rate(f"points_{k}", f"n_{k}") + ((f"n_{k}", "facing"),)
+                     for k in PAID_NAMES)),
+         ("facing", *(f"n_{k}" for k in PAID_NAMES))),
+    Spec("swing", {}, _SWING,
+         _products(_rate("flipped_exact", "decided"), _rate("flipped_eq", "decided")),
+         ("decided",)),
+    Spec("curves", {"round": I, "seat": I, "strategy": S, "role": S},
+         ("n", "score", "vp_tokens", "gold", "goods", "display")),
+)}
+
+
+def reduce(spec: Spec, rows: pl.DataFrame) -> pl.DataFrame:
+    """Per group of `spec.keys`: the sums of the values, and for a clustered table the
+    sums of the per-pair products and the count of pairs with a positive value (`rows`:
+    one row per group and pair_id)."""
+    keys = list(spec.keys)
+    if spec.clustered:  # one row per group and pair (the query groups so; merge may not)
+        rows = rows.group_by([*keys, "pair_id"]).agg(pl.col(v).sum() for v in spec.values)
+    aggs = [pl.col(v).cast(F).sum() for v in spec.values]
+    aggs += [(pl.col(a).cast(F) * pl.col(b).cast(F)).sum().alias(f"{a}*{b}")
+             for a, b in spec.products]
+    aggs += [(pl.col(n) > 0).sum().cast(F).alias(f"{n}>0") for n in spec.positive]
+    if not keys:
+        return rows.select(aggs) if rows.height else pl.DataFrame(
+            {s: [0.0] for s in spec.stats})
+    return rows.group_by(keys).agg(aggs)
+
+
+# ---- the long form stored in a summary file: one number per row ----
+
+LONG_SCHEMA = {"table": S, "key": S, "pair_id": I, "stat": S, "value": F}
+
+
+def to_long(spec: Spec, wide: pl.DataFrame, stats: Sequence[str], pair: bool) -> pl.DataFrame:
+    """`wide` (keys [+ pair_id] + stats) as rows of (table, key, pair_id, stat, value)."""
+    if wide.height == 0:
+        return pl.DataFrame(schema=LONG_SCHEMA)
+    keys = list(spec.keys)
+    key = (pl.struct(keys).struct.json_encode() if keys else pl.lit("{}")).alias("key")
+    pid = pl.col("pair_id").cast(I) if pair else pl.lit(None, I).alias("pair_id")
+    return (wide.select(pl.lit(spec.name).alias("table"), key, pid,
+                        *(pl.col(s).cast(F) for s in stats))
+            .unpivot(index=["table", "key", "pair_id"], variable_name="stat", value_name="value")
+            .select(*(pl.col(c).cast(t) for c, t in LONG_SCHEMA.items())))
+
+
+def from_long(spec: Spec, long: pl.DataFrame, stats: Sequence[str], pair: bool) -> pl.DataFrame:
+    """The wide table of one spec back from its long rows (missing stats are 0)."""
+    keys = list(spec.keys)
+    index = ["key", "pair_id"] if pair else ["key"]
+    if long.height == 0:
+        wide = pl.DataFrame(schema={**{c: LONG_SCHEMA[c] for c in index},
+                                    **dict.fromkeys(stats, F)})
+    else:
+        wide = long.pivot(on="stat", index=index, values="value", aggregate_function="sum")
+    wide = wide.with_columns(pl.lit(0.0).alias(s) for s in stats if s not in wide.columns)
+    if keys:
+        decoded = pl.col("key").str.json_decode(pl.Struct(spec.keys))
+        wide = wide.with_columns(decoded.alias("_k")).unnest("_k")
+    return wide.select(*keys, *(["pair_id"] if pair else []),
+                       *(pl.col(s).fill_null(0.0).cast(F) for s in stats))
+
+
+def long_of(wide: dict[str, pl.DataFrame], open_rows: dict[str, pl.DataFrame]
+            ) -> pl.DataFrame:
+    """A chunk's summary in long form: each table's sums and its open pairs' rows."""
+    parts = [to_long(SPECS[t], df, SPECS[t].stats, pair=False) for t, df in wide.items()]
+    parts += [to_long(SPECS[t], df, SPECS[t].values, pair=True) for t, df in open_rows.items()]
+    return pl.concat(parts, how="vertical")
+
+
+@dataclass
+class Sums:
+    """The merged sums of a run: one wide frame per table of SPECS."""
+
+    tables: dict[str, pl.DataFrame]
+
+    def __getitem__(self, name: str) -> pl.DataFrame:
+        return self.tables[name]
+
+
+def merge(summaries: Iterable[pl.DataFrame], batch: int = 64) -> Sums:
+    """Add up chunk summaries (long form): the sums by addition, the open pairs' rows per
+    pair first, then reduced. Folds `batch` chunks at a time, so memory stays flat."""
+    closed: list[pl.DataFrame] = []
+    opened: list[pl.DataFrame] = []
+
+    def fold(frames: list[pl.DataFrame], by: list[str]) -> list[pl.DataFrame]:
+        if len(frames) < 2:
+            return frames
+        return [pl.concat(frames).group_by(by).agg(pl.col("value").sum())
+                .select(*LONG_SCHEMA)]
+
+    for long in summaries:
+        closed.append(long.filter(pl.col("pair_id").is_null()))
+        opened.append(long.filter(pl.col("pair_id").is_not_null()))
+        if len(closed) >= batch:
+            closed = fold(closed, ["table", "key", "pair_id", "stat"])
+            opened = fold(opened, ["table", "key", "pair_id", "stat"])
+    total = pl.concat([*closed, pl.DataFrame(schema=LONG_SCHEMA)])
+    open_all = pl.concat([*opened, pl.DataFrame(schema=LONG_SCHEMA)])
+    for name, spec in SPECS.items():
+        rows = open_all.filter(pl.col("table") == name)
+        if rows.height:
+            pairs = from_long(spec, rows, spec.values, pair=True)
+            total = pl.concat([total, to_long(spec, reduce(spec, pairs), spec.stats, False)])
+    total = total.group_by("table", "key", "stat").agg(pl.col("value").sum())
+    return Sums({name: _sorted(spec, from_long(spec, total.filter(pl.col("table") == name),
+                                               spec.stats, pair=False))
+                 for name, spec in SPECS.items()})
+
+
+def _sorted(spec: Spec, df: pl.DataFrame) -> pl.DataFrame:
+    return df.sort(list(spec.keys)) if spec.keys else df
+
+
+# ---- computing one chunk's (or a whole run's) summary with DuckDB ----
+
+def summarise(a, open_pairs: Sequence[int], goods_vp: float, gold_vp: float
+              ) -> tuple[dict[str, pl.DataFrame], dict[str, pl.DataFrame]]:
+    """(sums per table, open pairs' linear rows per clustered table) of the rows an
+    Analyses connection `a` sees (runner/queries.py): a chunk's, or a whole run's with
+    no open pairs (the raw-row path)."""
+    a.script("round_diff")
+    rows = {name: a.frame(f"sums_{name}") for name in (
+        "matchups", "end_reason", "game_length", "score_gap", "shape", "tribe", "tribe_pairs",
+        "border", "goods", "goods_pairs", "raids", "curves")}
+    rows["swing"] = a.frame("sums_raids_swing", goods_vp=goods_vp, gold_vp=gold_vp)
+    rows["lead"] = lead_counts(a.frame("sums_lead_codes"))
+    symbols = a.con.sql("SELECT card_id::BIGINT AS card_id, symbol FROM cards "
+                        "WHERE card_type = 'tribe'").pl()
+    tribe = rows["tribe_pairs"].with_columns(pl.col("card_id").cast(I))
+    rows["symbol_pairs"] = (tribe.join(symbols, on="card_id").group_by("symbol", "pair_id")
+                            .agg(pl.col(c).sum() for c in _CARD))
+    rows["raid_pairs"] = _raid_kinds(a.frame("sums_raid_pairs"))
+    wide, open_rows = {}, {}
+    for name, spec in SPECS.items():
+        df = rows[name].with_columns(pl.col(k).cast(t) for k, t in spec.keys.items())
+        if spec.clustered:
+            is_open = pl.col("pair_id").is_in(list(open_pairs))
+            open_rows[name] = (df.filter(is_open).select(*spec.keys, "pair_id", *spec.values)
+                               .sort(*spec.keys, "pair_id"))
+            df = df.filter(~is_open)
+        wide[name] = _sorted(spec, reduce(spec, df))  # sorted: the same bytes every time
+    return wide, open_rows
+
+
+def _raid_kinds(rows: pl.DataFrame) -> pl.DataFrame:
+    """Per raid and pair: players facing it, and per payment kind n_<kind>, points_<kind>."""
+    unknown = set(rows["paid"].unique().to_list()) - set(PAID_NAMES)
+    if unknown:
+        raise ValueError(f"raids paid in unknown ways: {sorted(unknown)}")
+    return rows.group_by("raid", "pair_id").agg(
+        pl.col("n").sum().alias("facing"),
+        *(pl.col(c).filter(pl.col("paid") == k).sum().alias(f"{c}_{k}")
+          for k in PAID_NAMES for c in ("n", "points")))
+
+
+def lead_counts(games: pl.DataFrame) -> pl.DataFrame:
+    """Games per (rounds R, lead changes, decisive round d, decided) from per-game leader
+    codes (analyses/sums_lead_codes.sql); targi_sim/report/metrics.lead_metrics reads them.
+
+    Lead changes: rounds r in 2..R whose leader (seat 0, seat 1, or level) differs from
+    round r-1's. d: 1 + the last round in which the final winner was not strictly ahead
+    (0 for a game without a winner)."""
+    code = games["code"].cast(I).to_numpy()
+    R = games["n_rounds"].cast(I).to_numpy()
+    winner = games["winner"].cast(I).to_numpy()
+    if len(code) == 0:
+        return pl.DataFrame(schema={"n_rounds": I, "changes": I, "decisive": I,
+                                    "decided": I, "games": F})
+    width = int(R.max())
+    lead = (code[:, None] >> (2 * np.arange(width, dtype=np.int64))[None, :]) & 3
+    valid = np.arange(width)[None, :] < R[:, None]
+    changes = ((lead[:, 1:] != lead[:, :-1]) & valid[:, 1:]).sum(axis=1)
+    decided = winner >= 0
+    not_ahead = (lead != np.where(winner == 0, 1, 2)[:, None]) & valid
+    last = np.where(not_ahead.any(axis=1), width - np.argmax(not_ahead[:, ::-1], axis=1), 0)
+    d = np.where(decided, last + 1, 0)
+    return (pl.DataFrame({"n_rounds": R, "changes": changes.astype(np.int64), "decisive": d,
+                          "decided": decided.astype(np.int64)})
+            .group_by("n_rounds", "changes", "decisive", "decided")
+            .agg(pl.len().cast(F).alias("games")))

@@ -1,0 +1,177 @@
+"""Chunk summaries (runner/summaries.py): merged, they equal the sums of all the rows at
+once for any chunking (pairs straddling chunks included), after a resume and on a Dask
+cluster; a deleted, truncated, edited or missing summary is recomputed from its chunk's
+rows and written back, never used; the report from summaries equals the raw-row one."""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+from pathlib import Path
+
+import polars as pl
+import pytest
+from polars.testing import assert_frame_equal
+
+from targi_sim.report.build import analyse
+from targi_sim.report.values import rates_from_manifest
+from targi_sim.runner import RunConfig, RunDir, resolve_run
+from targi_sim.runner import summaries as summ
+from targi_sim.runner.dispatch import execute
+from targi_sim.runner.reading import read_run_info
+from targi_sim.runner.sums import SPECS
+
+
+def run_to(out: Path, games: int = 31, chunk: int = 7, jobs: int = 1, **kw) -> Path:
+    """balanced vs random: seat-swapped pairs, so an odd chunk size splits pairs."""
+    cfg = RunConfig(games=games, seed=kw.pop("seed", 5), p0="balanced", p1="random",
+                    chunk_size=chunk)
+    execute(resolve_run(cfg), out, jobs=jobs, **kw)
+    return out
+
+
+def sums_of(out: Path, *, rows: bool = False, recomputed: list | None = None):
+    run = read_run_info(out)
+    r = rates_from_manifest(run.manifest)
+    if rows:
+        return summ.row_sums(run, r.goods_vp, r.gold_vp)
+    if recomputed is not None:
+        original = summ.compute
+
+        def counting(root, chunk, *args, **kw):
+            recomputed.append(chunk)
+            return original(root, chunk, *args, **kw)
+
+        summ.compute = counting
+    try:
+        return summ.run_sums(run, r.goods_vp, r.gold_vp)
+    finally:
+        if recomputed is not None:
+            summ.compute = original
+
+
+def assert_same_sums(a, b) -> None:
+    for name in SPECS:
+        assert_frame_equal(a[name], b[name], check_exact=True)
+
+
+def assert_same_report(out: Path) -> None:
+    """Every table of the report from the summaries equals the raw-row report's."""
+    run = read_run_info(out)
+    fast, slow = analyse(run), analyse(run, from_rows=True)
+    fast_tables = {t.key: t.df for s in fast.sections for t in s.tables}
+    slow_tables = {t.key: t.df for s in slow.sections for t in s.tables}
+    assert fast_tables.keys() == slow_tables.keys()
+    for key, df in fast_tables.items():
+        assert_frame_equal(df, slow_tables[key], check_exact=True)
+    assert_frame_equal(fast.headline, slow.headline, check_exact=True)
+
+
+@pytest.fixture(scope="module")
+def odd_run(tmp_path_factory) -> Path:
+    return run_to(tmp_path_factory.mktemp("odd") / "run")
+
+
+def test_the_run_writes_a_summary_per_chunk_under_its_marker(odd_run):
+    rd = RunDir(odd_run)
+    for chunk in range(5):
+        entry = rd.read_marker(chunk)["summary"]
+        path = rd.summary_path(chunk)
+        assert entry["bytes"] == path.stat().st_size
+        assert entry["sha256"] == summ.file_sha256(path)
+
+
+def test_merged_summaries_equal_the_rows_with_pairs_across_chunks(odd_run):
+    recomputed: list[int] = []
+    fast = sums_of(odd_run, recomputed=recomputed)
+    assert recomputed == []  # every stored summary was used
+    assert fast["matchups"]["games"].sum() == 31
+    assert_same_sums(fast, sums_of(odd_run, rows=True))
+
+
+def test_the_report_from_summaries_equals_the_raw_row_report(odd_run):
+    assert_same_report(odd_run)
+
+
+def test_summaries_do_not_depend_on_the_chunking(tmp_path, odd_run):
+    other = run_to(tmp_path / "even", chunk=10, jobs=2)
+    assert_same_sums(sums_of(other), sums_of(odd_run))
+
+
+@pytest.mark.parametrize("damage", ["delete", "truncate", "edit", "marker"])
+def test_a_damaged_summary_is_recomputed_never_used(tmp_path, odd_run, damage):
+    out = tmp_path / "run"
+    shutil.copytree(odd_run, out)
+    rd = RunDir(out)
+    path = rd.summary_path(2)
+    good = path.read_bytes()
+    if damage == "delete":
+        path.unlink()
+    elif damage == "truncate":
+        path.write_bytes(good[: len(good) // 2])
+    elif damage == "edit":  # same size, other numbers: a valid Parquet file that lies
+        long = pl.read_parquet(path).with_columns(pl.col("value") * 2)
+        long.write_parquet(path)
+    else:  # the marker's entry no longer matches (e.g. another version's summary)
+        marker = rd.read_marker(2)
+        marker["summary"]["version"] = -1
+        rd.write_marker(2, marker)
+    recomputed: list[int] = []
+    assert_same_sums(sums_of(out, recomputed=recomputed), sums_of(odd_run))
+    assert recomputed == [2]
+    assert path.read_bytes() == good  # written back, and the marker vouches for it again
+    assert rd.read_marker(2)["summary"] == RunDir(odd_run).read_marker(2)["summary"]
+    recomputed.clear()
+    sums_of(out, recomputed=recomputed)
+    assert recomputed == []
+
+
+def test_a_run_without_summaries_reports_and_gains_them(tmp_path, odd_run):
+    """An older version's run directory: no summaries, markers without the entry."""
+    out = tmp_path / "old"
+    shutil.copytree(odd_run, out)
+    shutil.rmtree(out / "summaries")
+    rd = RunDir(out)
+    for chunk in range(5):
+        marker = rd.read_marker(chunk)
+        del marker["summary"]
+        rd.write_marker(chunk, marker)
+    recomputed: list[int] = []
+    assert_same_sums(sums_of(out, recomputed=recomputed), sums_of(odd_run))
+    assert recomputed == [0, 1, 2, 3, 4]
+    for chunk in range(5):  # kept under the same rules as the run wrote them
+        assert rd.read_marker(chunk) == RunDir(odd_run).read_marker(chunk)
+    recomputed.clear()
+    assert_same_report(out)
+    sums_of(out, recomputed=recomputed)
+    assert recomputed == []
+
+
+def test_a_resumed_run_has_the_same_summaries(tmp_path, odd_run):
+    out = run_to(tmp_path / "run")
+    rd = RunDir(out)
+    rd.marker_path(3).unlink()  # as if killed before chunk 3 was marked complete
+    rd.summary_path(3).unlink()
+    run_to(out)
+    assert_same_sums(sums_of(out), sums_of(odd_run))
+    assert_same_report(out)
+
+
+def test_a_dask_made_run_has_the_same_summaries(tmp_path, odd_run):
+    from tests.dask_cluster import dask_cluster
+
+    with dask_cluster(tmp_path) as address:
+        out = run_to(tmp_path / "run", jobs=2, backend="dask", scheduler=address)
+    assert_same_sums(sums_of(out), sums_of(odd_run))
+    assert all(json.loads(p.read_text())["summary"] for p in (out / "chunks").iterdir())
+
+
+def test_lead_metrics_from_counts_match_the_definition():
+    from targi_sim.report.metrics import lead_metrics
+
+    # game 1: leader p0 then p1, winner 1 -> 1 change, d = 2; game 2: p0 twice, winner 0
+    lm = lead_metrics([1 | (2 << 2), 1 | (1 << 2)], [2, 2], [1, 0])
+    assert lm["lead_change"] == 0.5 and lm["decisiveness"] == 0.25
+    assert lm["decisive_round_mean"] == 1.5 and lm["decided_games"] == 2
+    assert math.isnan(lead_metrics([], [], [])["lead_change"])
