@@ -175,3 +175,32 @@ def test_lead_metrics_from_counts_match_the_definition():
     assert lm["lead_change"] == 0.5 and lm["decisiveness"] == 0.25
     assert lm["decisive_round_mean"] == 1.5 and lm["decided_games"] == 2
     assert math.isnan(lead_metrics([], [], [])["lead_change"])
+
+
+def test_example_games_picked_from_summaries_equal_a_ranking_of_all_rows(odd_run):
+    """The rules (largest swing, largest setback, lower median) applied to every candidate
+    row at once pick the same games as the histograms plus one chunk's rows."""
+    from targi_sim.report.examples import RULES, choose_examples
+    from targi_sim.runner.queries import Analyses
+    from targi_sim.runner.sums import candidates_sql
+
+    run = read_run_info(odd_run)
+    r = rates_from_manifest(run.manifest)
+    expected = []
+    with Analyses(run) as a:
+        a.script("round_diff")
+        for section, rules in RULES.items():
+            sql = candidates_sql(section)
+            params = {"goods_vp": r.goods_vp, "gold_vp": r.gold_vp} if "$" in sql else None
+            rows = a.con.sql(sql, params=params).pl()
+            keys = ["game_id", "round", "player", "subject"]
+            low = rows.sort("value", *keys)
+            high = rows.sort(["value", *keys], descending=[True, False, False, False, False])
+            for _rule, end, rank in rules:
+                at = rank if rank is not None else (rows.height + 1) // 2
+                row = (low if end == "low" else high).row(at - 1, named=True)
+                expected.append((section, row["game_id"], row["round"], row["subject"],
+                                 row["value"]))
+    got = [(e.section, e.game_id, e.round, e.subject, e.value)
+           for e in choose_examples(run)]
+    assert got == expected

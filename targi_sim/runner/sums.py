@@ -24,8 +24,9 @@ import numpy as np
 import polars as pl
 
 from targi_sim.engine.logs import PAID_NAMES
+from targi_sim.runner.queries import read_sql
 
-VERSION = 1  # bump when a table or its meaning changes: older summaries are recomputed
+VERSION = 2  # bump when a table or its meaning changes: older summaries are recomputed
 
 F = pl.Float64
 S = pl.String
@@ -108,7 +109,31 @@ SPECS: dict[str, Spec] = {s.name: s for s in (
          ("decided",)),
     Spec("curves", {"round": I, "seat": I, "strategy": S, "role": S},
          ("n", "score", "vp_tokens", "gold", "goods", "display")),
+    Spec("examples", {"section": S, "value": F}, ("n",)),
 )}
+
+# the report's example games: section -> the query of its candidates (one row each, with a
+# `value` the rules rank by; targi_sim/report/examples.py)
+EXAMPLES = {"cards": "example_plays", "raids": "example_raids"}
+
+
+def candidates_sql(section: str) -> str:
+    """The candidates query of a section's example games, to nest in another query."""
+    return read_sql(EXAMPLES[section]).strip().rstrip(";")
+
+
+def _example_counts(a, goods_vp: float, gold_vp: float) -> pl.DataFrame:
+    """Per section and value, the example candidates (a histogram: the rules pick by rank
+    and value, then read the one chunk that holds the pick). Needs round_diff."""
+    frames = []
+    for section in EXAMPLES:
+        sql = candidates_sql(section)
+        params = {k: v for k, v in (("goods_vp", goods_vp), ("gold_vp", gold_vp))
+                  if f"${k}" in sql}
+        frames.append(a.con.sql(  # + 0.0: -0.0 and 0.0 are one value
+            f"SELECT '{section}' AS section, value + 0.0 AS value, count(*)::DOUBLE AS n "
+            f"FROM ({sql}) GROUP BY ALL", params=params or None).pl())
+    return pl.concat(frames)
 
 
 def reduce(spec: Spec, rows: pl.DataFrame) -> pl.DataFrame:
@@ -235,6 +260,7 @@ def summarise(a, open_pairs: Sequence[int], goods_vp: float, gold_vp: float
     rows["symbol_pairs"] = (tribe.join(symbols, on="card_id").group_by("symbol", "pair_id")
                             .agg(pl.col(c).sum() for c in _CARD))
     rows["raid_pairs"] = _raid_kinds(a.frame("sums_raid_pairs"))
+    rows["examples"] = _example_counts(a, goods_vp, gold_vp)
     wide, open_rows = {}, {}
     for name, spec in SPECS.items():
         df = rows[name].with_columns(pl.col(k).cast(t) for k, t in spec.keys.items())
