@@ -247,41 +247,73 @@ def summarise(a, open_pairs: Sequence[int], goods_vp: float, gold_vp: float
               ) -> tuple[dict[str, pl.DataFrame], dict[str, pl.DataFrame]]:
     """(sums per table, open pairs' linear rows per clustered table) of the rows an
     Analyses connection `a` sees (runner/queries.py): a chunk's, or a whole run's with
-    no open pairs (the raw-row path)."""
+    no open pairs (the raw-row path). The per-pair rows stay in DuckDB (temporary
+    tables): only their sums and the open pairs' rows come out."""
     a.script("round_diff")
-    rows = {name: a.frame(f"sums_{name}") for name in (
-        "matchups", "end_reason", "game_length", "score_gap", "shape", "tribe", "tribe_pairs",
-        "border", "goods", "goods_pairs", "raids", "curves")}
-    rows["swing"] = a.frame("sums_raids_swing", goods_vp=goods_vp, gold_vp=gold_vp)
-    rows["lead"] = lead_counts(a.frame("sums_lead_codes"))
-    symbols = a.con.sql("SELECT card_id::BIGINT AS card_id, symbol FROM cards "
-                        "WHERE card_type = 'tribe'").pl()
-    tribe = rows["tribe_pairs"].with_columns(pl.col("card_id").cast(I))
-    rows["symbol_pairs"] = (tribe.join(symbols, on="card_id").group_by("symbol", "pair_id")
-                            .agg(pl.col(c).sum() for c in _CARD))
-    rows["raid_pairs"] = _raid_kinds(a.frame("sums_raid_pairs"))
-    rows["examples"] = _example_counts(a, goods_vp, gold_vp)
+    rates = {"goods_vp": goods_vp, "gold_vp": gold_vp}
     wide, open_rows = {}, {}
     for name, spec in SPECS.items():
-        df = rows[name].with_columns(pl.col(k).cast(t) for k, t in spec.keys.items())
-        if spec.clustered:
-            is_open = pl.col("pair_id").is_in(list(open_pairs))
-            open_rows[name] = (df.filter(is_open).select(*spec.keys, "pair_id", *spec.values)
-                               .sort(*spec.keys, "pair_id"))
-            df = df.filter(~is_open)
-        wide[name] = _sorted(spec, reduce(spec, df))  # sorted: the same bytes every time
-    return wide, open_rows
+        if name == "lead":
+            df = lead_counts(a.frame("sums_lead_codes"))
+        elif name == "examples":
+            df = _example_counts(a, goods_vp, gold_vp)
+        elif not spec.clustered:
+            df = a.frame(f"sums_{name}")
+        else:
+            a.con.execute(f"CREATE OR REPLACE TEMP TABLE pairs_{name} AS "
+                          f"{_pair_rows(a, name)}", _used(_pair_rows(a, name), rates))
+            df = a.con.sql(_reduce_sql(spec, f"pairs_{name}", open_pairs)).pl()
+            if open_pairs:
+                listed = ", ".join(str(int(p)) for p in open_pairs)
+                open_rows[name] = _typed(spec, a.con.sql(
+                    f"SELECT {', '.join([*spec.keys, 'pair_id', *spec.values])} FROM "
+                    f"pairs_{name} WHERE pair_id IN ({listed})").pl()).sort(*spec.keys,
+                                                                         "pair_id")
+            else:
+                open_rows[name] = _typed(spec, pl.DataFrame(schema={
+                    **spec.keys, "pair_id": I, **dict.fromkeys(spec.values, F)}))
+        df = _typed(spec, df)
+        wide[name] = _sorted(spec, df.select(*spec.keys, *spec.stats))  # the same bytes
+    return wide, open_rows                                              # every time
 
 
-def _raid_kinds(rows: pl.DataFrame) -> pl.DataFrame:
-    """Per raid and pair: players facing it, and per payment kind n_<kind>, points_<kind>."""
-    unknown = set(rows["paid"].unique().to_list()) - set(PAID_NAMES)
-    if unknown:
-        raise ValueError(f"raids paid in unknown ways: {sorted(unknown)}")
-    return rows.group_by("raid", "pair_id").agg(
-        pl.col("n").sum().alias("facing"),
-        *(pl.col(c).filter(pl.col("paid") == k).sum().alias(f"{c}_{k}")
-          for k in PAID_NAMES for c in ("n", "points")))
+def _typed(spec: Spec, df: pl.DataFrame) -> pl.DataFrame:
+    return df.with_columns(*(pl.col(k).cast(t) for k, t in spec.keys.items()),
+                           *(pl.col(c).cast(F) for c in df.columns
+                             if c not in spec.keys and c != "pair_id"))
+
+
+def _used(sql: str, params: dict[str, float]) -> dict[str, float] | None:
+    return {k: v for k, v in params.items() if f"${k}" in sql} or None
+
+
+def _pair_rows(a, name: str) -> str:
+    """The query of a clustered table's per-group, per-pair linear rows."""
+    if name == "symbol_pairs":  # the tribe cards' rows added up per symbol
+        return (f"SELECT c.symbol, t.pair_id, {', '.join(f'sum(t.{v}) AS {v}' for v in _CARD)} "
+                "FROM pairs_tribe_pairs t JOIN cards c ON c.card_type = 'tribe' "
+                "AND c.card_id = t.card_id GROUP BY ALL")
+    if name == "raid_pairs":  # one column per payment kind beside the players facing it
+        kinds = ", ".join(f"coalesce(sum({c}) FILTER (WHERE paid = '{k}'), 0) AS {c}_{k}"
+                          for k in PAID_NAMES for c in ("n", "points"))
+        return (f"SELECT raid, pair_id, sum(n) AS facing, {kinds} FROM "
+                f"({read_sql('sums_raid_pairs').strip().rstrip(';')}) GROUP BY ALL")
+    if name == "swing":
+        return read_sql("sums_raids_swing").strip().rstrip(";")
+    return read_sql(f"sums_{name}").strip().rstrip(";")
+
+
+def _reduce_sql(spec: Spec, table: str, open_pairs: Sequence[int]) -> str:
+    """`reduce` in SQL over the pairs of `table` not in `open_pairs`."""
+    cols = [*spec.keys,
+            *(f"coalesce(sum({v}), 0)::DOUBLE AS \"{v}\"" for v in spec.values),
+            *(f"coalesce(sum({x}::DOUBLE * {y}::DOUBLE), 0) AS \"{x}*{y}\""
+              for x, y in spec.products),
+            *(f"count(*) FILTER (WHERE {n} > 0)::DOUBLE AS \"{n}>0\"" for n in spec.positive)]
+    where = (f" WHERE pair_id NOT IN ({', '.join(str(int(p)) for p in open_pairs)})"
+             if open_pairs else "")
+    group = " GROUP BY ALL" if spec.keys else ""
+    return f"SELECT {', '.join(cols)} FROM {table}{where}{group}"
 
 
 def lead_counts(games: pl.DataFrame) -> pl.DataFrame:
