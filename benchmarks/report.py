@@ -36,6 +36,10 @@ RSS_GROWTH = 1.2  # a bigger run's report peak over the 1e6 report's
 
 
 def _cli() -> list[str]:
+    """This checkout's CLI (the installed `targi-sim` may be another checkout's)."""
+    root = Path(__file__).resolve().parents[1]
+    if (root / "cli" / "app.py").is_file():
+        return [sys.executable, "-m", "cli.app"]
     exe = Path(sys.executable).with_name("targi-sim")
     return [str(exe)] if exe.exists() else [sys.executable, "-m", "cli.app"]
 
