@@ -58,9 +58,13 @@ def analyse(run: RunInfo, min_n: int = DEFAULT_MIN_N,
     step = progress or (lambda _msg: None)
     headline: list[dict] = []
     rates = rates_from_manifest(run.manifest)
-    step("reading the chunk summaries" if not from_rows else "summing the rows")
-    read = row_sums if from_rows else run_sums
-    d = ReportData(read(run, rates.goods_vp, rates.gold_vp), run.path / "cards.parquet")
+    if from_rows:
+        step("summing the rows")
+        sums = row_sums(run, rates.goods_vp, rates.gold_vp)
+    else:
+        step("reading the chunk summaries")
+        sums = run_sums(run, rates.goods_vp, rates.gold_vp, progress=step)
+    d = ReportData(sums, run.path / "cards.parquet")
     step("overview")
     overview, info = sections.overview(d, min_n, headline)
     step("first-player advantage")

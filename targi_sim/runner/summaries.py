@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -79,11 +79,12 @@ def _read(path: Path) -> pl.DataFrame:
         return pl.from_arrow(pq.read_table(pa.BufferReader(f.read())))  # type: ignore[return-value]
 
 
-def chunk_summaries(run: RunInfo, goods_vp: float, gold_vp: float, *, save: bool = True
-                    ) -> Iterator[pl.DataFrame]:
+def chunk_summaries(run: RunInfo, goods_vp: float, gold_vp: float, *, save: bool = True,
+                    progress: Callable[[str], None] | None = None) -> Iterator[pl.DataFrame]:
     """Every verified chunk's summary of `run` (its files were checked by reading.py), in
     chunk order: the stored file when its marker vouches for it, else computed from the
-    chunk's rows and, when `save`, written back with the marker updated."""
+    chunk's rows (`progress` says so) and, when `save`, written back with the marker
+    updated."""
     rd = RunDir(run.path)
     chunks = [int(p.stem.split("-")[1]) for p in run.files.get("games", [])]
     for chunk in chunks:
@@ -91,6 +92,9 @@ def chunk_summaries(run: RunInfo, goods_vp: float, gold_vp: float, *, save: bool
         if entry_matches(rd, chunk, marker.get(SUMMARY), goods_vp, gold_vp):
             yield _read(rd.summary_path(chunk))
             continue
+        if progress is not None:
+            progress(f"summarising chunk {chunk + 1} of {len(chunks)} from its rows (missing, "
+                     "changed or from an older version; kept for the next reader)")
         long = compute(run.path, chunk, goods_vp, gold_vp, threads=os.cpu_count() or 1)
         if save:
             _save(rd, chunk, marker, long, goods_vp, gold_vp)
@@ -108,9 +112,10 @@ def _save(rd: RunDir, chunk: int, marker: dict[str, Any], long: pl.DataFrame,
         rd.write_marker(chunk, marker)
 
 
-def run_sums(run: RunInfo, goods_vp: float, gold_vp: float, *, save: bool = True) -> Sums:
+def run_sums(run: RunInfo, goods_vp: float, gold_vp: float, *, save: bool = True,
+             progress: Callable[[str], None] | None = None) -> Sums:
     """The merged sums of a complete (or verified part of a) run from its chunk summaries."""
-    return merge(chunk_summaries(run, goods_vp, gold_vp, save=save))
+    return merge(chunk_summaries(run, goods_vp, gold_vp, save=save, progress=progress))
 
 
 def row_sums(run: RunInfo, goods_vp: float, gold_vp: float) -> Sums:
