@@ -17,6 +17,7 @@ import polars as pl
 from targi_sim.runner.sums import PAID_NAMES, Sums
 from targi_sim.stats.rates import ClusterSums
 
+from .metrics import CARD_SUMS
 from .values import VpRates
 
 F, I = pl.Float64, pl.Int64
@@ -138,15 +139,16 @@ class ReportData:
     def tribe_counts(self, card_ids: list[int]) -> pl.DataFrame:
         """metrics.card_mask_counts' per-card table."""
         ids = pl.DataFrame({"card_id": card_ids}, schema={"card_id": pl.Int32})
-        return self._per_card("tribe_pairs", "card_id", ids, CARD_RATES, CARD_COUNTS)
+        return self._per_card("tribe_pairs", "card_id", ids, CARD_SUMS, CARD_COUNTS)
 
     def symbol_counts(self, symbols: list[str]) -> pl.DataFrame:
         """metrics.card_mask_counts' per-group table, the groups being symbols."""
         ids = pl.DataFrame({"symbol": symbols}, schema={"symbol": pl.String})
-        return self._per_card("symbol_pairs", "symbol", ids, CARD_RATES, CARD_COUNTS)
+        return self._per_card("symbol_pairs", "symbol", ids, CARD_SUMS, CARD_COUNTS)
 
     def cards_border(self) -> pl.DataFrame:
-        """analyses/cards_border.sql with metrics.border_counts' columns joined."""
+        """Per border position: its card, Targi placements and open rounds, the players
+        who used it and their points, with the per-pair sums of use_rate and used_wr."""
         border = (self._cards_of("border")
                   .select(pl.col("card_id").cast(pl.Int32).alias("position"), "name", "kind")
                   .sort("position"))
@@ -156,7 +158,8 @@ class ReportData:
         return border.join(counts, on="position", how="left").sort("position")
 
     def cards_goods(self) -> pl.DataFrame:
-        """analyses/cards_goods.sql with metrics.mask_counts' columns joined."""
+        """analyses/cards_goods.sql's table with the takers' count and points and their
+        per-pair sums."""
         goods = self._cards_of("goods").select(
             pl.col("card_id").cast(pl.Int32), "name", "salt", "pepper", "dates", "gold",
             "choose_one", "vp")
@@ -170,7 +173,9 @@ class ReportData:
     # ---- raids ----
 
     def raids(self, rates: VpRates) -> pl.DataFrame:
-        """analyses/raids_mix.sql joined with metrics.raid_sums' per-pair sums."""
+        """analyses/raids_mix.sql's table with the per-pair sums of each kind's payers'
+        rate (points / n) and share of the players facing the raid (n / raid_n; the
+        cross term is `n__xr`)."""
         weight = {"vp": (1.0, 0.0), "goods": (rates.goods_vp, 0.0),
                   "gold": (rates.gold_vp, 0.0), "goods_and_gold": (rates.goods_vp,
                                                                    rates.gold_vp)}
@@ -225,7 +230,4 @@ class ReportData:
                 .sort(*reversed(by), "round"))
 
 
-# per-card rates (successes, trials), as metrics.CARD_SUMS, and the integer counts
-CARD_RATES = (("taken_games", "offered_games"), ("played_points", "played_n"),
-              ("not_taken_points", "not_taken_n"))
-CARD_COUNTS = ("offered_games", "taken_games", "played_n", "not_taken_n")
+CARD_COUNTS = ("offered_games", "taken_games", "played_n", "not_taken_n")  # integers
