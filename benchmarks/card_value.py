@@ -1,4 +1,5 @@
-"""Benchmark causal card values (issue 16, part 2): all 45 tribe cards to +-2 win-rate points.
+"""Benchmark causal card values (issue 16, part 2): all 45 tribe cards to +-2 win-rate points
+(40 values: identical printed copies are one class, their forks pooled).
 
 Runs the real command line in fresh processes (engine and fork driver loaded from the
 compile cache; a 10-game warm-up compiles them first): `targi-sim run` of N balanced-vs-
@@ -75,7 +76,7 @@ def main() -> None:
             ("card-value: forks", f"{forks:,}", f"{forks / games:.2f} per game, "
              f"{forks / cv_wall:,.0f} forks/s (2 playouts each)"),
             ("card-value: peak RSS, process tree", f"{cv_peak / 2**20:,.0f} MB", ""),
-            ("cards within +-2 points", f"{within} / {v.height}",
+            ("card classes within +-2 points", f"{within} / {v.height}",
              f"95% half-width <= {TARGET_HALF_WIDTH}"),
             ("widest half-width", f"{100 * widest['half']:.2f} pts",
              f"{widest['name']} ({widest['n_forks']:,} forks)"),

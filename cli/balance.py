@@ -78,7 +78,8 @@ def balance(
              "change too (default: the settings file's `economy`, none)."),
     max_changes: str | None = typer.Option(
         None, "--max-changes", metavar="N",
-        help="Most tribe cards a proposal may change (default: the settings file's, 6)."),
+        help="Most changes a proposal may make: classes of identical cards plus economy "
+             "values (default: the settings file's, 6)."),
     budget: str | None = typer.Option(
         None, "--budget", "-n", metavar="GAMES",
         help="Search games in all, re-tunes included (validation not included); default "
@@ -249,18 +250,16 @@ def balance(
 
 
 def _changes(result):
-    """One row per change: a class ('cards 14, 15 Camel Rider 1VP #1, #2: dates 0 -> 1')
-    or an economy value."""
+    """One row per change: a class ('Camel Rider 1VP #1, #2 (cards 14, 15): salt 0 -> 1')
+    or an economy value, from the result's changes table."""
     import polars as pl
 
-    from targi_sim.balance.space import describe
-
-    classes = result.classes
-    firsts = {int(c) for c in classes.first()}
-    rows: dict[int, list[str]] = {}
-    for r in describe(result.base, {c: e for c, e in result.edits.items() if c in firsts}):
-        rows.setdefault(r["card_id"], []).append(f"{r['field']} {r['old']} -> {r['new']}")
-    what = [f"{classes.label(int(classes.of_card[c]))}: {', '.join(x)}"
-            for c, x in rows.items()]
-    what += [f"{path} -> {value}" for path, value in sorted(result.economy.items())]
-    return pl.DataFrame({"what": what}, schema={"what": pl.Utf8})
+    what: dict[str, list[str]] = {}
+    for r in result.changes.iter_rows(named=True):
+        if not r["card_ids"]:
+            what[r["field"]] = [f"-> {r['new']}"]
+            continue
+        label = r["name"] if "," not in r["card_ids"] else f"{r['name']} (cards {r['card_ids']})"
+        what.setdefault(f"{label}:", []).append(f"{r['field']} {r['old']} -> {r['new']}")
+    return pl.DataFrame({"what": [f"{k} {', '.join(v)}" for k, v in what.items()]},
+                        schema={"what": pl.Utf8})

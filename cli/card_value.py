@@ -26,9 +26,11 @@ At a sampled decision where a player can take a tribe card, the game is copied a
 played out twice by the run's strategies on the same random streams: once taking the
 card (the strategy's best way to pay and place it), once with the strategy's best
 alternative (leave or discard). The difference in the result is the card's causal
-value at that moment. The run's own tables are not touched; the forks go to
-RUN/forks/ (docs/data-model.md#forks), resumable like a run, and `targi-sim report
-RUN` then shows a causal card value section (docs/report.md#causal-card-value).
+value at that moment. Identical printed copies of a card (same symbol, VP, cost and
+ability) are one row, the forks of every copy pooled. The run's own tables are not
+touched; the forks go to RUN/forks/ (docs/data-model.md#forks), resumable like a run,
+and `targi-sim report RUN` then shows a causal card value section
+(docs/report.md#causal-card-value).
 """
 
 
@@ -69,13 +71,14 @@ def fork_run(out_dir, rate: float, jobs: int, *, force: bool, quiet: bool,
                       highlight=False)
     shown = values.filter(values["n_forks"] > 0).sort("value", descending=True)
     table = Table(title="Causal value of taking each card (win-probability points, 95% "
-                  "interval clustered by deal)", title_justify="left")
-    for col, just in (("card", "left"), ("symbol", "left"), ("vp", "right"),
+                  "interval clustered by deal; identical printed copies are one row, their "
+                  "forks pooled)", title_justify="left")
+    for col, just in (("card", "left"), ("ids", "right"), ("symbol", "left"), ("vp", "right"),
                       ("value", "right"), ("95% interval", "right"), ("margin", "right"),
                       ("forks", "right")):
         table.add_column(col, justify=just)
     for r in shown.iter_rows(named=True):
-        table.add_row(escape(r["name"]), escape(r["symbol"]), str(r["vp"]),
+        table.add_row(escape(r["name"]), r["card_ids"], escape(r["symbol"]), str(r["vp"]),
                       f"{100 * r['value']:+.1f}",
                       f"[{100 * r['ci_low']:+.1f}, {100 * r['ci_high']:+.1f}]",
                       f"{r['margin']:+.2f}", f"{r['n_forks']:,}")

@@ -44,6 +44,7 @@ _GROUPS: dict[str, dict[str, str]] = {
     "game data": {
         **dict.fromkeys(("Deck", "list_decks", "load_deck"), "targi_sim.game.deck"),
         **dict.fromkeys(("Rules", "list_rules", "load_rules"), "targi_sim.game.rules"),
+        **dict.fromkeys(("CardClasses", "card_classes"), "targi_sim.game.classes"),
         "GameState": "targi_sim.game.state",
         "GameRecord": "targi_sim.game.record",
         "View": "targi_sim.game.view",
@@ -72,7 +73,8 @@ _GROUPS: dict[str, dict[str, str]] = {
         **dict.fromkeys(("card_values", "symbol_values", "round_values"), "targi_sim.cardvalue"),
         **dict.fromkeys(("game_page", "write_game_page"), "targi_sim.viewer"),
         **dict.fromkeys(("run_sweep", "plan_sweep", "SweepSpec"), "targi_sim.sweep"),
-        **dict.fromkeys(("balance_deck", "BalanceConfig"), "targi_sim.balance"),
+        **dict.fromkeys(("balance_deck", "BalanceConfig", "resolve_levels"),
+                        "targi_sim.balance"),
     },
     "regression guard": {
         **dict.fromkeys(("InitConfig", "init_baseline"), "targi_sim.check.init_baseline"),

@@ -20,3 +20,22 @@ def one_error_line(result, *needles: str) -> str:
 def parquet_files(run: Path) -> dict[str, bytes]:
     """Every chunk table file of a run directory, by relative path: for byte comparisons."""
     return {str(p.relative_to(run)): p.read_bytes() for p in sorted(run.glob("*/part-*.parquet"))}
+
+
+def kill_after_trials(args: list[str], journal: Path, trials: int) -> None:
+    """Start the command `args`, SIGKILL its process group once its Optuna `journal`
+    records `trials` finished trials (or after 300 s), and wait for it to die."""
+    import os
+    import signal
+    import subprocess
+    import time
+
+    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    deadline = time.time() + 300
+    while time.time() < deadline:
+        if journal.is_file() and journal.read_text().count('"state":1') >= trials:
+            break
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()

@@ -29,15 +29,17 @@ ALLOWED: dict[str, set[str]] = {
     "runner": LOW | {"stats", "engine", "game", "players", "play"},
     "viewer": LOW | {"stats", "engine", "game", "players", "play"},
     "cardvalue": LOW | {"stats", "engine", "game", "players", "play", "runner"},
-    "balance": LOW | {"stats", "engine", "game", "players", "play", "runner"},
+    "fairness": LOW | {"stats", "engine", "game", "players", "play", "runner", "cardvalue"},
     "report": LOW | {"stats", "engine", "game", "players", "play", "runner", "viewer",
-                     "cardvalue", "balance"},
+                     "cardvalue", "fairness"},
     "sweep": LOW | {"stats", "engine", "game", "players", "play", "runner", "report"},
     "check": LOW | {"stats", "engine", "game", "players", "play", "runner", "report"},
     "strength": LOW | {"stats", "engine", "game", "players", "play", "runner", "report",
                        "check"},
     "calibrate": LOW | {"stats", "engine", "game", "players", "play", "runner", "report",
                         "check", "strength"},
+    "balance": LOW | {"stats", "engine", "game", "players", "play", "runner", "cardvalue",
+                      "fairness", "report", "check", "strength", "calibrate"},
 }
 
 

@@ -10,14 +10,14 @@ import pytest
 from typer.testing import CliRunner
 
 from targi_sim.balance import BalanceConfig, balance_deck, load_settings
-from targi_sim.balance.measure import reduce_games
-from targi_sim.balance.objective import debiased_spread
 from targi_sim.balance.searching import parse_key, repair
 from targi_sim.balance.space import apply_edits, edits_key, problem, render_deck
 from targi_sim.cli.app import app
 from targi_sim.errors import DataError
+from targi_sim.fairness.measure import reduce_games
+from targi_sim.fairness.objective import debiased_spread
 from targi_sim.game.deck import load_deck
-from tests.cli_helpers import one_error_line
+from tests.cli_helpers import kill_after_trials, one_error_line
 
 runner = CliRunner()
 TINY = BalanceConfig(budget=2400, block_deals=200, blocks=2, validate_deals=300, seed=3,
@@ -130,8 +130,8 @@ def test_metrics_known_answer_cluster_by_deal():
 
 
 def test_a_candidate_cannot_look_balanced_by_leaving_a_compared_card_unplayed():
-    from targi_sim.balance.objective import UNMEASURED, terms
-    from targi_sim.balance.settings import Objective
+    from targi_sim.fairness.objective import UNMEASURED, terms
+    from targi_sim.fairness.settings import Objective
 
     games = pl.DataFrame({"game_id": [0, 1], "winner": [0, 1], "first_player": [0, 1],
                           "rounds": [12, 12], "tiebreak": ["none"] * 2, "pair_id": [0, 1]})
@@ -144,7 +144,7 @@ def test_a_candidate_cannot_look_balanced_by_leaving_a_compared_card_unplayed():
     # card 1 was compared in the base deck but is never played here: the worst spread
     assert terms(stats, deck, obj, (np.array([True, True]), 1, 0.0)).spread == UNMEASURED
     # moving a compared card out of its VP group leaves fewer comparisons than the base had
-    from targi_sim.balance.objective import comparisons
+    from targi_sim.fairness.objective import comparisons
     assert comparisons(np.array([1, 1, 2]), np.array([True, True, True])) == 1
     assert comparisons(np.array([1, 2, 2]), np.array([True, True, True])) == 1
     assert comparisons(np.array([1, 2, 3]), np.array([True, True, True])) == 0
@@ -155,8 +155,8 @@ def test_a_candidate_cannot_look_balanced_by_making_a_compared_card_rare():
     rarely played (about 40 plays in 60,000 deals, from thousands) that the debiasing
     subtracted their noise and the spread fell 57%. A compared card must keep the play
     rate that min_plays is in the base measurement."""
-    from targi_sim.balance.objective import UNMEASURED, compared_cards, terms
-    from targi_sim.balance.settings import Objective
+    from targi_sim.fairness.objective import UNMEASURED, compared_cards, terms
+    from targi_sim.fairness.settings import Objective
 
     def stats_with(plays_of_card_1: int):
         n = 400
@@ -329,3 +329,25 @@ def test_cli_runs_a_tiny_search_with_its_bars(tmp_path, monkeypatch):
     assert "verdict: accepted" in r.output or "verdict: NOT accepted" in r.output
     header = (out / "proposal.toml").read_text().splitlines()[2]
     assert header.startswith("#   targi-sim balance --budget"), header  # no doubled word
+
+
+def test_a_killed_search_continues_when_the_command_is_rerun(tmp_path):
+    """A real SIGKILL while candidates are measured: rerunning the same command keeps
+    every finished candidate, continues, and ends with a proposal and its validation
+    (the study's finished trials are all still there)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    exe = Path(sys.executable).parent / "targi-sim"
+    out = tmp_path / "killed"
+    args = [str(exe), "balance", "--budget", "20000", "--block-deals", "200", "--blocks", "2",
+            "--validate-deals", "300", "--seed", "3", "-q", "--out", str(out)]
+    journal = out / "study.journal"
+    kill_after_trials(args, journal, 3)
+    assert not (out / "proposal.toml").exists()
+    before = journal.read_text().count('"state":1')
+    again = subprocess.run(args, capture_output=True, text=True, timeout=600)
+    assert again.returncode == 0, again.stderr
+    assert (out / "proposal.toml").is_file() and (out / "validation.md").is_file()
+    assert journal.read_text().count('"state":1') >= before

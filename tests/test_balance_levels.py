@@ -11,12 +11,12 @@ import pytest
 from typer.testing import CliRunner
 
 from targi_sim.balance import BalanceConfig, balance_deck, load_settings
-from targi_sim.balance.measure import PerDeal, add_forks
 from targi_sim.balance.searching import combine, repair, resolve_levels
 from targi_sim.balance.space import expand, problem, split_classes
 from targi_sim.cli.app import app
 from targi_sim.engine import forks as drv
 from targi_sim.errors import InputError
+from targi_sim.fairness.measure import PerDeal, add_forks
 from targi_sim.game.classes import card_classes
 from targi_sim.game.deck import load_deck
 from tests.cli_helpers import one_error_line

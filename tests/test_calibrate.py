@@ -42,7 +42,7 @@ from targi_sim.cli.app import app
 from targi_sim.errors import DataError
 from targi_sim.game.deck import load_deck
 from targi_sim.game.rules import load_rules
-from tests.cli_helpers import one_error_line
+from tests.cli_helpers import kill_after_trials, one_error_line
 
 runner = CliRunner()
 LEVELS = ["balanced", "tuned"]
@@ -418,11 +418,8 @@ def test_a_dask_cluster_gives_the_same_calibration(tiny_run):
 def test_kill_9_loses_nothing_and_resume_gives_the_uninterrupted_result(tmp_path):
     """A real SIGKILL of the command while it measures; --resume ends with the same
     candidates and proposal as a run never stopped."""
-    import os
-    import signal
     import subprocess
     import sys
-    import time
     from pathlib import Path
 
     exe = Path(sys.executable).parent / "targi-sim"
@@ -434,16 +431,7 @@ def test_kill_9_loses_nothing_and_resume_gives_the_uninterrupted_result(tmp_path
                            text=True, timeout=600)
     assert whole.returncode == 0, whole.stderr
     out = tmp_path / "killed"
-    proc = subprocess.Popen([*args, "--out", str(out)], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, start_new_session=True)
-    deadline = time.time() + 300
-    journal = out / "study.journal"
-    while time.time() < deadline:  # kill once two candidates are in the journal
-        if journal.is_file() and journal.read_text().count('"state":1') >= 2:
-            break
-        time.sleep(0.05)
-    os.killpg(proc.pid, signal.SIGKILL)
-    proc.wait()
+    kill_after_trials([*args, "--out", str(out)], out / "study.journal", 2)
     assert not (out / "candidates.csv").exists()
     again = subprocess.run([*args, "--out", str(out), "--resume"], capture_output=True,
                            text=True, timeout=600)

@@ -29,6 +29,7 @@ from targi_sim.play.match import prepare_match
 from targi_sim.play.pairing import SEAT_SWAPPED, plan
 from targi_sim.report import plots
 from targi_sim.report.card_value import section as card_value_section
+from targi_sim.runner.classes import tribe_cards
 from targi_sim.runner.reading import read_run_info
 from targi_sim.runner.tables import cards_table
 from targi_sim.stats.grades import grade_by_z as grade_values
@@ -240,15 +241,38 @@ def test_run_with_card_value_writes_the_same_games_and_a_forks_table(forked_run)
 def test_card_values_public_function(forked_run):
     _, forked, _ = forked_run
     v = targi_sim.card_values(forked)
-    assert v.columns[:12] == ["card_id", "name", "symbol", "vp", "n_forks", "n_deals",
-                              "value", "ci_low", "ci_high", "margin", "margin_ci_low",
-                              "margin_ci_high"]
-    assert v.height == 45 and v["n_forks"].sum() == pl.read_parquet(
-        forked / "forks" / "*.parquet").height
+    assert v.columns[:14] == ["card_id", "name", "copies", "card_ids", "symbol", "vp",
+                              "n_forks", "n_deals", "value", "ci_low", "ci_high", "margin",
+                              "margin_ci_low", "margin_ci_high"]
+    # one row per class of identical printed cards: 45 cards, 40 classes
+    assert v.height == 40 and v["copies"].sum() == 45
+    assert v["n_forks"].sum() == pl.read_parquet(forked / "forks" / "*.parquet").height
     ok = v.filter(pl.col("n_forks") > 1)
     assert ((ok["ci_low"] <= ok["value"]) & (ok["value"] <= ok["ci_high"])).all()
     assert targi_sim.symbol_values(forked)["n_forks"].sum() == v["n_forks"].sum()
     assert set(targi_sim.round_values(forked)["round"].to_list()) <= set(range(1, 40))
+
+
+def test_card_values_pool_the_forks_of_identical_copies(forked_run):
+    """Cards 14 and 15 print the same: one row whose value is the mean effect over the
+    forks of either copy, its interval clustered by deal as statsmodels computes it on
+    those forks; per card (no classes) the two copies' forks add up to it."""
+    _, forked, _ = forked_run
+    every = pl.read_parquet(forked / "forks" / "*.parquet")
+    forks = every.filter(pl.col("card_id").is_in([14, 15]))
+    assert forks["card_id"].n_unique() == 2 and forks["pair_id"].n_unique() >= 5
+    k = targi_sim.card_values(forked).filter(pl.col("card_id") == 14).row(0, named=True)
+    assert (k["name"], k["copies"], k["card_ids"]) == ("Camel Rider 1VP #1, #2", 2, "14, 15")
+    assert (k["n_forks"], k["n_deals"]) == (forks.height, forks["pair_id"].n_unique())
+    y = (forks["result_take"] - forks["result_alt"]).cast(pl.Float64).to_numpy()
+    fit = sm.OLS(y, np.ones_like(y)).fit(cov_type="cluster",
+                                         cov_kwds={"groups": forks["pair_id"].to_numpy()})
+    assert k["value"] == pytest.approx(y.mean())
+    assert k["se"] == pytest.approx(float(fit.bse[0]))
+    per_card = values_of(every.with_columns(pl.col("symbol").cast(pl.String)),
+                         tribe_cards(read_run_info(forked)))
+    assert per_card.height == 45 and per_card["copies"].max() == 1
+    assert per_card.filter(pl.col("card_id").is_in([14, 15]))["n_forks"].sum() == k["n_forks"]
 
 
 def test_card_value_resumes_and_replays_a_changed_part(forked_run):
@@ -314,6 +338,7 @@ def test_report_shows_the_causal_card_value_section(forked_run, tmp_path):
         assert col in table.columns
     graded = table.filter(pl.col("value_grade").is_not_null())
     assert graded.height >= 2 and (graded["n_forks"] >= 10).all()
+    assert table.height == 40 and table["copies"].sum() == 45  # classes of identical cards
     assert pl.read_parquet(out / "tables" / "card_value_symbol.parquet").height == 5
     assert card_value_section(read_run_info(plain), pl.DataFrame(), 50) is None  # no forks
     # with forks the tribe-card grades are fitted on the causal values (issue 18, part 3)

@@ -119,6 +119,61 @@ def test_tribe_cards(report):
     assert (c0["grade"], c1["grade"], c2["grade"]) == (None, None, None)
 
 
+def test_fixture_cards_stand_alone(report):
+    """The fixture's stored deck does not load, so nothing shows two of its cards to be
+    copies: every card is its own class (one copy, its own id)."""
+    c = rows(report, "cards_tribe", "card_id")
+    assert [(r["copies"], r["card_ids"]) for r in c.values()] == [(1, "0"), (1, "1"), (1, "2")]
+
+
+@pytest.fixture(scope="module")
+def pooled(run_dir):
+    """The fixture with cards 0 and 1 declared one class of copies (they are not: the
+    test is of the pooling's arithmetic)."""
+    import numpy as np
+
+    from targi_sim.game.classes import CardClasses
+
+    classes = CardClasses(((0, 1), (2,)), np.array([0, 0, 1]), ("Targia 3VP = 1VP", "Well 2VP"))
+    return analyse(read_run_info(run_dir), min_n=1, classes=classes)
+
+
+def test_a_class_is_one_row_its_copies_counts_summed(pooled, report):
+    c = rows(pooled, "cards_tribe", "card_id")
+    assert sorted(c) == [0, 2]
+    k = c[0]
+    assert (k["name"], k["copies"], k["card_ids"], k["vp"], k["cost"]) == (
+        "Targia 3VP = 1VP", 2, "0, 1", 3, "2s2p1d")  # printed columns: the first card's
+    # offers 2 + 4 rounds; acquisitions 3 + 1, rounds 1, 1, 1 and 2; played 2 + 1
+    assert (k["offered_rounds"], k["acquired"], k["played_n"]) == (6, 4, 3)
+    assert k["round_mean"] == approx(5 / 4) and k["acquired_per_game"] == approx(4 / 4)
+    # copy-games offered: card 0 in g0, g2; card 1 in g0, g1; taken from the centre:
+    # card 0 in g0 and g2, card 1 in g1
+    assert (k["offered_games"], k["taken_games"], k["acquire_rate"]) == (4, 3, approx(3 / 4))
+    # players who played a copy: g0 p0 (win), g2 p1 (draw), g1 p0 (win)
+    assert k["played_wr"] == approx(2.5 / 3)
+    # offered, not acquired, per copy: card 0 g0 p1 (0), g2 p0 (.5); card 1 g0 p0 (1: it
+    # took card 0, not card 1), g0 p1 (0), g1 p1 (0)
+    assert (k["not_taken_n"], k["not_taken_wr"]) == (5, approx(1.5 / 5))
+    assert c[2]["played_wr"] == rows(report, "cards_tribe", "card_id")[2]["played_wr"]
+
+
+def test_a_class_interval_adds_its_copies_per_pair_before_squaring(pooled):
+    """Pair 0 holds g0, g1, pair 1 g2, g3. WR played per pair: (x, n) = (2, 2), (0.5, 1),
+    r = 5/6: var = 2/1 * ((2 - 5/3)^2 + (0.5 - 5/6)^2) / 3^2 = 4/81, se 2/9. Each copy's
+    rows as their own clusters (card 0: (1, 1), (0.5, 1); card 1: (1, 1)) would give
+    3/2 * (1/36 + 1/9 + 1/36) / 9 = 1/36, se 1/6. Acquire rate per pair (2, 3), (1, 1),
+    r = 3/4: var = 2 * (0.25^2 + 0.25^2) / 4^2, se 1/8 (per copy: 3/16)."""
+    k = rows(pooled, "cards_tribe", "card_id")[0]
+    assert k["played_wr_se"] == approx(2 / 9)
+    assert k["acquire_rate_se"] == approx(1 / 8)
+    # the same pooling as a symbol's: cards 0 and 1 are the symbol Targia
+    t = rows(pooled, "cards_symbol", "symbol")["Targia"]
+    assert t["cards"] == 2
+    for col in ("played_wr", "played_wr_se", "acquire_rate_se", "not_taken_wr_se"):
+        assert k[col] == approx(t[col])
+
+
 def test_symbols(report):
     s = rows(report, "cards_symbol", "symbol")
     t = s["Targia"]

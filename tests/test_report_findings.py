@@ -118,10 +118,14 @@ def _first(rate: float, lo: float, hi: float, p: float, n: int = 4000,
 
 
 def _tribe(excess: list[float], half: float, low: list[bool] | None = None) -> Table:
+    """k rows, one per class; the last class is two copies (cards k-1 and k)."""
     k = len(excess)
     low = low or [False] * k
+    copies = [1] * (k - 1) + [2]
     return Table("cards_tribe", "t", pl.DataFrame({
         "card_id": list(range(k)), "name": [f"Card {i}" for i in range(k)],
+        "copies": copies, "card_ids": [str(i) if c == 1 else f"{i}, {i + 1}"
+                                       for i, c in enumerate(copies)],
         "vp": [1] * k, "cost": ["1g"] * k, "played_n": [1000] * k,
         "played_points": [500.0] * k, "played_wr": [0.5 + e for e in excess],
         "played_wr_expected": [0.5] * k, "played_wr_excess": excess,
@@ -181,7 +185,8 @@ def test_strongest_and_weakest_card_findings():
     f = _rules(_report(_tribe(excess, 0.02)))
     assert "Card 0 (card 0" in f["strongest_cards"] and "+8.0 points (+6.0 to +10.0" \
         in f["strongest_cards"]
-    assert "Card 9" in f["weakest_cards"] and "Card 0" not in f["weakest_cards"]
+    assert "Card 9 (cards 9, 10, 1 VP" in f["weakest_cards"]  # a class of two copies
+    assert "Card 0" not in f["weakest_cards"]
     assert "cards_in_line" not in f
     # the same excesses with intervals of +-10 points: nothing beyond chance
     f = _rules(_report(_tribe(excess, 0.10)))

@@ -61,6 +61,53 @@ def test_card_table_matches_raw_tables(real_run, real_report):
     assert sym["played_n"].sum() == cards["played_n"].sum()
 
 
+def test_identical_printed_cards_are_one_row(real_run, real_report):
+    """The base deck prints five cards twice (2/3, 14/15, 24/25, 34/35, 41/42): 45 cards,
+    40 rows. Cards 14 and 15 are one row whose counts are the two copies' from the raw
+    tables, added."""
+    cards = table(real_report, "cards_tribe")
+    assert cards.height == 40 and cards["copies"].sum() == 45
+    assert cards.filter(pl.col("copies") == 2)["card_ids"].to_list() == [
+        "2, 3", "14, 15", "24, 25", "34, 35", "41, 42"]
+    assert 15 not in cards["card_id"].to_list()
+    k = cards.filter(pl.col("card_id") == 14).row(0, named=True)
+    assert (k["name"], k["copies"], k["card_ids"]) == ("Camel Rider 1VP #1, #2", 2, "14, 15")
+    both = "card_id IN (14, 15)"
+    assert k["offered_rounds"] == scalar(real_run, f"SELECT count(*) FROM offers WHERE {both}")
+    assert k["offered_games"] == scalar(
+        real_run, f"SELECT count(DISTINCT (game_id, card_id)) FROM offers WHERE {both}")
+    assert k["acquired"] == scalar(
+        real_run, f"SELECT count(*) FROM acquisitions WHERE {both} AND source <> 'hand'")
+    assert k["played_n"] == scalar(
+        real_run, f"SELECT count(*) FROM acquisitions WHERE {both} AND outcome = 'played'")
+    # the grades rank the 40 rows, not the 45 cards
+    assert cards["grade_z"].drop_nans().drop_nulls().len() <= 40
+
+
+def test_a_class_interval_counts_each_pair_once(real_run, real_report):
+    """WR played of cards 14 and 15 pooled: per deal the players who played either copy
+    and their points (from the raw rows), the deal as the cluster. Pooling the copies'
+    rows as if they were separate deals would give another interval (here 2% wider)."""
+    from targi_sim.stats.rates import ClusterSums, clustered_rate, rate_of
+
+    per = duckdb.connect().sql(f"""
+        SELECT g.pair_id, a.card_id, count(*) AS n,
+               sum(CASE WHEN g.winner = a.player THEN 1.0 WHEN g.winner = -1 THEN 0.5
+                        ELSE 0 END) AS x
+        FROM read_parquet('{real_run}/acquisitions/*.parquet') a
+        JOIN read_parquet('{real_run}/games/*.parquet') g USING (game_id)
+        WHERE a.outcome = 'played' AND a.card_id IN (14, 15) GROUP BY ALL""").pl()
+    deal = per.group_by("pair_id").agg(pl.col("x").sum(), pl.col("n").sum())
+    pooled = clustered_rate(deal["x"].to_numpy(), deal["n"].to_numpy())
+    copies = [per.filter(pl.col("card_id") == c) for c in (14, 15)]
+    naive = rate_of(sum((ClusterSums.of(f["x"].to_numpy(), f["n"].to_numpy()) for f in copies),
+                        ClusterSums.of([], [])))
+    k = table(real_report, "cards_tribe").filter(pl.col("card_id") == 14).row(0, named=True)
+    assert k["played_wr"] == pytest.approx(pooled.rate) == pytest.approx(naive.rate)
+    assert k["played_wr_se"] == pytest.approx(pooled.se, rel=1e-9)
+    assert naive.se != pytest.approx(pooled.se, rel=1e-3)  # the two copies share deals
+
+
 def test_other_tables_match_raw_tables(real_run, real_report):
     games = scalar(real_run, "SELECT count(*) FROM games")
     v = {r["metric"]: r for r in table(real_report, "viability").iter_rows(named=True)}
@@ -143,8 +190,9 @@ def test_a_a_comparison_of_balanced_mirrors_flags_nothing(tmp_path, pairing, def
     out = compare_runs(a, b, tmp_path / "cmp")
     every = pl.concat([table(out, k) for k in ("compare_headline", "compare_symbols",
                                                 "compare_cards")], how="diagonal")
-    # 157 rate tests + Balance (tested by the balance verdict); mean rounds: always 12
-    assert int(every["p_value"].is_not_nan().sum()) == 158
+    # 142 rate tests (3 per class of identical cards: 40 classes; 3 per symbol; 7
+    # headline) + Balance (tested by the balance verdict); mean rounds: always 12
+    assert int(every["p_value"].is_not_nan().sum()) == 143
     assert (every["p_holm"].drop_nans() >= 0.05).all()
     assert (every["p_bh"].drop_nans() >= 0.05).all()
     cards = every.filter(pl.col("group") == "cards_tribe")

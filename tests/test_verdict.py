@@ -13,8 +13,8 @@ import pytest
 from report_fixture import build_fixture, seal
 from typer.testing import CliRunner
 
-from targi_sim.balance.settings import Objective
 from targi_sim.cli.app import app
+from targi_sim.fairness.settings import Objective
 from targi_sim.report.verdict import SCHEMA, balance_change, balance_test, decide, run_terms
 from targi_sim.runner.reading import read_run_info as open_run
 
@@ -135,9 +135,10 @@ def test_compare_of_the_fixture_writes_the_verdict(fixtures, tmp_path):
 
 def test_terms_from_a_run_equal_balance_in_memory(tmp_path):
     """Seat-swapped pairs cut by chunks of 75 games: the run's tables give the same
-    terms as balance's own measurement of the same games."""
-    from targi_sim.balance.measure import play_deals
-    from targi_sim.balance.objective import terms
+    terms as balance's own measurement of the same games, copies pooled alike."""
+    from targi_sim.fairness.measure import play_deals
+    from targi_sim.fairness.objective import terms
+    from targi_sim.game.classes import card_classes
     from targi_sim.play.games import prepare_match
     from targi_sim.play.pairing import plan
 
@@ -149,8 +150,10 @@ def test_terms_from_a_run_equal_balance_in_memory(tmp_path):
     obj = Objective(min_plays=5)
     from_run = run_terms(open_run(out), obj)
     match = prepare_match(("balanced", "balanced"), "base", "default")
-    stats = play_deals(match, plan(300, 5, "seat_swapped"), "seat_swapped").stats()
-    in_memory = terms(stats, match.deck, obj)
+    classes = card_classes(match.deck)
+    stats = play_deals(match, plan(300, 5, "seat_swapped"), "seat_swapped", classes).stats()
+    in_memory = terms(stats, match.deck, obj, classes=classes)
+    assert len(in_memory.card_value) == classes.size == 40
     assert from_run.games == in_memory.games == 300
     assert from_run.eligible.sum() > 5  # the spread compares cards
     for k, v in in_memory.as_dict().items():

@@ -12,6 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+import polars as pl
+
 from targi_sim.balance.searching import (
     BalanceConfig,
     Evaluator,
@@ -21,11 +23,11 @@ from targi_sim.balance.searching import (
     search,
 )
 from targi_sim.balance.validation import Side, Validation, validate
+from targi_sim.fairness.settings import Settings, load_settings, with_overrides
 from targi_sim.game.classes import CardClasses
 from targi_sim.game.deck import Deck, load_deck
 
 from ..errors import DataError
-from .settings import Settings, load_settings, with_overrides
 from .space import Edits
 
 
@@ -39,6 +41,7 @@ class BalanceResult:
     base: Deck
     paths: dict[str, Path]
     classes: CardClasses | None = None
+    changes: pl.DataFrame | None = None  # changes.csv: one row per changed field
 
 
 def balance_deck(config: BalanceConfig, out: str | Path, *, settings: Settings | None = None,
@@ -54,7 +57,7 @@ def balance_deck(config: BalanceConfig, out: str | Path, *, settings: Settings |
     workers."""
     from targi_sim.runner.dispatch import parallel_pool
 
-    from .output import write_outputs
+    from .output import changes_frame, write_outputs
     from .searching import pool_width
 
     out = Path(out)
@@ -79,13 +82,16 @@ def balance_deck(config: BalanceConfig, out: str | Path, *, settings: Settings |
             validation_progress("retune", 2, 2)
         val = validate(ev, sides[0], sides[1], config.validate_deals,
                        progress=validation_progress)
-    paths = write_outputs(out, config, ev, edits, econ, state, val, command, sides[1].players)
+    changes = changes_frame(ev, edits, econ)
+    paths = write_outputs(out, config, ev, edits, econ, state, val, command, sides[1].players,
+                          changes)
     try:
         proposal = load_deck(paths["proposal"])
     except DataError as exc:  # the writer produced a deck the loader rejects: a bug
         raise RuntimeError(f"the written proposal does not load: {exc}") from exc
     return BalanceResult(edits=edits, economy=econ, state=state, validation=val,
-                         proposal=proposal, base=ev.deck, paths=paths, classes=ev.classes)
+                         proposal=proposal, base=ev.deck, paths=paths, classes=ev.classes,
+                         changes=changes)
 
 
 __all__ = ["BalanceConfig", "BalanceResult", "Settings", "balance_deck", "load_settings",

@@ -63,20 +63,20 @@ def write_proposal(out: Path, deck: Deck, edits: Edits, header: str) -> Path:
 def changes_frame(ev: Evaluator, edits: Edits, econ: dict[str, Any]) -> pl.DataFrame:
     """One row per changed field of a class (its copies' card ids listed) or economy
     value (card_ids empty)."""
+    from targi_sim.calibrate.space import changes
     from targi_sim.game.deck_edit import describe as show
 
     rows = []
     firsts = {int(c) for c in ev.classes.first()}
     for r in describe(ev.deck, {c: e for c, e in edits.items() if c in firsts}):
         k = int(ev.classes.of_card[r["card_id"]])
-        rows.append({"card_ids": ", ".join(str(c) for c in ev.classes.members[k]),
-                     "name": ev.classes.names[k], "field": r["field"], "old": str(r["old"]),
-                     "new": str(r["new"])})
+        rows.append({"card_ids": ev.classes.card_ids(k), "name": ev.classes.names[k],
+                     "field": r["field"], "old": str(r["old"]), "new": str(r["new"])})
     if econ:
-        cur = ev.economy_space.current()
-        for path, new in sorted(econ.items()):
-            rows.append({"card_ids": "", "name": "economy", "field": path,
-                         "old": show(cur[path]), "new": show(new)})
+        for ch in sorted(changes(ev.economy_space, ev.economy_space.current() | econ),
+                         key=lambda ch: ch["path"]):
+            rows.append({"card_ids": "", "name": "economy", "field": ch["path"],
+                         "old": show(ch["old"]), "new": show(ch["new"])})
     return pl.DataFrame(rows, schema={"card_ids": pl.Utf8, "name": pl.Utf8,
                                       "field": pl.Utf8, "old": pl.Utf8, "new": pl.Utf8})
 
@@ -234,8 +234,9 @@ def _html(markdown: str) -> str:
 
 def write_outputs(out: Path, config: BalanceConfig, ev: Evaluator, edits: Edits,
                   econ: dict[str, Any], state: SearchState, val: Validation, command: str,
-                  players: list) -> dict[str, Path]:
-    from targi_sim.strength.tune import weights_toml
+                  players: list, changes: pl.DataFrame) -> dict[str, Path]:
+    """Every file of the folder; `changes`: changes_frame of the proposal."""
+    from targi_sim.strength.tune import retuned_strategy_text
 
     econ_deck, _ = ev.deck_for({}, econ, f"{ev.deck.name}")
     header = proposal_header(config, command, state, ev.changed(edits, econ),
@@ -243,14 +244,10 @@ def write_outputs(out: Path, config: BalanceConfig, ev: Evaluator, edits: Edits,
     paths = {"proposal": write_proposal(out, econ_deck, edits, header)}
     for lv, player in zip(ev.levels, players, strict=True):
         if lv in config.retuned:
-            text = "\n".join([
-                f"# {lv} re-tuned for proposal.toml by targi-sim balance (warm start from "
-                f"its own weights, {config.retune_budget:,} games, seed {config.seed}).",
-                f'name = "{lv}"', 'kind = "heuristic"',
-                f'description = "{lv} re-tuned for the balanced deck"', "",
-                *weights_toml(player)]) + "\n"
+            text = retuned_strategy_text(player, lv, "balance", config.retune_budget,
+                                         config.seed, "balanced")
             paths[f"proposal-{lv}"] = atomic_write_text(out / f"proposal-{lv}.toml", text)
-    _csv(out / "changes.csv", changes_frame(ev, edits, econ))
+    _csv(out / "changes.csv", changes)
     _csv(out / "validation.csv", val.table)
     _csv(out / "validation_cards.csv", val.cards)
     if val.shape is not None:

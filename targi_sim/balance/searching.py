@@ -28,9 +28,6 @@ from typing import Any
 
 import numpy as np
 
-from targi_sim.balance.measure import DeckStats, measure
-from targi_sim.balance.objective import Terms, compared_cards, terms
-from targi_sim.balance.settings import Settings
 from targi_sim.balance.space import (
     Edits,
     apply_edits,
@@ -42,6 +39,9 @@ from targi_sim.balance.space import (
 )
 from targi_sim.engine import constants as C
 from targi_sim.errors import InputError
+from targi_sim.fairness.measure import DeckStats, measure
+from targi_sim.fairness.objective import Terms, compared_cards, terms
+from targi_sim.fairness.settings import Settings
 from targi_sim.game.classes import CardClasses, card_classes
 from targi_sim.game.deck import COST_KEYS, Deck
 from targi_sim.game.rules import Rules
@@ -117,8 +117,6 @@ class SearchState:
     history: list[tuple[int, int, float]] = field(default_factory=list)  # trial, games, best
     seen: dict[str, float | None] = field(default_factory=dict)  # key -> value (None: pruned)
     cards: list[int] = field(default_factory=list)  # the classes (first cards) it may edit
-    classes: CardClasses | None = None
-    levels: tuple[str, ...] = ()
 
 
 Progress = Callable[[SearchState, int], None]  # state, budget
@@ -482,7 +480,7 @@ def search(config: BalanceConfig, settings: Settings, out: Path, *, jobs: int = 
                          weights=weights)
         state = _replay(study, ev, base, base_games + tune_games)
         cards = candidate_cards(ev, _reference(base_terms, settings))
-        state.cards, state.classes, state.levels = cards, ev.classes, ev.levels
+        state.cards = cards
         if not study.user_attrs.get("screened"):
             dev = deviations(deck, _reference(base_terms, settings), ev.classes)
             for d in single_edits(deck, dev, cards, settings, classes=ev.classes):
@@ -501,8 +499,10 @@ def search(config: BalanceConfig, settings: Settings, out: Path, *, jobs: int = 
                 study.set_user_attr("combined", True)
             elif not study.user_attrs.get("rounds_done") and not _waiting(study):
                 _forward_round(study, ev, cards, state)
+            # seeded by the trials so far less those a kill interrupted (failed on
+            # resume), so a search killed mid-candidate draws what an uninterrupted one would
             study.sampler = optuna.samplers.TPESampler(
-                seed=stream_seed(config.seed, f"tpe{len(study.trials)}"), n_startup_trials=10)
+                seed=stream_seed(config.seed, f"tpe{_counted(study)}"), n_startup_trials=10)
             trial = study.ask()
             edits, econ = suggest(trial, ev, cards)
             state.games += _evaluate(study, trial, edits, econ, ev, state)
@@ -548,6 +548,14 @@ def _forward_round(study, ev: Evaluator, cards: Sequence[int], state: SearchStat
     for d in proposals:
         study.enqueue_trial(trial_params(d, settings, ev, best.economy),
                             user_attrs={"stage": f"round{r + 1}"})
+
+
+def _counted(study) -> int:
+    """Trials of every state but FAIL (a killed candidate's trial; its replacement, if it
+    was planned, is enqueued again and counted)."""
+    from optuna.trial import TrialState
+
+    return sum(t.state != TrialState.FAIL for t in study.get_trials(deepcopy=False))
 
 
 def _waiting(study) -> bool:
@@ -635,8 +643,11 @@ def _replay(study, ev: Evaluator, base: Candidate, base_games: int) -> SearchSta
     state.history.append((0, base_games, base.value))
     best = None
     for t in study.trials:
-        if t.state == TrialState.RUNNING:  # interrupted mid-race: gone, not counted
-            study.tell(t.number, state=TrialState.FAIL)
+        if t.state == TrialState.RUNNING:  # interrupted mid-race: not counted, and a
+            study.tell(t.number, state=TrialState.FAIL)  # planned one is planned again
+            if "fixed_params" in t.system_attrs:
+                study.enqueue_trial(t.system_attrs["fixed_params"],
+                                    user_attrs={"stage": t.user_attrs.get("stage", "")})
             continue
         if t.state not in (TrialState.COMPLETE, TrialState.PRUNED):
             continue

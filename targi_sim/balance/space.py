@@ -10,10 +10,9 @@ from dataclasses import replace
 import numpy as np
 
 from targi_sim.engine import limits as L
+from targi_sim.fairness.settings import FIELDS, Space
 from targi_sim.game.classes import CardClasses
 from targi_sim.game.deck import COST_KEYS, Deck
-
-from .settings import FIELDS, Space
 
 Edits = dict[int, dict[str, int]]  # card id -> field -> new value (changed fields only)
 

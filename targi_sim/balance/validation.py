@@ -1,6 +1,6 @@
 """Validation on fresh seeds: the base deck and the proposal play the same new deals at
 every level (each re-tuned level re-tuned for each deck with a fresh seed), and a
-paired bootstrap over deals (the independent unit; balance/bootstrap.py) gives each
+paired bootstrap over deals (the independent unit; fairness/bootstrap.py) gives each
 change its 95% interval: every level's balance terms, the causal card-value spread
 (forked play), the game-level rates, every class's value. The game's shape at each level
 (calibrate's figures) must keep every target of the targets file the base deck meets:
@@ -16,10 +16,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import polars as pl
 
-from targi_sim.balance.bootstrap import interval, resamples
-from targi_sim.balance.measure import PerDeal, play_deals
-from targi_sim.balance.objective import TERMS, Terms, compared_cards, terms
 from targi_sim.balance.searching import CHUNK_DEALS, Evaluator, combine, stream_seed
+from targi_sim.fairness.bootstrap import interval, resamples
+from targi_sim.fairness.measure import PerDeal, play_deals
+from targi_sim.fairness.objective import TERMS, Terms, compared_cards, terms
 from targi_sim.game.deck import Deck
 from targi_sim.game.rules import Rules
 from targi_sim.play.match import Match
@@ -27,7 +27,7 @@ from targi_sim.play.pairing import games_per_deal, plan
 from targi_sim.players.strategy import Strategy
 
 # progress(phase, done, total): phase "retune" counts re-tunes, "play" games of both
-# decks, "shape" levels, "bootstrap" resamples
+# decks, "bootstrap" resamples
 ValidationProgress = Callable[[str, int, int], None]
 ALL = "all levels"
 
@@ -118,8 +118,8 @@ def _rows(ev: Evaluator, stats_a, stats_b, base: Side, prop: Side, fixed, cfixed
     return out
 
 
-def shape_check(ev: Evaluator, base: Side, prop: Side, seed: int,
-                tick: Callable[[], None]) -> tuple[pl.DataFrame | None, list[str]]:
+def shape_check(ev: Evaluator, base: Side, prop: Side, seed: int
+                ) -> tuple[pl.DataFrame | None, list[str]]:
     """Each target of the validation's targets file at each level, for both decks; the
     targets the base meets and the proposal misses."""
     from targi_sim.calibrate.measure import measure_levels
@@ -129,18 +129,20 @@ def shape_check(ev: Evaluator, base: Side, prop: Side, seed: int,
     if not v.targets or v.shape_deals < 1:
         return None, []
     targets = load_targets(v.targets, list(ev.levels), strict=False)
-    figs = {}
-    for side in (base, prop):
+
+    def figure(side: Side) -> Callable[[str, str], float]:
         shapes = measure_levels(side.players, list(ev.levels), side.deck, side.rules,
                                 deals=v.shape_deals, seed=seed, parallel=ev.parallel)
-        figs[id(side)] = {lv: s.figures for lv, s in shapes.items()}
-        tick()
+
+        def value(level: str, name: str) -> float:
+            e = shapes[level].figures.get(name) if level in shapes else None
+            return e.value if e is not None else float("nan")
+        return value
+
+    fig_a, fig_b = figure(base), figure(prop)
     rows, lost = [], []
     for t in targets.targets:
-        a = figs[id(base)].get(t.level, {}).get(t.figure)
-        b = figs[id(prop)].get(t.level, {}).get(t.figure)
-        va = a.value if a is not None else float("nan")
-        vb = b.value if b is not None else float("nan")
+        va, vb = fig_a(t.level, t.figure), fig_b(t.level, t.figure)
         met_a, met_b = t.miss(va) == 0, t.miss(vb) == 0
         rows.append({"level": t.level, "figure": t.figure, "band": t.band(), "base": va,
                      "proposal": vb, "base_met": met_a, "proposal_met": met_b})
@@ -212,8 +214,7 @@ def validate(ev: Evaluator, base: Side, prop: Side, deals: int,
     cards = pl.concat([_class_rows(ev, lv, base_stats[m], b[m].stats(), base, prop,
                                    card_diffs[m], causal_diffs[m])
                        for m, lv in enumerate(ev.levels)])
-    shape, lost = shape_check(ev, base, prop, stream_seed(ev.config.seed, "shape"),
-                              lambda: None)
+    shape, lost = shape_check(ev, base, prop, stream_seed(ev.config.seed, "shape"))
     reasons = [f"{r['level']}: the objective got worse "
                f"({r['change']:+.4f}, 95% {r['lo']:+.4f}..{r['hi']:+.4f})"
                for r in rows if r["term"] == "objective" and r["verdict"] == "worse"]

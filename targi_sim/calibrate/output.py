@@ -15,7 +15,7 @@ from targi_sim.game.deck_edit import describe
 from targi_sim.game.shape import decided_by
 from targi_sim.report.model import Plot, Report, Section, Table
 from targi_sim.report.output import write_report
-from targi_sim.strength.tune import weights_toml
+from targi_sim.strength.tune import retuned_strategy_text
 
 from .figures import FIGURES
 from .search import Calibration, Candidate
@@ -243,13 +243,8 @@ def proposal_deck_text(cal: Calibration, c: Candidate) -> str:
 
 
 def strategy_text(cal: Calibration, c: Candidate, level: str) -> str:
-    s = cal.strategies[c.number][level]
-    return "\n".join([
-        f"# {level} re-tuned for the proposed deck by targi-sim calibrate (warm start from "
-        f"its own weights, {cal.config.retune_budget:,} games, seed {cal.config.seed}).",
-        f'name = "{level}"', 'kind = "heuristic"',
-        f'description = "{level} re-tuned for the calibrated deck"', "",
-        *weights_toml(s)]) + "\n"
+    return retuned_strategy_text(cal.strategies[c.number][level], level, "calibrate",
+                                 cal.config.retune_budget, cal.config.seed, "calibrated")
 
 
 def write_calibration(cal: Calibration) -> list[Path]:

@@ -2,10 +2,11 @@
 
 A fork's effect is (result when taking the card) - (result with the player's best
 alternative), results 1 win, 1/2 draw, 0 loss, and the same for the final score margin.
-A card's value is the mean effect over its forks. Forks of one deal (a seat-swapped pair,
-or one game) share that deal's luck and often the same card, so the deal is the unit of
-the interval: a cluster-robust mean (targi_sim.stats.rates.means_from_sums) with a normal 95%
-interval.
+A card's value is the mean effect over its forks; identical printed copies of a card
+(targi_sim.game.classes) are one card, the forks of every copy pooled. Forks of one deal
+(a seat-swapped pair, or one game) share that deal's luck and often the same card, so
+the deal is the unit of the interval: a cluster-robust mean
+(targi_sim.stats.rates.means_from_sums) with a normal 95% interval.
 """
 
 from __future__ import annotations
@@ -16,7 +17,9 @@ import numpy as np
 import polars as pl
 
 from targi_sim.cardvalue.forkdir import fork_files
-from targi_sim.runner.reading import ReportError, read_run_info
+from targi_sim.game.classes import CardClasses, singletons
+from targi_sim.runner.classes import run_classes, tribe_cards
+from targi_sim.runner.reading import ReportError, RunInfo, read_run_info
 from targi_sim.stats.rates import means_from_sums
 
 from ..errors import InputError
@@ -79,41 +82,52 @@ def clustered_effects(forks: pl.DataFrame, keys: tuple[str, ...]) -> pl.DataFram
                                           pl.col("n_deals").cast(pl.Int64))
 
 
-COLUMNS = ("card_id", "name", "symbol", "vp", "n_forks", "n_deals", "value", "ci_low",
-           "ci_high", "margin", "margin_ci_low", "margin_ci_high", "se", "margin_se",
-           "value_deff", "margin_deff")
+COLUMNS = ("card_id", "name", "copies", "card_ids", "symbol", "vp", "n_forks", "n_deals",
+           "value", "ci_low", "ci_high", "margin", "margin_ci_low", "margin_ci_high", "se",
+           "margin_se", "value_deff", "margin_deff")
 
 
-def _cards(run_dir: Path) -> pl.DataFrame:
-    """The run's tribe cards, once the run directory checks out (runner.reading.read_run_info:
-    manifest, every chunk against its marker, cards.parquet against its checksum)."""
+def _run(run_dir: Path) -> RunInfo:
+    """The run directory, once it checks out (runner.reading.read_run_info: manifest,
+    every chunk against its marker, cards.parquet against its checksum)."""
     try:
-        info = read_run_info(run_dir)
+        return read_run_info(run_dir)
     except ReportError as exc:
         raise InputError(str(exc)) from None
-    with open(info.path / "cards.parquet", "rb") as f:
-        cards = pl.read_parquet(f)
-    return (cards.filter(pl.col("card_type") == "tribe")
-            .select(pl.col("card_id").cast(pl.Int64), "name", "symbol",
-                    pl.col("vp").cast(pl.Int64)))
 
 
-def values_of(forks: pl.DataFrame, cards: pl.DataFrame) -> pl.DataFrame:
-    """Per tribe card of `cards` (every one, n_forks 0 when it was never forked)."""
-    eff = clustered_effects(forks.with_columns(pl.col("card_id").cast(pl.Int64)), ("card_id",))
-    df = cards.join(eff, on="card_id", how="left").with_columns(
-        pl.col("n_forks").fill_null(0), pl.col("n_deals").fill_null(0))
+def values_of(forks: pl.DataFrame, cards: pl.DataFrame,
+              classes: CardClasses | None = None) -> pl.DataFrame:
+    """One row per class of identical cards (targi_sim.game.classes), every class (n_forks
+    0 when never forked): the forks of all its copies pooled into one value, clustered by
+    deal like one card's, named by classes.columns() (card_id: its first card). `cards`:
+    the deck's tribe cards (card_id 0..n-1, name, symbol, vp); without `classes`, every
+    card is its own class (one row per card)."""
+    cards = cards.sort("card_id")
+    if classes is None:
+        classes = singletons(cards.height, cards["name"].to_list())
+    first = classes.first()[classes.of_card]  # card id -> its class's first card
+    pooled = forks.with_columns(pl.Series("card_id", first[forks["card_id"].to_numpy()],
+                                          dtype=pl.Int64))
+    eff = clustered_effects(pooled, ("card_id",))
+    printed = cards.select(pl.col("card_id").cast(pl.Int64), "symbol",
+                           pl.col("vp").cast(pl.Int64))
+    df = (pl.DataFrame(classes.columns()).with_columns(pl.col("card_id").cast(pl.Int64))
+          .join(printed, on="card_id", how="left").join(eff, on="card_id", how="left")
+          .with_columns(pl.col("n_forks").fill_null(0), pl.col("n_deals").fill_null(0)))
     return df.select(COLUMNS).sort("card_id")
 
 
 def card_values(run_dir: str | Path) -> pl.DataFrame:
-    """Each tribe card's causal value: card_id, name, symbol, vp, n_forks, n_deals, value
-    (win-probability effect of taking it), ci_low, ci_high, margin (score-margin effect),
-    margin_ci_low, margin_ci_high, and se / margin_se / design effects.
+    """Each tribe card's causal value, one row per class of identical printed cards (the
+    forks of its copies pooled): card_id (the class's first card), name, copies,
+    card_ids, symbol, vp, n_forks, n_deals, value (win-probability effect of taking
+    it), ci_low, ci_high, margin (score-margin effect), margin_ci_low, margin_ci_high,
+    and se / margin_se / design effects.
 
     The run needs its forks (`targi-sim card-value RUN`); InputError otherwise."""
-    cards = _cards(Path(run_dir))
-    return values_of(read_forks(run_dir), cards)
+    info = _run(Path(run_dir))
+    return values_of(read_forks(run_dir), tribe_cards(info), run_classes(info))
 
 
 def symbol_values(run_dir: str | Path) -> pl.DataFrame:

@@ -47,11 +47,21 @@ class CardClasses:
             out[..., k] = a[..., list(m)].sum(axis=-1)
         return out
 
+    def card_ids(self, k: int) -> str:
+        """Class k's card ids as text: '14, 15' for copies, '7' for a lone card."""
+        return ", ".join(str(c) for c in self.members[k])
+
     def label(self, k: int) -> str:
         """The class's name and, for a class of copies, its card ids."""
-        m = self.members[k]
-        return self.names[k] if len(m) == 1 else (
-            f"{self.names[k]} (cards {', '.join(str(c) for c in m)})")
+        return self.names[k] if len(self.members[k]) == 1 else (
+            f"{self.names[k]} (cards {self.card_ids(k)})")
+
+    def columns(self) -> dict[str, list]:
+        """The columns that name each class in a table of classes: card_id (its first
+        card, so a designer still finds the card by its id), name, copies, card_ids."""
+        return {"card_id": [m[0] for m in self.members], "name": list(self.names),
+                "copies": [len(m) for m in self.members],
+                "card_ids": [self.card_ids(k) for k in range(self.size)]}
 
 
 def card_key(deck: Deck, c: int) -> tuple:
@@ -94,10 +104,27 @@ def card_classes(deck: Deck, distinct: Iterable[int] = ()) -> CardClasses:
     return CardClasses(members, of_card, names)
 
 
+def common_classes(a: CardClasses, b: CardClasses, names: Sequence[str]) -> CardClasses:
+    """The classes two decks agree on: two cards share a class only if they are copies
+    in both (a designer who edited one copy made it a card of its own). `names`: the
+    cards' names (deck a's), for the classes' names."""
+    if len(a.of_card) != len(b.of_card):
+        raise ValueError("decks of different sizes have no common classes")
+    groups: dict[tuple[int, int], list[int]] = {}
+    for c in range(len(a.of_card)):
+        groups.setdefault((int(a.of_card[c]), int(b.of_card[c])), []).append(c)
+    members = tuple(tuple(m) for m in sorted(groups.values()))
+    of_card = np.empty(len(a.of_card), dtype=np.int64)
+    for k, m in enumerate(members):
+        of_card[list(m)] = k
+    return CardClasses(members, of_card,
+                       tuple(class_name([names[c] for c in m]) for m in members))
+
+
 def singletons(n_cards: int, names: Sequence[str]) -> CardClasses:
     """Every card its own class (what `card_classes` gives a deck without copies)."""
     members = tuple((c,) for c in range(n_cards))
     return CardClasses(members, np.arange(n_cards, dtype=np.int64), tuple(names))
 
 
-__all__ = ["CardClasses", "card_classes", "card_key", "class_name", "singletons"]
+__all__ = ["CardClasses", "card_classes", "common_classes", "card_key", "class_name", "singletons"]

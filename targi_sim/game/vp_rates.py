@@ -4,14 +4,13 @@ Raid losses are paid in VP, goods or gold; to add them up the report needs one
 exchange rate. The deck's exchange border cards (e.g. the Silversmith) set the
 rates a player can actually get, so the best VP-per-unit trade in the deck is
 used; a designer who changes a trade table sees the report follow. Decks
-without such a trade fall back to the base deck's rates.
+without such a trade fall back to the base deck's rates. Here (not in the report)
+because the run's worker values the raid swings of its chunk summaries with them.
 """
 
 from __future__ import annotations
 
-import tempfile
 from dataclasses import dataclass
-from pathlib import Path
 
 from targi_sim.engine.constants import TG_DATES, TG_GOLD, TG_PEPPER, TG_SALT, TG_SAME_GOOD, TR_VP
 
@@ -43,20 +42,3 @@ def rates_from_deck(deck) -> VpRates:
     return VpRates(max(goods, default=FALLBACK_GOODS_VP), max(gold, default=FALLBACK_GOLD_VP),
                    "the deck's VP trades where it has them, else the base deck's")
 
-
-def rates_from_manifest(manifest: dict) -> VpRates:
-    """Rates from the deck text stored in a run's manifest (fallback if unreadable)."""
-    from targi_sim.errors import DataError
-    from targi_sim.game.deck import load_deck
-
-    content = (manifest.get("deck") or {}).get("content")
-    if not content:
-        return VpRates(FALLBACK_GOODS_VP, FALLBACK_GOLD_VP, "the base deck's rates")
-    with tempfile.TemporaryDirectory(prefix="targi-report-deck-") as tmp:
-        path = Path(tmp) / "deck.toml"
-        path.write_text(content, encoding="utf-8")
-        try:
-            deck = load_deck(path)
-        except DataError:
-            return VpRates(FALLBACK_GOODS_VP, FALLBACK_GOLD_VP, "the base deck's rates")
-    return rates_from_deck(deck)

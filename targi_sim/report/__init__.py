@@ -23,6 +23,8 @@ from targi_sim.runner.reading import ReportError, RunInfo, read_run_info
 if TYPE_CHECKING:
     import polars as pl
 
+    from targi_sim.game.classes import CardClasses
+
     from .model import Report
 
 
@@ -56,14 +58,17 @@ def compare_runs(run_a: str | Path, run_b: str | Path, out_dir: str | Path | Non
 
 def analyse(run: RunInfo, min_n: int = 500,
             progress: Callable[[str], None] | None = None,
-            card_values: pl.DataFrame | None = None) -> Report:
+            card_values: pl.DataFrame | None = None,
+            classes: CardClasses | None = None) -> Report:
     """The Report of a run (every table and plot in memory), without writing files.
 
-    card_values: optional per-card values (card_id, value, se), e.g. causal values from
-    forked play; the tribe-card grades then use them instead of WR played."""
+    card_values: optional values per class of identical cards (card_id of its first
+    card, value, se), e.g. causal values from forked play; the tribe-card grades then use
+    them instead of WR played. classes: the classes of identical tribe cards the card
+    tables pool (targi_sim.game.classes); by default those of the run's deck."""
     from .build import analyse as _analyse
 
-    return _analyse(run, min_n, progress, card_values)
+    return _analyse(run, min_n, progress, card_values, classes)
 
 
 __all__ = ["ReportError", "RunInfo", "analyse", "build_report", "compare_runs",

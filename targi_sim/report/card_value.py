@@ -12,21 +12,32 @@ from targi_sim.stats.grades import grade_by_z
 
 from ..cardvalue.values import BY, clustered_effects, read_forks, values_of
 from ..errors import InputError
+from ..game.classes import CardClasses
+from ..runner.classes import run_classes, tribe_cards
 from .model import Plot, Section, Table, mark_low_n
 from .plots import card_bars, scatter
 
 MIN_FORKS_DIVISOR = 5  # a card is graded with n_forks >= --min-n / 5 (a fork is 2 games)
 
 
-def grading_values(run: RunInfo, min_n: int) -> pl.DataFrame | None:
-    """(card_id, value, se) of the causal values the tribe-card grades use when the run
-    has forks (cards with fewer than --min-n / 5 forks get none: ungraded); None without
-    forks, so the grades fall back to WR played."""
-    from ..cardvalue.values import card_values
-
+def _values(run: RunInfo, classes: CardClasses | None) -> pl.DataFrame | None:
+    """The run's causal values, one row per class of identical cards (`classes`, else the
+    run deck's); None when the run has no forks."""
     try:
-        values = card_values(run.path)
+        forks = read_forks(run.path)
     except InputError:
+        return None
+    return values_of(forks, tribe_cards(run), classes or run_classes(run))
+
+
+def grading_values(run: RunInfo, min_n: int,
+                   classes: CardClasses | None = None) -> pl.DataFrame | None:
+    """(card_id, value, se) per class of identical cards (card_id: its first card) of the
+    causal values the tribe-card grades use when the run has forks (classes with fewer
+    than --min-n / 5 forks get none: ungraded); None without forks, so the grades fall
+    back to WR played."""
+    values = _values(run, classes)
+    if values is None:
         return None
     min_forks = max(1, min_n // MIN_FORKS_DIVISOR)
     enough = pl.col("n_forks") >= min_forks
@@ -34,17 +45,17 @@ def grading_values(run: RunInfo, min_n: int) -> pl.DataFrame | None:
                          pl.when(enough).then(pl.col("se")).alias("se"))
 
 
-def section(run: RunInfo, observed: pl.DataFrame, min_n: int) -> Section | None:
-    """None when the run has no forks; `observed` is the cards_tribe table (its
-    `improvement` is plotted against the causal value)."""
+def section(run: RunInfo, observed: pl.DataFrame, min_n: int,
+            classes: CardClasses | None = None) -> Section | None:
+    """None when the run has no forks; `observed` is the cards_tribe table, one row per
+    class of `classes` (its `improvement` is plotted against the causal value)."""
     try:
         forks = read_forks(run.path)
     except InputError:
         return None
     min_forks = max(1, min_n // MIN_FORKS_DIVISOR)
-    cards = observed.select(pl.col("card_id").cast(pl.Int64), "name", "symbol",
-                            pl.col("vp").cast(pl.Int64))
-    values = grade_by_z(values_of(forks, cards), min_forks)
+    values = grade_by_z(values_of(forks, tribe_cards(run), classes or run_classes(run)),
+                        min_forks)
     values = values.join(observed.select(pl.col("card_id").cast(pl.Int64), "improvement",
                                          pl.col("grade").alias("observed_grade")),
                          on="card_id", how="left")
@@ -62,11 +73,15 @@ def section(run: RunInfo, observed: pl.DataFrame, min_n: int) -> Section | None:
         "once with its best alternative with taking excluded (leave or discard). value = "
         "mean difference in the player's result (win 1, draw 1/2), margin = in its final "
         "score margin; 95% intervals cluster by deal (pair_id).",
-        f"Grades are z-scores of value among cards with n_forks >= {min_forks}. Observed "
+        "A row is a class of identical printed cards (`copies`, `card_ids`; card_id is the "
+        "first copy's), as in the tribe-card table: the forks of every copy are pooled "
+        "into one value, their intervals still clustered by deal.",
+        f"Grades are z-scores of value among classes with n_forks >= {min_forks}. Observed "
         "'improvement' (WR played - WR not taken) mixes a card's strength with who takes it "
         "and when; the scatter's distance from a straight line is that confounding.",
     ], tables=[
-        Table("card_value", "Causal value per tribe card", values, n_col="n_forks",
+        Table("card_value", "Causal value per tribe card (one row per class of "
+              "identical printed cards)", values, n_col="n_forks",
               hidden=("se", "margin_se", "value_deff", "margin_deff")),
         Table("card_value_symbol", "Causal value per symbol", symbol, n_col="n_forks",
               hidden=("se", "margin_se", "value_deff", "margin_deff")),

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import polars as pl
 
+from targi_sim.game.classes import CardClasses
 from targi_sim.runner.sums import PAID_NAMES, Sums
 from targi_sim.stats.rates import ClusterSums
 
@@ -129,17 +130,31 @@ class ReportData:
 
     def _per_card(self, table: str, key: str, ids: pl.DataFrame,
                   rates: tuple[tuple[str, str], ...], counts: tuple[str, ...]) -> pl.DataFrame:
+        return ReportData._per_card_of(self.sums, table, key, ids, rates, counts)
+
+    @staticmethod
+    def _per_card_of(all_sums: Sums, table: str, key: str, ids: pl.DataFrame,
+                     rates: tuple[tuple[str, str], ...], counts: tuple[str, ...]
+                     ) -> pl.DataFrame:
         """The rates' sums of a per-card sums table for every id of `ids` (0 without rows)."""
-        sums = self.sums[table].with_columns(pl.col(key).cast(ids.schema[key]))
+        sums = all_sums[table].with_columns(pl.col(key).cast(ids.schema[key]))
         cols = [c for x, n in rates for c in rate_columns(x, n)]
         out = ids.join(sums.select(key, *cols), on=key, how="left")
         return out.with_columns(pl.exclude(key).fill_null(0.0)).with_columns(
             pl.col(c).round().cast(I) for c in counts)
 
-    def tribe_counts(self, card_ids: list[int]) -> pl.DataFrame:
-        """metrics.card_mask_counts' per-card table."""
-        ids = pl.DataFrame({"card_id": card_ids}, schema={"card_id": pl.Int32})
-        return self._per_card("tribe_pairs", "card_id", ids, CARD_SUMS, CARD_COUNTS)
+    def tribe_counts(self, classes: CardClasses) -> pl.DataFrame:
+        """metrics.card_mask_counts' table, one row per class (keyed by its first card).
+        Interim (merge of main's classes): per-card sums added per class, without the
+        cross terms of copies held in one pair."""
+        ids = pl.DataFrame({"card_id": classes.first()}, schema={"card_id": pl.Int32})
+        first = classes.first()[classes.of_card]
+        per = self.sums["tribe_pairs"]
+        per = per.with_columns(pl.Series("card_id", first[per["card_id"].to_numpy()])).group_by(
+            "card_id").agg(pl.exclude("card_id").sum())
+        sums = Sums({**self.sums.tables, "tribe_pairs": per})
+        return ReportData._per_card_of(sums, "tribe_pairs", "card_id", ids, CARD_SUMS,
+                                       CARD_COUNTS)
 
     def symbol_counts(self, symbols: list[str]) -> pl.DataFrame:
         """metrics.card_mask_counts' per-group table, the groups being symbols."""

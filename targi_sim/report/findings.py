@@ -128,6 +128,13 @@ def _card_tests(df: pl.DataFrame, prefix: str) -> pl.DataFrame:
     return graded.with_columns(pl.Series("p_holm", adjusted, dtype=pl.Float64))
 
 
+def _ids(r: dict) -> str:
+    """'card 7', or 'cards 14, 15' for a class of identical copies (card_ids, copies)."""
+    if r.get("copies", 1) > 1:
+        return f"cards {r['card_ids']}"
+    return f"card {r['card_id']}"
+
+
 def cards(report: Report, small: list[tuple[str, str]]) -> list[Finding]:
     """Strongest and weakest tribe cards for their VP and cost: graded cards whose
     excess over the grade model differs from 0 at ALPHA after Holm over the graded
@@ -139,8 +146,8 @@ def cards(report: Report, small: list[tuple[str, str]]) -> list[Finding]:
     what = "causal value" if prefix == "value" else "WR played"
     low = int(df["low_n"].sum())
     if low:
-        small.append((f"{low} of {df.height} tribe cards (played_n below --min-n: not "
-                      "graded)", "cards_tribe"))
+        small.append((f"{low} of {df.height} tribe cards (identical copies counted once; "
+                      "played_n below --min-n: not graded)", "cards_tribe"))
     tested = _card_tests(df, prefix)
     if tested.height == 0:
         return []
@@ -151,7 +158,7 @@ def cards(report: Report, small: list[tuple[str, str]]) -> list[Finding]:
                 .sort(f"{prefix}_excess", descending=sign > 0).head(TOP))
         if hits.height == 0:
             continue
-        parts = [f"{r['name']} (card {r['card_id']}, {r['vp']} VP, cost {r['cost']}): grade "
+        parts = [f"{r['name']} ({_ids(r)}, {r['vp']} VP, cost {r['cost']}): grade "
                  f"{r['grade']}, {what} {_pct(r[prefix])} vs {_pct(r[prefix + '_expected'])} "
                  f"expected, {100 * r[prefix + '_excess']:+.1f} points "
                  f"({100 * r[prefix + '_excess_lo']:+.1f} to "

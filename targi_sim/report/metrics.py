@@ -254,7 +254,7 @@ CARD_SUMS = (("taken_games", "offered_games"), ("played_points", "played_n"),
              ("not_taken_points", "not_taken_n"))
 
 
-def card_mask_counts(masks: pl.DataFrame, card_ids: Sequence[int],
+def card_mask_counts(masks: pl.DataFrame, card_ids: Sequence[int | Sequence[int]],
                      groups: dict[str, Sequence[int]] | None = None
                      ) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Per-card counts from per game x player card masks (analyses/cards_tribe_masks.sql),
@@ -264,34 +264,28 @@ def card_mask_counts(masks: pl.DataFrame, card_ids: Sequence[int],
     which a player took it from the centre; played_n / played_points: players who played
     it and their points; not_taken_n / not_taken_points: players in games where it was
     offered who did not acquire it, and their points. Bit k of a mask is card id k.
-    Returns (one row per card, one row per group of `groups`: the same counts pooled
-    over the group's cards, their per-pair sums added before squaring).
+    An entry of `card_ids` may be a class of identical cards (a sequence of ids, e.g.
+    targi_sim.game.classes): one row for it, keyed by its first id, its copies' counts
+    pooled. Returns (one row per entry of `card_ids`, one row per group of `groups`).
+    Pooling, for a class as for a group, adds the cards' per-pair counts before they
+    are squared, so the intervals still count each pair once (_pooled_row).
     """
     cl = _Clusters(masks)
     cols = {c: cl.column(masks, c) for c in ("offered", "acquired", "played", "centre")}
     groups = groups or {}
-    pooled = {g: {name: np.zeros(cl.size) for pair in CARD_SUMS for name in pair}
-              for g in groups}
+    pooled: dict[str, dict[str, np.ndarray] | None] = dict.fromkeys(groups)
     member = {k: g for g, ids in groups.items() for k in ids}
-    rows, group_rows = [], []
-    for k in card_ids:
-        o, a, p, c = (_bit(cols[n], int(k)) for n in ("offered", "acquired", "played", "centre"))
-        nt = o & (a ^ np.uint64(1))  # offered, not acquired
-        per = {"offered_games": cl.count(o, 0.5), "taken_games": cl.count(o & c),
-               "played_n": cl.count(p), "played_points": cl.points_of(p),
-               "not_taken_n": cl.count(nt), "not_taken_points": cl.points_of(nt)}
-        row: dict[str, float] = {"card_id": int(k)}
-        for x, n in CARD_SUMS:
-            row |= sums_columns(x, n, per[x], per[n])
-        rows.append(row)
-        if int(k) in member:
-            for name, v in per.items():
-                pooled[member[int(k)]][name] += v
-    for g, per in pooled.items():
-        row = {"group": g}
-        for x, n in CARD_SUMS:
-            row |= sums_columns(x, n, per[x], per[n])
-        group_rows.append(row)
+    rows = []
+    for entry in card_ids:
+        ids = (int(entry),) if isinstance(entry, (int, np.integer)) else tuple(map(int, entry))
+        unit = None
+        for k in ids:
+            per = _card_counts(cl, cols, k)
+            unit = _add(unit, per)
+            if k in member:
+                pooled[member[k]] = _add(pooled[member[k]], per)
+        rows.append(_pooled_row({"card_id": ids[0]}, unit))
+    group_rows = [_pooled_row({"group": g}, per) for g, per in pooled.items()]
     cards = pl.DataFrame(rows).with_columns(pl.col("card_id").cast(pl.Int32))
     counts = ("offered_games", "taken_games", "played_n", "not_taken_n")
     cards = cards.with_columns(pl.col(c).round().cast(pl.Int64) for c in counts)
@@ -299,3 +293,28 @@ def card_mask_counts(masks: pl.DataFrame, card_ids: Sequence[int],
                                                      for c in counts)
                if group_rows else pl.DataFrame())
     return cards, grouped
+
+
+def _card_counts(cl: _Clusters, cols: dict[str, np.ndarray], k: int) -> dict[str, np.ndarray]:
+    """Card k's per-pair counts of every CARD_SUMS column (see card_mask_counts)."""
+    o, a, p, c = (_bit(cols[n], k) for n in ("offered", "acquired", "played", "centre"))
+    nt = o & (a ^ np.uint64(1))  # offered, not acquired
+    return {"offered_games": cl.count(o, 0.5), "taken_games": cl.count(o & c),
+            "played_n": cl.count(p), "played_points": cl.points_of(p),
+            "not_taken_n": cl.count(nt), "not_taken_points": cl.points_of(nt)}
+
+
+def _add(total: dict[str, np.ndarray] | None,
+         per: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Per-pair counts added column by column (None: nothing added yet)."""
+    return dict(per) if total is None else {name: total[name] + v for name, v in per.items()}
+
+
+def _pooled_row(row: dict, per: dict[str, np.ndarray] | None) -> dict:
+    """`row` with the totals and per-pair sums of every rate of CARD_SUMS, from per-pair
+    counts already added over the pooled cards (squares of the sums, not sums of
+    squares: a pair holding two of the cards is still one unit)."""
+    for x, n in CARD_SUMS:
+        zero = np.zeros(0)
+        row |= sums_columns(x, n, per[x] if per else zero, per[n] if per else zero)
+    return row

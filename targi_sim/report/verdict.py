@@ -2,12 +2,12 @@
 
 Why here and not per metric: a designer's change moves a dozen metrics, and whether
 the deck as a whole got better is what the balance objective defines. The terms are
-those `balance` minimises (targi_sim.balance.objective: the card-value spread within
+those `balance` minimises (targi_sim.fairness.objective: the card-value spread within
 classes of equal VP, never/always-taken extremes, the first player's distance from
 50%, tie-breaks, game length), measured on each run's tables by the same reduction
-(targi_sim.balance.tables), with the weights of the shipped settings
+(targi_sim.fairness.tables), with the weights of the shipped settings
 (data/balance/default.toml). Each change gets a 95% interval from the bootstrap over
-deals that `balance` validates with (targi_sim.balance.bootstrap): paired when both
+deals that `balance` validates with (targi_sim.fairness.bootstrap): paired when both
 runs played the same deals (same --seed, games and pairing), else each run resampled
 on its own. The verdict rule is `decide`; docs/report.md states it.
 """
@@ -22,11 +22,13 @@ from statistics import NormalDist
 import numpy as np
 import polars as pl
 
-from targi_sim.balance.bootstrap import interval, resamples
-from targi_sim.balance.measure import DeckStats, PerDeal
-from targi_sim.balance.objective import TERMS, UNMEASURED, Terms, compared_cards, terms
-from targi_sim.balance.settings import Objective, load_settings
-from targi_sim.balance.tables import COLUMNS, Chunk, measure_chunks
+from targi_sim.fairness.bootstrap import interval, resamples
+from targi_sim.fairness.measure import DeckStats, PerDeal
+from targi_sim.fairness.objective import TERMS, UNMEASURED, Terms, compared_cards, terms
+from targi_sim.fairness.settings import Objective, load_settings
+from targi_sim.fairness.tables import COLUMNS, Chunk, measure_chunks
+from targi_sim.game.classes import CardClasses, common_classes
+from targi_sim.runner.classes import run_classes
 from targi_sim.runner.layout import RunDir
 from targi_sim.runner.reading import RunInfo
 
@@ -44,10 +46,12 @@ VERDICTS = ("more balanced", "less balanced", "no clear change")
 
 @dataclass(frozen=True)
 class RunCards:
-    """What the objective reads of a run's deck: its tribe cards' printed VP."""
+    """What the objective reads of a run's deck: its tribe cards' printed VP, and its
+    classes of identical printed cards (pooled, as `balance` pools them)."""
 
     tribe_vp: np.ndarray
     tribe_names: tuple[str, ...]
+    classes: CardClasses | None = None
 
     @property
     def n_tribe(self) -> int:
@@ -77,7 +81,8 @@ def run_cards(run: RunInfo) -> RunCards:
     with open(RunDir(run.path).cards_path, "rb") as f:
         cards = pl.read_parquet(f)
     tribe = cards.filter(pl.col("card_type") == "tribe").sort("card_id")
-    return RunCards(tribe["vp"].cast(pl.Int64).to_numpy(), tuple(tribe["name"].to_list()))
+    return RunCards(tribe["vp"].cast(pl.Int64).to_numpy(), tuple(tribe["name"].to_list()),
+                    run_classes(run))
 
 
 def run_chunks(run: RunInfo) -> Iterator[Chunk]:
@@ -88,16 +93,21 @@ def run_chunks(run: RunInfo) -> Iterator[Chunk]:
                     zip(parts, ("games", "offers", "acquisitions"), strict=True))
 
 
-def run_measure(run: RunInfo, block: int = 1) -> tuple[DeckStats, PerDeal]:
+def run_measure(run: RunInfo, cards: RunCards, block: int = 1,
+                classes: CardClasses | None = None) -> tuple[DeckStats, PerDeal]:
     """What `balance` measures of the same games, from a run's tables: the DeckStats and
-    the per-unit sums a bootstrap resamples (targi_sim.balance.tables.measure_chunks)."""
-    return measure_chunks(run_chunks(run), run_cards(run).n_tribe, block)
+    the per-unit sums a bootstrap resamples (targi_sim.fairness.tables.measure_chunks),
+    card columns pooled into `classes`. `cards`: the run's (run_cards)."""
+    return measure_chunks(run_chunks(run), cards.n_tribe, block, classes)
 
 
 def run_terms(run: RunInfo, objective: Objective | None = None) -> Terms:
-    """A run's balance terms, exactly as `balance` computes them for the same games."""
+    """A run's balance terms, exactly as `balance` computes them for the same games (its
+    classes of identical cards pooled)."""
     obj = objective or load_settings().objective
-    return terms(run_measure(run)[0], run_cards(run), obj)  # type: ignore[arg-type]
+    cards = run_cards(run)
+    return terms(run_measure(run, cards, classes=cards.classes)[0],  # type: ignore[arg-type]
+                 cards, obj, classes=cards.classes)
 
 
 def _deals(run: RunInfo) -> pl.DataFrame:
@@ -124,13 +134,17 @@ def balance_change(a: RunInfo, b: RunInfo, objective: Objective | None = None,
     paired = da.equals(db)
     deals = (da["pair_id"].n_unique(), db["pair_id"].n_unique())
     block = max(1, math.ceil(max(deals) / MAX_UNITS))
-    (sa, pa), (sb, pb) = run_measure(a, block), run_measure(b, block)
-    paired = paired and np.array_equal(pa.deal_ids, pb.deal_ids)
     ca, cb = run_cards(a), run_cards(b)
-    fixed = (compared_cards(ca, terms(sa, ca, obj), obj.min_plays)  # type: ignore[arg-type]
-             if ca.n_tribe == cb.n_tribe else None)
-    before = _values(terms(sa, ca, obj, fixed), obj)  # type: ignore[arg-type]
-    after = _values(terms(sb, cb, obj, fixed), obj)  # type: ignore[arg-type]
+    same = ca.n_tribe == cb.n_tribe
+    # copies in both decks are one class; a copy edited in one deck stands alone in both
+    ka, kb = ((common_classes(ca.classes, cb.classes, ca.tribe_names),) * 2 if same
+              else (ca.classes, cb.classes))
+    (sa, pa), (sb, pb) = run_measure(a, ca, block, ka), run_measure(b, cb, block, kb)
+    paired = paired and np.array_equal(pa.deal_ids, pb.deal_ids)
+    fixed = (compared_cards(ca, terms(sa, ca, obj, classes=ka),  # type: ignore[arg-type]
+                            obj.min_plays, ka) if same else None)
+    before = _values(terms(sa, ca, obj, fixed, ka), obj)  # type: ignore[arg-type]
+    after = _values(terms(sb, cb, obj, fixed, kb), obj)  # type: ignore[arg-type]
     # resamples keep the point estimates' verdict on which cards are measured: a card
     # of A near min_plays must not drop out of some resamples (the spread would jump to
     # UNMEASURED), while B, if it left a compared card too rarely played, stays so
@@ -139,8 +153,8 @@ def balance_change(a: RunInfo, b: RunInfo, objective: Objective | None = None,
     draws: dict[str, list[float]] = {k: [] for k in ROWS}
     for batch in resamples([pa], [pb], np.random.default_rng(seed), count, paired):
         for (xa,), (xb,) in batch:
-            va = _values(terms(xa, ca, obj, fa), obj)  # type: ignore[arg-type]
-            vb = _values(terms(xb, cb, obj, fb), obj)  # type: ignore[arg-type]
+            va = _values(terms(xa, ca, obj, fa, ka), obj)  # type: ignore[arg-type]
+            vb = _values(terms(xb, cb, obj, fb, kb), obj)  # type: ignore[arg-type]
             for k in ROWS:
                 draws[k].append(vb[k] - va[k])
     weights = _weights(obj)

@@ -112,13 +112,14 @@ def _save(rd: RunDir, chunk: int, marker: dict[str, Any], long: pl.DataFrame,
         rd.write_marker(chunk, marker)
 
 
-def run_sums(run: RunInfo, goods_vp: float, gold_vp: float, *, save: bool = True,
+def run_sums(run: RunInfo, goods_vp: float, gold_vp: float, classes: Any = None, *,
+             save: bool = True,
              progress: Callable[[str], None] | None = None) -> Sums:
     """The merged sums of a complete (or verified part of a) run from its chunk summaries."""
     return merge(chunk_summaries(run, goods_vp, gold_vp, save=save, progress=progress))
 
 
-def row_sums(run: RunInfo, goods_vp: float, gold_vp: float) -> Sums:
+def row_sums(run: RunInfo, goods_vp: float, gold_vp: float, classes: Any = None) -> Sums:
     """The same sums straight from all the run's rows at once (the raw-row path; tests
     compare the two)."""
     from targi_sim.runner.queries import Analyses

@@ -480,6 +480,18 @@ def retune(start: str | Strategy, deck: Deck, rules: Rules, *, parallel, budget:
                    generations * per_gen, gen)
 
 
+def retuned_strategy_text(strategy: Strategy, level: str, by: str, budget: int, seed: int,
+                          deck_words: str) -> str:
+    """A strategy file for `level` re-tuned for a proposed deck by `by` (calibrate,
+    balance): a header saying how, its name and kind, its weights."""
+    return "\n".join([
+        f"# {level} re-tuned for the proposed deck by targi-sim {by} (warm start from "
+        f"its own weights, {budget:,} games, seed {seed}).",
+        f'name = "{level}"', 'kind = "heuristic"',
+        f'description = "{level} re-tuned for the {deck_words} deck"', "",
+        *weights_toml(strategy)]) + "\n"
+
+
 def weights_toml(strategy: Strategy) -> list[str]:
     """The [weights] and [symbols] tables of a heuristic strategy file, as lines."""
     lines = ["[weights]"]

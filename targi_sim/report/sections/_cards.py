@@ -6,6 +6,7 @@ import math
 
 import polars as pl
 
+from targi_sim.game.classes import CardClasses, singletons
 from targi_sim.stats.grades import GradeModel, grade_values, grades
 
 from .. import plots
@@ -34,11 +35,13 @@ def _card_rates(df: pl.DataFrame, min_n: int, z_grades: bool = True) -> pl.DataF
 
 def grade_tribe(tribe: pl.DataFrame, values: pl.DataFrame | None = None
                 ) -> tuple[pl.DataFrame, GradeModel]:
-    """Cost- and VP-adjusted grades of the tribe cards (targi_sim.stats.grades).
+    """Cost- and VP-adjusted grades of the tribe cards (targi_sim.stats.grades), one per
+    row of `tribe` (a class of identical cards in the report).
 
-    values: a per-card table (card_id, value, se), e.g. causal card values from forked
-    play; graded on those when given (every card with a value is eligible), else on WR
-    played among the cards with played_n >= --min-n."""
+    values: a table (card_id, value, se) keyed like `tribe`'s rows (a class by its first
+    card), e.g. causal card values from forked play; graded on those when given (every
+    row with a value is eligible), else on WR played among the rows with played_n >=
+    --min-n."""
     cost = sum(pl.col(c).fill_null(0) for c in COST_COLUMNS)
     base = tribe.select("card_id", pl.col("vp"), cost.alias("cost"), "low_n")
     if values is None:
@@ -72,28 +75,70 @@ _CARD_HIDDEN = ("played_points", "not_taken_points", "taken_games", "acquisition
                 *(f"{r}_se" for r in CARD_RATE_COLUMNS))
 
 
-def cards(d: ReportData, min_n: int, games: int,
-          values: pl.DataFrame | None = None) -> Section:
+# counts of analyses/cards_tribe.sql that a class or a symbol sums over its cards
+POOLED_SUMS = ("offered_rounds", "acquired", "acquired_centre", "acquired_expansion", "played",
+               "kept", "discarded", "acquisition_rows")
+
+
+def pool_cards(df: pl.DataFrame, by: str, *first: pl.Expr) -> pl.DataFrame:
+    """Rows of a tribe-card table pooled per `by` (a class of copies, a symbol): the
+    POOLED_SUMS summed, round_mean the mean round over every acquisition (null without
+    one), `first` for the other columns. Why one routine: a class of identical cards and
+    a symbol are both read as one card with its cards' counts added."""
+    return (df.with_columns((pl.col("round_mean") * pl.col("acquired")).alias("_rs"))
+            .group_by(by, maintain_order=True)
+            .agg(*first, *[pl.col(c).sum() for c in POOLED_SUMS], pl.col("_rs").sum())
+            .with_columns(pl.when(pl.col("acquired") > 0)
+                          .then(pl.col("_rs") / pl.col("acquired")).alias("round_mean"))
+            .drop("_rs"))
+
+
+def tribe_classes(per_card: pl.DataFrame, classes: CardClasses) -> pl.DataFrame:
+    """analyses/cards_tribe.sql's rows (one per card) as one row per class of identical
+    printed cards (targi_sim.game.classes), named by classes.columns(): card_id is the
+    class's first card, name its class name, with copies and card_ids; the printed
+    columns are the first card's (the copies print the same)."""
+    key = pl.Series("card_id", classes.first()[classes.of_card[per_card["card_id"].to_numpy()]],
+                    dtype=pl.Int32)
+    printed = [c for c in per_card.columns if c not in (*POOLED_SUMS, "round_mean", "card_id",
+                                                        "name")]
+    pooled = pool_cards(per_card.with_columns(key), "card_id",
+                        *[pl.col(c).first() for c in printed])
+    named = pl.DataFrame(classes.columns()).with_columns(pl.col("card_id").cast(pl.Int32))
+    return named.join(pooled, on="card_id", how="left").select(
+        *named.columns, *printed, *POOLED_SUMS, "round_mean")
+
+
+_CLASS_TEXT = (
+    "A row of the tribe-card table is a class of identical printed cards (same symbol, VP, "
+    "cost and ability, from the run's deck): the deck prints some cards twice, and two "
+    "copies cannot differ in play, so they are one row (`copies`, `card_ids`; card_id is "
+    "the first copy's) and are graded once. Its counts are summed over the copies, per "
+    "pair before the intervals, as a symbol's are: its rates are per copy (acquire rate = "
+    "games a copy was taken / games a copy was offered, both counted per copy; a player "
+    "who played both copies counts twice in n played), and per-game columns are the "
+    "class's total.")
+
+
+def cards(d: ReportData, min_n: int, games: int, values: pl.DataFrame | None = None,
+          classes: CardClasses | None = None) -> Section:
     """Tribe cards (17lands style), per symbol, border cards and goods cards.
 
-    values: optional per-card values (card_id, value, se) to grade on (grade_tribe)."""
-    tribe = d.cards_tribe()
-    symbols = sorted(set(tribe["symbol"].to_list()), key=tribe["symbol"].to_list().index)
-    counts = d.tribe_counts(tribe["card_id"].to_list())
-    tribe = tribe.join(counts, on="card_id", how="left").sort("card_id")
-    tribe = tribe.with_columns(
+    values: optional per-class values (card_id of the class's first card, value, se) to
+    grade on (grade_tribe). classes: the deck's classes of identical cards (one row each,
+    their copies pooled); None: every card its own row."""
+    per_card = d.cards_tribe()
+    if classes is None:
+        classes = singletons(per_card.height, per_card["name"].to_list())
+    symbols = list(dict.fromkeys(per_card["symbol"].to_list()))
+    counts = d.tribe_counts(classes)
+    tribe = tribe_classes(per_card, classes).join(counts, on="card_id", how="left")
+    tribe = tribe.sort("card_id").with_columns(
         pl.Series("cost", [cost_text(r) for r in tribe.iter_rows(named=True)], dtype=pl.String))
     tribe, model = grade_tribe(_card_rates(tribe, min_n, z_grades=False), values)
     tribe = tribe.with_columns((pl.col("acquired") / max(games, 1)).alias("acquired_per_game"))
 
-    sums = ["offered_rounds", "acquired", "acquired_centre", "acquired_expansion", "played",
-            "kept", "discarded", "acquisition_rows"]
-    symbol = (tribe.with_columns((pl.col("round_mean") * pl.col("acquired")).alias("_rs"))
-              .group_by("symbol")
-              .agg([pl.len().alias("cards"), *[pl.col(c).sum() for c in sums],
-                    pl.col("_rs").sum()])
-              .with_columns((pl.col("_rs") / pl.col("acquired")).alias("round_mean"))
-              .drop("_rs"))
+    symbol = pool_cards(tribe, "symbol", pl.col("copies").sum().alias("cards"))
     symbol = symbol.join(d.symbol_counts(symbols), on="symbol", how="left")
     symbol = _card_rates(symbol.sort("symbol"), min_n)
 
@@ -121,6 +166,7 @@ def cards(d: ReportData, min_n: int, games: int,
         "offered; WR played = rate of the players who played it to their display; WR not "
         "taken = rate of the players in games where it was offered who did not acquire it; "
         "improvement = their difference.",
+        _CLASS_TEXT,
         f"Grades compare a card with the cards it competes with: {model.value_name} against "
         "what a line of it on printed VP and total cost across the cards predicts for a "
         "card of its VP and cost (`*_expected`); `*_excess` is the difference with its 95% "
@@ -136,11 +182,12 @@ def cards(d: ReportData, min_n: int, games: int,
         "smallest change `compare` against another run of this size would flag with 80% "
         "power (see the note under the tribe-card table).",
     ], tables=[
-        Table("cards_tribe", "Tribe cards", tribe, n_col="played_n", hidden=(
-            "cost_salt", "cost_pepper", "cost_dates", "cost_gold", *_CARD_HIDDEN),
-            compact=("name", "card_id", "symbol", "vp", "cost", "played_n", "played_wr",
-                     "played_wr_expected", "played_wr_excess", "value", "value_excess",
-                     "grade", "acquire_rate")),
+        Table("cards_tribe", "Tribe cards (one row per class of identical printed cards)",
+              tribe, n_col="played_n", hidden=(
+                  "cost_salt", "cost_pepper", "cost_dates", "cost_gold", *_CARD_HIDDEN),
+              compact=("name", "card_id", "copies", "symbol", "vp", "cost", "played_n",
+                       "played_wr", "played_wr_expected", "played_wr_excess", "value",
+                       "value_excess", "grade", "acquire_rate")),
         Table("cards_symbol", "Tribe cards per symbol (pooled over the symbol's cards)", symbol,
               n_col="played_n", hidden=_CARD_HIDDEN,
               compact=("symbol", "cards", "played_n", "played_wr", "acquire_rate",
@@ -162,7 +209,7 @@ def _card_forests(sec: Section, tribe: pl.DataFrame, symbol: pl.DataFrame) -> No
     for df, key, title, label in (
             (tribe, "cards_forest", "Tribe cards: WR played and acquire rate (95% intervals; "
              "hollow grey: n below --min-n; dashed: all cards pooled)",
-             lambda r: f"{r['name']} (id {r['card_id']})"),
+             lambda r: f"{r['name']} ({'ids' if r['copies'] > 1 else 'id'} {r['card_ids']})"),
             (symbol, "symbols_forest", "Per symbol: WR played and acquire rate (95% "
              "intervals; dashed: all cards pooled)", lambda r: r["symbol"])):
         if df.height < 2:

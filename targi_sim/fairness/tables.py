@@ -13,6 +13,8 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import polars as pl
 
+from targi_sim.game.classes import CardClasses
+
 from .measure import DeckStats, PerDeal, reduce_games
 
 # the columns reduce_games reads, per run table
@@ -49,19 +51,20 @@ def _split_last(p: PerDeal) -> tuple[PerDeal, PerDeal]:
     return part(slice(None, -1)), part(slice(-1, None))
 
 
-def measure_chunks(chunks: Iterable[Chunk], n_cards: int,
-                   block: int = 1) -> tuple[DeckStats, PerDeal]:
+def measure_chunks(chunks: Iterable[Chunk], n_cards: int, block: int = 1,
+                   classes: CardClasses | None = None) -> tuple[DeckStats, PerDeal]:
     """The DeckStats of a run's chunks, each (games, offers, acquisitions) with at least
     the COLUMNS, with the deal as the cluster exactly as measure.play_deals gives them;
     and their per-unit sums for a bootstrap, a unit being `block` consecutive deals
-    (merge_deals). Chunks come in game order; one is in memory at a time."""
+    (merge_deals). Chunks come in game order; one is in memory at a time. `classes`:
+    card columns pooled into classes of identical cards, per deal."""
     stats: DeckStats | None = None
     units: list[PerDeal] = []
     pending: PerDeal | None = None  # the last deal so far: the next chunk may continue it
     for games, offers, acquisitions in chunks:
         if not games.height:
             continue
-        part = reduce_games(games, offers, acquisitions, n_cards)
+        part = reduce_games(games, offers, acquisitions, n_cards).pooled(classes)
         done, pending = _split_last(part if pending is None else merge_deals([pending, part]))
         if len(done.deal_ids):
             stats = done.stats() if stats is None else stats + done.stats()
