@@ -185,7 +185,7 @@ def test_example_games_picked_from_summaries_equal_a_ranking_of_all_rows(odd_run
     row at once pick the same games as the histograms plus one chunk's rows."""
     from targi_sim.report.examples import RULES, choose_examples
     from targi_sim.runner.queries import Analyses
-    from targi_sim.runner.sums import candidates_sql
+    from targi_sim.runner.sums_sql import candidates_sql
 
     run = read_run_info(odd_run)
     r = rates_from_manifest(run.manifest)

@@ -24,7 +24,8 @@ from targi_sim.runner.layout import RunDir
 from targi_sim.runner.queries import Analyses
 from targi_sim.runner.reading import TABLES, RunInfo
 from targi_sim.runner.summaries import chunk_summaries
-from targi_sim.runner.sums import SPECS, candidates_sql, from_long
+from targi_sim.runner.sums import SPECS, from_long
+from targi_sim.runner.sums_sql import candidates_sql
 
 from ..errors import InputError
 from ..viewer import ViewerError, game_page

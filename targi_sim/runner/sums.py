@@ -1,18 +1,24 @@
 """Sufficient statistics of a run's rows, computed per chunk and merged by addition.
 
-Why: a report, compare or check needs, per card, symbol, strategy, seat, round or raid,
-only counts, sums, sums of squares and cross-products over the independent units (the
-pair_id: games that share a deal, targi_sim.stats.rates). Computed once per chunk, they
-are a few thousand numbers, and the run's statistics are their sum, so reading a
+Why: a report, compare or check needs, per card class, symbol, strategy, seat, round or
+raid, only counts, sums, sums of squares and cross-products over the independent units
+(the pair_id: games that share a deal, targi_sim.stats.rates). Computed once per chunk,
+they are a few thousand numbers, and the run's statistics are their sum, so reading a
 report no longer grows with the games.
 
-Each table of SPECS is a query of analyses/sums_*.sql that gives one row per group (and
-per pair_id for a clustered table) of linear values; `reduce` sums them per group and,
-per pair, the products the intervals need (`a*b`) and the pairs with `n > 0` (`n>0`).
-A pair can straddle two chunks (a seat-swapped pair with an odd chunk size), so a
-chunk keeps the linear rows of its first and last game's pairs ("open" rows) instead
-of their products; `merge` adds the pairs' rows across chunks before squaring. Run over
-a whole run at once (`summarise(..., open_pairs=())`) the same code is the raw-row path.
+SPECS names each table: one row per group (and per pair_id for a clustered table) of
+linear values; `reduce` sums them per group and, per pair, the products the intervals
+need (`a*b`) and the pairs with `n > 0` (`n>0`). A pair can straddle two chunks (a
+seat-swapped pair with an odd chunk size), so a chunk keeps the linear rows of its first
+and last game's pairs ("open" rows) instead of their products; `merge` adds the pairs'
+rows across chunks before squaring. Two computations fill the tables: the worker's, from
+the arrays it holds (sums_arrays.py), and the SQL reference over written rows
+(sums_sql.py: old runs, damaged summaries, the tests' yardstick). Both end in
+`long_of`, whose canonical form (no zeros, sorted) makes their files byte-identical.
+
+The card statistics per pair are per class of identical printed cards
+(targi_sim.game.classes), keyed by the class's first card: a class's copies are added
+per pair before squaring, which per-card sums could not undo.
 """
 
 from __future__ import annotations
@@ -24,9 +30,8 @@ import numpy as np
 import polars as pl
 
 from targi_sim.engine.logs import PAID_NAMES
-from targi_sim.runner.queries import read_sql
 
-VERSION = 2  # bump when a table or its meaning changes: older summaries are recomputed
+VERSION = 3  # bump when a table or its meaning changes: older summaries are recomputed
 
 F = pl.Float64
 S = pl.String
@@ -62,7 +67,7 @@ def _products(*pairs: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...
     return tuple(dict.fromkeys(p for ps in pairs for p in ps))
 
 
-_CARD = ("offered_games", "taken_games", "played_n", "played_points", "not_taken_n",
+CARD_VALUES = ("offered_games", "taken_games", "played_n", "played_points", "not_taken_n",
          "not_taken_points")
 _CARD_PRODUCTS = _products(_rate("taken_games", "offered_games"),
                            _rate("played_points", "played_n"),
@@ -87,9 +92,9 @@ SPECS: dict[str, Spec] = {s.name: s for s in (
     Spec("tribe", {"card_id": I},
          ("offered_rounds", "acquired", "acquired_centre", "acquired_expansion", "played",
           "kept", "discarded", "acquisition_rows", "round_sum")),
-    Spec("tribe_pairs", {"card_id": I}, _CARD, _CARD_PRODUCTS,
+    Spec("tribe_pairs", {"card_id": I}, CARD_VALUES, _CARD_PRODUCTS,  # card_id: a class's first
          ("offered_games", "played_n", "not_taken_n")),
-    Spec("symbol_pairs", {"symbol": S}, _CARD, _CARD_PRODUCTS,
+    Spec("symbol_pairs", {"symbol": S}, CARD_VALUES, _CARD_PRODUCTS,
          ("offered_games", "played_n", "not_taken_n")),
     Spec("border", {"position": I}, ("placements", "open_rounds", "used_points", "used_n"),
          _products(_rate("placements", "open_rounds"), _rate("used_points", "used_n")),
@@ -111,30 +116,6 @@ SPECS: dict[str, Spec] = {s.name: s for s in (
          ("n", "score", "vp_tokens", "gold", "goods", "display")),
     Spec("examples", {"section": S, "value": F}, ("n",)),
 )}
-
-# the report's example games: section -> the query of its candidates (one row each, with a
-# `value` the rules rank by; targi_sim/report/examples.py)
-EXAMPLES = {"cards": "example_plays", "raids": "example_raids"}
-
-
-def candidates_sql(section: str) -> str:
-    """The candidates query of a section's example games, to nest in another query."""
-    return read_sql(EXAMPLES[section]).strip().rstrip(";")
-
-
-def _example_counts(a, goods_vp: float, gold_vp: float) -> pl.DataFrame:
-    """Per section and value, the example candidates (a histogram: the rules pick by rank
-    and value, then read the one chunk that holds the pick). Needs round_diff."""
-    frames = []
-    for section in EXAMPLES:
-        sql = candidates_sql(section)
-        params = {k: v for k, v in (("goods_vp", goods_vp), ("gold_vp", gold_vp))
-                  if f"${k}" in sql}
-        frames.append(a.con.sql(  # + 0.0: -0.0 and 0.0 are one value
-            f"SELECT '{section}' AS section, value + 0.0 AS value, count(*)::DOUBLE AS n "
-            f"FROM ({sql}) GROUP BY ALL", params=params or None).pl())
-    return pl.concat(frames)
-
 
 def reduce(spec: Spec, rows: pl.DataFrame) -> pl.DataFrame:
     """Per group of `spec.keys`: the sums of the values, and for a clustered table the
@@ -184,16 +165,22 @@ def from_long(spec: Spec, long: pl.DataFrame, stats: Sequence[str], pair: bool) 
     if keys:
         decoded = pl.col("key").str.json_decode(pl.Struct(spec.keys))
         wide = wide.with_columns(decoded.alias("_k")).unnest("_k")
+    elif not pair and wide.height == 0:  # a table without keys has its one row, if all 0
+        wide = pl.DataFrame({s: [0.0] for s in stats})
     return wide.select(*keys, *(["pair_id"] if pair else []),
                        *(pl.col(s).fill_null(0.0).cast(F) for s in stats))
 
 
 def long_of(wide: dict[str, pl.DataFrame], open_rows: dict[str, pl.DataFrame]
             ) -> pl.DataFrame:
-    """A chunk's summary in long form: each table's sums and its open pairs' rows."""
+    """A chunk's summary in long form: each table's sums and its open pairs' rows, in a
+    canonical form (zeros left out: a missing stat is 0; sorted), so that the same
+    numbers, however computed, are the same bytes."""
     parts = [to_long(SPECS[t], df, SPECS[t].stats, pair=False) for t, df in wide.items()]
     parts += [to_long(SPECS[t], df, SPECS[t].values, pair=True) for t, df in open_rows.items()]
-    return pl.concat(parts, how="vertical")
+    long = pl.concat([*parts, pl.DataFrame(schema=LONG_SCHEMA)], how="vertical")
+    return (long.filter(pl.col("value") != 0)
+            .sort("table", "key", "pair_id", "stat", nulls_last=False))
 
 
 @dataclass
@@ -239,81 +226,6 @@ def merge(summaries: Iterable[pl.DataFrame], batch: int = 64) -> Sums:
 
 def _sorted(spec: Spec, df: pl.DataFrame) -> pl.DataFrame:
     return df.sort(list(spec.keys)) if spec.keys else df
-
-
-# ---- computing one chunk's (or a whole run's) summary with DuckDB ----
-
-def summarise(a, open_pairs: Sequence[int], goods_vp: float, gold_vp: float
-              ) -> tuple[dict[str, pl.DataFrame], dict[str, pl.DataFrame]]:
-    """(sums per table, open pairs' linear rows per clustered table) of the rows an
-    Analyses connection `a` sees (runner/queries.py): a chunk's, or a whole run's with
-    no open pairs (the raw-row path). The per-pair rows stay in DuckDB (temporary
-    tables): only their sums and the open pairs' rows come out."""
-    a.script("round_diff")
-    rates = {"goods_vp": goods_vp, "gold_vp": gold_vp}
-    wide, open_rows = {}, {}
-    for name, spec in SPECS.items():
-        if name == "lead":
-            df = lead_counts(a.frame("sums_lead_codes"))
-        elif name == "examples":
-            df = _example_counts(a, goods_vp, gold_vp)
-        elif not spec.clustered:
-            df = a.frame(f"sums_{name}")
-        else:
-            a.con.execute(f"CREATE OR REPLACE TEMP TABLE pairs_{name} AS "
-                          f"{_pair_rows(a, name)}", _used(_pair_rows(a, name), rates))
-            df = a.con.sql(_reduce_sql(spec, f"pairs_{name}", open_pairs)).pl()
-            if open_pairs:
-                listed = ", ".join(str(int(p)) for p in open_pairs)
-                open_rows[name] = _typed(spec, a.con.sql(
-                    f"SELECT {', '.join([*spec.keys, 'pair_id', *spec.values])} FROM "
-                    f"pairs_{name} WHERE pair_id IN ({listed})").pl()).sort(*spec.keys,
-                                                                         "pair_id")
-            else:
-                open_rows[name] = _typed(spec, pl.DataFrame(schema={
-                    **spec.keys, "pair_id": I, **dict.fromkeys(spec.values, F)}))
-        df = _typed(spec, df)
-        wide[name] = _sorted(spec, df.select(*spec.keys, *spec.stats))  # the same bytes
-    return wide, open_rows                                              # every time
-
-
-def _typed(spec: Spec, df: pl.DataFrame) -> pl.DataFrame:
-    return df.with_columns(*(pl.col(k).cast(t) for k, t in spec.keys.items()),
-                           *(pl.col(c).cast(F) for c in df.columns
-                             if c not in spec.keys and c != "pair_id"))
-
-
-def _used(sql: str, params: dict[str, float]) -> dict[str, float] | None:
-    return {k: v for k, v in params.items() if f"${k}" in sql} or None
-
-
-def _pair_rows(a, name: str) -> str:
-    """The query of a clustered table's per-group, per-pair linear rows."""
-    if name == "symbol_pairs":  # the tribe cards' rows added up per symbol
-        return (f"SELECT c.symbol, t.pair_id, {', '.join(f'sum(t.{v}) AS {v}' for v in _CARD)} "
-                "FROM pairs_tribe_pairs t JOIN cards c ON c.card_type = 'tribe' "
-                "AND c.card_id = t.card_id GROUP BY ALL")
-    if name == "raid_pairs":  # one column per payment kind beside the players facing it
-        kinds = ", ".join(f"coalesce(sum({c}) FILTER (WHERE paid = '{k}'), 0) AS {c}_{k}"
-                          for k in PAID_NAMES for c in ("n", "points"))
-        return (f"SELECT raid, pair_id, sum(n) AS facing, {kinds} FROM "
-                f"({read_sql('sums_raid_pairs').strip().rstrip(';')}) GROUP BY ALL")
-    if name == "swing":
-        return read_sql("sums_raids_swing").strip().rstrip(";")
-    return read_sql(f"sums_{name}").strip().rstrip(";")
-
-
-def _reduce_sql(spec: Spec, table: str, open_pairs: Sequence[int]) -> str:
-    """`reduce` in SQL over the pairs of `table` not in `open_pairs`."""
-    cols = [*spec.keys,
-            *(f"coalesce(sum({v}), 0)::DOUBLE AS \"{v}\"" for v in spec.values),
-            *(f"coalesce(sum({x}::DOUBLE * {y}::DOUBLE), 0) AS \"{x}*{y}\""
-              for x, y in spec.products),
-            *(f"count(*) FILTER (WHERE {n} > 0)::DOUBLE AS \"{n}>0\"" for n in spec.positive)]
-    where = (f" WHERE pair_id NOT IN ({', '.join(str(int(p)) for p in open_pairs)})"
-             if open_pairs else "")
-    group = " GROUP BY ALL" if spec.keys else ""
-    return f"SELECT {', '.join(cols)} FROM {table}{where}{group}"
 
 
 def lead_counts(games: pl.DataFrame) -> pl.DataFrame:
