@@ -1,7 +1,11 @@
-"""Chunk summaries (runner/summaries.py): merged, they equal the sums of all the rows at
-once for any chunking (pairs straddling chunks included), after a resume and on a Dask
-cluster; a deleted, truncated, edited or missing summary is recomputed from its chunk's
-rows and written back, never used; the report from summaries equals the raw-row one."""
+"""Chunk summaries (runner/summaries.py): the worker's, summed from its arrays
+(runner/sums_arrays.py), are byte for byte those the SQL reference (runner/sums_sql.py)
+computes from the chunk's rows, on odd chunks, batches that split pairs, one game per
+deal, a resumed and a Dask-made run; merged, they equal the sums of all the rows at once
+for any chunking; a deleted, truncated, edited or missing summary is recomputed from its
+chunk's rows and written back, never used; card rows are per class of copies, and other
+classes are summed from the rows without being kept; the report from summaries equals
+the raw-row one."""
 
 from __future__ import annotations
 
@@ -18,6 +22,7 @@ from targi_sim.report.build import analyse
 from targi_sim.report.values import rates_from_manifest
 from targi_sim.runner import RunConfig, RunDir, resolve_run
 from targi_sim.runner import summaries as summ
+from targi_sim.runner.classes import run_classes
 from targi_sim.runner.dispatch import execute
 from targi_sim.runner.reading import read_run_info
 from targi_sim.runner.sums import SPECS
@@ -51,6 +56,23 @@ def sums_of(out: Path, *, rows: bool = False, recomputed: list | None = None):
             summ.compute = original
 
 
+def assert_worker_sums_are_the_sql_ones(out: Path) -> None:
+    """Every chunk's stored summary (the worker's) equals, exactly, the one the SQL
+    reference computes from that chunk's rows (so their files are the same bytes)."""
+    run = read_run_info(out)
+    r = rates_from_manifest(run.manifest)
+    classes = run_classes(run)
+    rd = RunDir(out)
+    chunks = sorted(int(p.stem.split("-")[1]) for p in run.files["games"])
+    assert chunks
+    for chunk in chunks:
+        assert rd.read_marker(chunk)["summary"]["classes"] == [list(m) for m in
+                                                               classes.members]
+        stored = pl.read_parquet(rd.summary_path(chunk))
+        assert_frame_equal(stored, summ.compute(out, chunk, r.goods_vp, r.gold_vp, classes),
+                           check_exact=True)
+
+
 def assert_same_sums(a, b) -> None:
     for name in SPECS:
         assert_frame_equal(a[name], b[name], check_exact=True)
@@ -80,6 +102,70 @@ def test_the_run_writes_a_summary_per_chunk_under_its_marker(odd_run):
         path = rd.summary_path(chunk)
         assert entry["bytes"] == path.stat().st_size
         assert entry["sha256"] == summ.file_sha256(path)
+
+
+def test_the_workers_summaries_are_the_sql_references(odd_run):
+    assert_worker_sums_are_the_sql_ones(odd_run)
+
+
+def test_batches_that_split_pairs_sum_as_the_sql_does(tmp_path, monkeypatch):
+    """A worker sums its log buffer a batch at a time: tiny buffers make pairs straddle
+    batches inside a chunk as well as chunks."""
+    from targi_sim.runner import chunks
+
+    monkeypatch.setattr(chunks, "LOG_GAMES", 3)
+    out = run_to(tmp_path / "run", games=41, chunk=13)
+    assert_worker_sums_are_the_sql_ones(out)
+    assert_same_sums(sums_of(out), sums_of(out, rows=True))
+
+
+def test_one_game_per_deal_and_one_strategy_sum_as_the_sql_does(tmp_path):
+    cfg = RunConfig(games=23, seed=3, p0="balanced", p1="balanced", chunk_size=9,
+                    pairing="one_per_deal")
+    out = tmp_path / "run"
+    execute(resolve_run(cfg), out, jobs=1)
+    assert_worker_sums_are_the_sql_ones(out)
+    assert_same_report(out)
+
+
+def test_card_rows_pool_the_decks_copies_and_other_classes_are_not_kept(tmp_path, odd_run):
+    """The base deck prints some cards twice: the summaries' card rows are its classes;
+    a report asking for every card alone sums the rows again and keeps nothing."""
+    from targi_sim.game.classes import singletons
+
+    run = read_run_info(odd_run)
+    classes = run_classes(run)
+    assert classes.size < len(classes.of_card)  # the base deck has copies
+    ids = summ.run_sums(run, *_rates(run))["tribe_pairs"]["card_id"].to_list()
+    assert set(ids) <= set(classes.first().tolist())
+    out = tmp_path / "run"
+    shutil.copytree(odd_run, out)
+    before = [p.read_bytes() for p in sorted((out / "chunks").iterdir())]
+    alone = singletons(len(classes.of_card), [str(c) for c in range(len(classes.of_card))])
+    said: list[str] = []
+    run = read_run_info(out)
+    each = summ.run_sums(run, *_rates(run), alone, progress=said.append)
+    assert len(said) == 5  # every chunk summed from its rows for these classes
+    assert [p.read_bytes() for p in sorted((out / "chunks").iterdir())] == before
+    assert_same_sums(each, summ.row_sums(run, *_rates(run), alone))
+    assert each["tribe_pairs"].height > len(ids)
+
+
+def test_a_run_without_summaries_when_turned_off(tmp_path, monkeypatch, odd_run):
+    """TARGI_SIM_NO_SUMMARIES (benchmarks): the workers write none; the report sums the
+    rows once, as for an old run."""
+    monkeypatch.setenv(summ.OFF, "1")
+    out = run_to(tmp_path / "run")
+    assert not any((out / "summaries").iterdir())
+    assert all("summary" not in json.loads(p.read_text()) for p in (out / "chunks").iterdir())
+    recomputed: list[int] = []
+    assert_same_sums(sums_of(out, recomputed=recomputed), sums_of(odd_run))
+    assert recomputed == [0, 1, 2, 3, 4]
+
+
+def _rates(run) -> tuple[float, float]:
+    r = rates_from_manifest(run.manifest)
+    return r.goods_vp, r.gold_vp
 
 
 def test_merged_summaries_equal_the_rows_with_pairs_across_chunks(odd_run):
@@ -154,6 +240,7 @@ def test_a_resumed_run_has_the_same_summaries(tmp_path, odd_run):
     rd.marker_path(3).unlink()  # as if killed before chunk 3 was marked complete
     rd.summary_path(3).unlink()
     run_to(out)
+    assert_worker_sums_are_the_sql_ones(out)
     assert_same_sums(sums_of(out), sums_of(odd_run))
     assert_same_report(out)
 
@@ -168,6 +255,7 @@ def test_a_dask_made_run_has_the_same_summaries(tmp_path, odd_run):
     recomputed: list[int] = []
     assert_same_sums(sums_of(out, recomputed=recomputed), sums_of(odd_run))
     assert recomputed == []
+    assert_worker_sums_are_the_sql_ones(out)
 
 
 def test_lead_metrics_from_counts_match_the_definition():

@@ -130,31 +130,19 @@ class ReportData:
 
     def _per_card(self, table: str, key: str, ids: pl.DataFrame,
                   rates: tuple[tuple[str, str], ...], counts: tuple[str, ...]) -> pl.DataFrame:
-        return ReportData._per_card_of(self.sums, table, key, ids, rates, counts)
-
-    @staticmethod
-    def _per_card_of(all_sums: Sums, table: str, key: str, ids: pl.DataFrame,
-                     rates: tuple[tuple[str, str], ...], counts: tuple[str, ...]
-                     ) -> pl.DataFrame:
         """The rates' sums of a per-card sums table for every id of `ids` (0 without rows)."""
-        sums = all_sums[table].with_columns(pl.col(key).cast(ids.schema[key]))
+        sums = self.sums[table].with_columns(pl.col(key).cast(ids.schema[key]))
         cols = [c for x, n in rates for c in rate_columns(x, n)]
         out = ids.join(sums.select(key, *cols), on=key, how="left")
         return out.with_columns(pl.exclude(key).fill_null(0.0)).with_columns(
             pl.col(c).round().cast(I) for c in counts)
 
     def tribe_counts(self, classes: CardClasses) -> pl.DataFrame:
-        """metrics.card_mask_counts' table, one row per class (keyed by its first card).
-        Interim (merge of main's classes): per-card sums added per class, without the
-        cross terms of copies held in one pair."""
+        """metrics.card_mask_counts' table, one row per class of identical cards (keyed by
+        its first card): the sums were pooled per class before squaring (runner/sums.py),
+        for the classes the report asked them for (runner/summaries.run_sums)."""
         ids = pl.DataFrame({"card_id": classes.first()}, schema={"card_id": pl.Int32})
-        first = classes.first()[classes.of_card]
-        per = self.sums["tribe_pairs"]
-        per = per.with_columns(pl.Series("card_id", first[per["card_id"].to_numpy()])).group_by(
-            "card_id").agg(pl.exclude("card_id").sum())
-        sums = Sums({**self.sums.tables, "tribe_pairs": per})
-        return ReportData._per_card_of(sums, "tribe_pairs", "card_id", ids, CARD_SUMS,
-                                       CARD_COUNTS)
+        return self._per_card("tribe_pairs", "card_id", ids, CARD_SUMS, CARD_COUNTS)
 
     def symbol_counts(self, symbols: list[str]) -> pl.DataFrame:
         """metrics.card_mask_counts' per-group table, the groups being symbols."""

@@ -145,6 +145,7 @@ def to_long(spec: Spec, wide: pl.DataFrame, stats: Sequence[str], pair: bool) ->
         return pl.DataFrame(schema=LONG_SCHEMA)
     keys = list(spec.keys)
     key = (pl.struct(keys).struct.json_encode() if keys else pl.lit("{}")).alias("key")
+    # (key_text encodes alike)
     pid = pl.col("pair_id").cast(I) if pair else pl.lit(None, I).alias("pair_id")
     return (wide.select(pl.lit(spec.name).alias("table"), key, pid,
                         *(pl.col(s).cast(F) for s in stats))
@@ -178,9 +179,19 @@ def long_of(wide: dict[str, pl.DataFrame], open_rows: dict[str, pl.DataFrame]
     numbers, however computed, are the same bytes."""
     parts = [to_long(SPECS[t], df, SPECS[t].stats, pair=False) for t, df in wide.items()]
     parts += [to_long(SPECS[t], df, SPECS[t].values, pair=True) for t, df in open_rows.items()]
+    return canonical(parts)
+
+
+def canonical(parts: Sequence[pl.DataFrame]) -> pl.DataFrame:
+    """Long rows as a summary stores them: zeros left out, sorted."""
     long = pl.concat([*parts, pl.DataFrame(schema=LONG_SCHEMA)], how="vertical")
     return (long.filter(pl.col("value") != 0)
             .sort("table", "key", "pair_id", "stat", nulls_last=False))
+
+
+def key_text(spec: Spec, keys: pl.DataFrame) -> list[str]:
+    """Each row's `key` in the long form (its group keys as JSON, as to_long writes it)."""
+    return keys.select(pl.struct(list(spec.keys)).struct.json_encode())[:, 0].to_list()
 
 
 @dataclass

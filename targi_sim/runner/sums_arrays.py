@@ -26,8 +26,23 @@ from targi_sim.engine import logs as rec
 from targi_sim.engine.constants import END_REASON_NAMES, SYMBOL_NAMES
 from targi_sim.game.classes import CardClasses
 from targi_sim.play.pairing import pair_ids
-from targi_sim.runner.sums import SPECS, Spec, lead_counts, long_of
-from targi_sim.runner.sums_kernels import cards_pass, goods_pass, raids_pass, rounds_pass, settle
+from targi_sim.runner.sums import (
+    LONG_SCHEMA,
+    SPECS,
+    Spec,
+    canonical,
+    key_text,
+    lead_counts,
+    long_of,
+)
+from targi_sim.runner.sums_kernels import (
+    cards_pass,
+    goods_pass,
+    pair_sums,
+    raids_pass,
+    rounds_pass,
+    settle,
+)
 
 ROUNDS = rec.MAX_ROUNDS + 1  # round numbers 0..MAX_ROUNDS (the engine's bound)
 RAIDS = rec.MAX_RAID_ROWS + 1  # raid numbers: at most one row per player and raid
@@ -107,6 +122,7 @@ class ChunkSummer:
         self.flat = {t: np.zeros((*d, len(SPECS[t].values))) for t, d in dims.items()}
         self.symbol_of = np.asarray(shape.tribe_symbol, np.int64)
         self.lead: list[np.ndarray] = []
+        self._key_texts: dict[str, list[str]] = {}
         self.examples: dict[str, list[np.ndarray]] = {"cards": [], "raids": []}
 
     def add(self, G: np.ndarray, logs: dict[str, np.ndarray]) -> None:
@@ -119,7 +135,7 @@ class ChunkSummer:
             raise ValueError("a batch's game ids must be consecutive")
         pid = pair_ids(ids, self.shape.pairing)
         new = np.r_[True, pid[1:] != pid[:-1]]
-        pairs, pair, starts = pid[new], np.cumsum(new) - 1, np.flatnonzero(new)
+        pairs, pair = pid[new], np.cumsum(new) - 1
         w, first = g[:, rec.G_WINNER], g[:, rec.G_FIRST]
         points = np.stack([np.where(w == p, 1.0, np.where(w == -1, 0.5, 0.0)) for p in (0, 1)],
                           axis=1)
@@ -143,7 +159,11 @@ class ChunkSummer:
         goods_pass(logs["goods"], game0, pair, points, goods, self.flat["goods"])
 
         def per_pair(x: np.ndarray) -> np.ndarray:  # per-game rows summed per pair
-            return x if n_pairs == n else np.add.reduceat(x, starts, axis=0)
+            if n_pairs == n:
+                return x
+            out = np.zeros((n_pairs, *x.shape[1:]))
+            pair_sums(np.ascontiguousarray(x), pair, out)
+            return out
 
         swing, eq_swing = self._swing(g, per_game)
         tables = {"matchups": per_pair(self._games(g, points)),
@@ -208,32 +228,41 @@ class ChunkSummer:
     # ---- the chunk's summary ----
 
     def long(self) -> pl.DataFrame:
-        """The chunk's summary in long form (runner/sums.long_of)."""
-        wide: dict[str, pl.DataFrame] = {}
-        open_rows: dict[str, pl.DataFrame] = {}
+        """The chunk's summary in long form (what runner/sums.long_of makes of the same
+        tables, built from the dense arrays: only their nonzero numbers)."""
+        rows: list[tuple[str, str, int | None, str, float]] = []
         for name, acc in self.clustered.items():
             acc.finish()
-            spec, keys = SPECS[name], self._keys(name)
-            wide[name] = _frame(keys, acc.sums, spec.stats)
-            if acc.open:
-                pid = np.repeat([p for p, _ in acc.open], len(acc.sums))
-                rows = np.concatenate([x for _, x in acc.open])
-                open_rows[name] = _frame(pl.concat([keys] * len(acc.open)), rows,
-                                         spec.values).with_columns(
-                    pl.Series("pair_id", pid, dtype=pl.Int64))
+            stats, values = SPECS[name].stats, SPECS[name].values
+            rows += self._rows(name, acc.sums, stats, None)
+            for pid, x in acc.open:
+                rows += self._rows(name, x, values, pid)
         for name, sums in self.flat.items():
-            wide[name] = _frame(self._keys(name), sums.reshape(-1, sums.shape[-1]),
-                                SPECS[name].values)
+            rows += self._rows(name, sums.reshape(-1, sums.shape[-1]), SPECS[name].values, None)
+        table, key, pid, stat, value = zip(*rows, strict=True) if rows else ((),) * 5
+        dense = pl.DataFrame({"table": table, "key": key, "pair_id": pid, "stat": stat,
+                              "value": value}, schema=LONG_SCHEMA)
         codes = np.concatenate(self.lead)
-        wide["lead"] = lead_counts(pl.DataFrame(
+        lead = lead_counts(pl.DataFrame(
             {"n_rounds": codes[:, 0], "code": codes[:, 1], "winner": codes[:, 2]},
             schema={"n_rounds": pl.Int64, "code": pl.Int64, "winner": pl.Int64}))
-        wide["examples"] = pl.concat([
+        examples = pl.concat([
             pl.DataFrame({"value": np.concatenate(v)}, schema={"value": pl.Float64})
             .group_by("value").agg(pl.len().cast(pl.Float64).alias("n"))
             .select(pl.lit(s).alias("section"), "value", "n")
             for s, v in self.examples.items()])
-        return long_of(wide, open_rows)
+        return canonical([dense, long_of({"lead": lead, "examples": examples}, {})])
+
+    def _rows(self, name: str, x: np.ndarray, stats: tuple[str, ...], pid: int | None
+              ) -> list[tuple[str, str, int | None, str, float]]:
+        """The nonzero numbers of x (groups x stats) as long rows."""
+        keys = self._key_texts.get(name)
+        if keys is None:
+            keys = self._key_texts[name] = (key_text(SPECS[name], self._keys(name))
+                                            if SPECS[name].keys else ["{}"])
+        g, j = np.nonzero(x)
+        return [(name, keys[a], pid, stats[b], float(v))
+                for a, b, v in zip(g.tolist(), j.tolist(), x[g, j].tolist(), strict=True)]
 
     def _keys(self, name: str) -> pl.DataFrame:
         """The group keys of a table's dense groups, in their order."""
@@ -262,14 +291,6 @@ class ChunkSummer:
                                "role": ["first", "second"] * (2 * ROUNDS)},
         }[name]()
         return pl.DataFrame({k: cols[k] for k in SPECS[name].keys}, schema=SPECS[name].keys)
-
-
-def _frame(keys: pl.DataFrame, values: np.ndarray, names: tuple[str, ...]) -> pl.DataFrame:
-    """keys (none for a table without keys) beside the columns `names` of `values`
-    (groups x len(names))."""
-    data = pl.DataFrame({n: values[:, j] for j, n in enumerate(names)},
-                        schema=dict.fromkeys(names, pl.Float64))
-    return data if keys.width == 0 else pl.concat([keys, data], how="horizontal")
 
 
 __all__ = ["ChunkSummer", "RunShape"]

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from targi_sim.engine.jit import jit_alloc
+from targi_sim.engine.jit import jit_alloc, jit_inline
 from targi_sim.engine.logs import (
     OUT_DISCARDED,
     OUT_KEPT,
@@ -117,6 +117,16 @@ def rounds_pass(rows, game0, pair, first, points, diff, has, last_display, curve
         lead[g, 1] = code
 
 
+@jit_inline
+def _add6(out, q, h, x0, x1, x2, x3, x4, x5):
+    out[q, h, 0] += x0
+    out[q, h, 1] += x1
+    out[q, h, 2] += x2
+    out[q, h, 3] += x3
+    out[q, h, 4] += x4
+    out[q, h, 5] += x5
+
+
 @jit_alloc
 def cards_pass(offers, acq, game0, pair, points, diff, has, class_of, symbol_of, classes,
                symbols, tribe, plays):
@@ -179,14 +189,8 @@ def cards_pass(offers, acq, game0, pair, points, diff, has, class_of, symbol_of,
                     x5 -= points[g, p]
                 flags[p, c] = 0
             offered[c] = False
-            k, s = class_of[c], symbol_of[c]
-            for out, h in ((classes, k), (symbols, s)):
-                out[q, h, 0] += x0
-                out[q, h, 1] += x1
-                out[q, h, 2] += x2
-                out[q, h, 3] += x3
-                out[q, h, 4] += x4
-                out[q, h, 5] += x5
+            _add6(classes, q, class_of[c], x0, x1, x2, x3, x4, x5)
+            _add6(symbols, q, symbol_of[c], x0, x1, x2, x3, x4, x5)
     return m
 
 
@@ -247,6 +251,15 @@ def goods_pass(rows, game0, pair, points, per_pair, flat):
 
 
 @jit_alloc
+def pair_sums(x, pair, out):
+    """out (pairs x ...) += the rows of x (games x ...) of each pair (pair[g])."""
+    a, b = x.reshape(x.shape[0], -1), out.reshape(out.shape[0], -1)
+    for g in range(a.shape[0]):
+        for j in range(a.shape[1]):
+            b[pair[g], j] += a[g, j]
+
+
+@jit_alloc
 def settle(x, a, b, positive, sums):
     """sums (groups x stats) += per group: the values summed over the pairs of x (pairs x
     groups x values), then the products x[a] * x[b] and the pairs with x[positive] > 0."""
@@ -269,4 +282,4 @@ def settle(x, a, b, positive, sums):
                     sums[h, nv + len(a) + j] += 1.0
 
 
-__all__ = ["cards_pass", "goods_pass", "raids_pass", "rounds_pass", "settle"]
+__all__ = ["cards_pass", "goods_pass", "pair_sums", "raids_pass", "rounds_pass", "settle"]
