@@ -1,5 +1,7 @@
 -- Chunk summaries: per tribe card id, offers and acquisitions counted from the raw rows
--- (cards_tribe.sql's counts; round_sum / acquired is the mean acquisition round).
+-- (round_sum / acquired is the mean acquisition round). "acquired" counts a card's first
+-- acquisition (source centre or tribal_expansion); the later `hand` row of a kept card is
+-- not a second acquisition. The per-game counts are sums_tribe_pairs.sql's.
 WITH off_rounds AS (
     SELECT card_id::INTEGER AS card_id, count(*) AS offered_rounds FROM offers GROUP BY ALL
 ), acq_rows AS (

@@ -115,7 +115,7 @@ class ReportData:
         return self.cards.filter(pl.col("card_type") == kind)
 
     def cards_tribe(self) -> pl.DataFrame:
-        """analyses/cards_tribe.sql's table."""
+        """Per tribe card: its printed columns and analyses/sums_tribe.sql's counts."""
         counts = ("offered_rounds", "acquired", "acquired_centre", "acquired_expansion",
                   "played", "kept", "discarded", "acquisition_rows")
         tribe = self._cards_of("tribe").select(

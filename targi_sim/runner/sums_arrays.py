@@ -204,7 +204,7 @@ class ChunkSummer:
         return x
 
     def _shape(self, g: np.ndarray, cards: np.ndarray, losses: np.ndarray) -> np.ndarray:
-        """sums_shape.sql per game and strategy (both seats' player-games)."""
+        """strategy_shape.sql per game and strategy (both seats' player-games)."""
         bd = [g[:, [rec.G_BREAKDOWN + p * rec.G_BD + j for p in (0, 1)]] for j in (0, 1, 3)]
         figures = [cards, *bd, losses]  # cards, token_vp, card_vp, row_bonus, raid_losses
         per_seat = np.stack([np.ones((len(g), 2)), *figures, *(f * f for f in figures)], axis=2)
@@ -215,7 +215,7 @@ class ChunkSummer:
 
     @staticmethod
     def _swing(g: np.ndarray, per_game: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """sums_raids_swing.sql per game (one group), and each game's swing_eq."""
+        """raids_swing.sql per game (one group), and each game's swing_eq."""
         w = g[:, rec.G_WINNER]
         sign = np.where(np.arange(2)[None, :] == w[:, None], -1.0, 1.0)
         exact, eq = (per_game[:, :, 1] * sign).sum(1), (per_game[:, :, 2] * sign).sum(1)

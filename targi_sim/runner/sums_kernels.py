@@ -17,45 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from targi_sim.engine import logs as rec
 from targi_sim.engine.jit import jit_alloc, jit_inline
-from targi_sim.engine.logs import (
-    OUT_DISCARDED,
-    OUT_KEPT,
-    OUT_PLAYED,
-    PAID_GOLD,
-    PAID_GOODS,
-    PAID_GOODS_GOLD,
-    PAID_VP,
-    RA_CARD,
-    RA_OUTCOME,
-    RA_PLAYER,
-    RA_ROUND,
-    RA_SOURCE,
-    RD_AMOUNT,
-    RD_BONUS,
-    RD_GOLD,
-    RD_PAID,
-    RD_PLAYER,
-    RD_RAID,
-    RG_CARD,
-    RG_PLAYER,
-    RG_SOURCE,
-    RO_CARD,
-    RR_DATES,
-    RR_DISPLAY_N,
-    RR_GOLD,
-    RR_PEPPER,
-    RR_PLAYER,
-    RR_ROBBER,
-    RR_ROUND,
-    RR_SALT,
-    RR_SCORE,
-    RR_TARGI,
-    RR_VP,
-    SRC_CENTRE,
-    SRC_EXPANSION,
-    SRC_HAND,
-)
 
 
 @jit_alloc
@@ -73,23 +36,24 @@ def rounds_pass(rows, game0, pair, first, points, diff, has, last_display, curve
     for g in range(n):
         rounds = 0
         while i < len(rows) and rows[i, 0] - game0 == g:
-            p, r, s = rows[i, RR_PLAYER], rows[i, RR_ROUND], rows[i, RR_SCORE]
+            p, r, s = rows[i, rec.RR_PLAYER], rows[i, rec.RR_ROUND], rows[i, rec.RR_SCORE]
             diff[g, r] += s if p == 0 else -s
             has[g, r] = 1.0
-            last_display[g, p] = rows[i, RR_DISPLAY_N]
+            last_display[g, p] = rows[i, rec.RR_DISPLAY_N]
             role = 0 if p == first[g] else 1
             curves[r, p, role, 0] += 1.0
             curves[r, p, role, 1] += s
-            curves[r, p, role, 2] += rows[i, RR_VP]
-            curves[r, p, role, 3] += rows[i, RR_GOLD]
-            curves[r, p, role, 4] += rows[i, RR_DATES] + rows[i, RR_SALT] + rows[i, RR_PEPPER]
-            curves[r, p, role, 5] += rows[i, RR_DISPLAY_N]
+            curves[r, p, role, 2] += rows[i, rec.RR_VP]
+            curves[r, p, role, 3] += rows[i, rec.RR_GOLD]
+            curves[r, p, role, 4] += (rows[i, rec.RR_DATES] + rows[i, rec.RR_SALT]
+                                      + rows[i, rec.RR_PEPPER])
+            curves[r, p, role, 5] += rows[i, rec.RR_DISPLAY_N]
             if p == 0:
                 rounds += 1
-                if 1 <= rows[i, RR_ROBBER] <= k:
-                    robbed[rows[i, RR_ROBBER]] += 1
+                if 1 <= rows[i, rec.RR_ROBBER] <= k:
+                    robbed[rows[i, rec.RR_ROBBER]] += 1
             for j in range(3):
-                pos = rows[i, RR_TARGI + j]
+                pos = rows[i, rec.RR_TARGI + j]
                 if 1 <= pos <= k:
                     placed[p, pos] += 1
             i += 1
@@ -140,35 +104,35 @@ def cards_pass(offers, acq, game0, pair, points, diff, has, class_of, symbol_of,
     io, ia, m = 0, 0, 0
     for g in range(n):
         while io < len(offers) and offers[io, 0] - game0 == g:
-            offered[offers[io, RO_CARD]] = True
-            tribe[offers[io, RO_CARD], 0] += 1.0
+            offered[offers[io, rec.RO_CARD]] = True
+            tribe[offers[io, rec.RO_CARD], 0] += 1.0
             io += 1
         while ia < len(acq) and acq[ia, 0] - game0 == g:
-            c, src, out, r = acq[ia, RA_CARD], acq[ia, RA_SOURCE], acq[ia, RA_OUTCOME], \
-                acq[ia, RA_ROUND]
+            c, src, r = acq[ia, rec.RA_CARD], acq[ia, rec.RA_SOURCE], acq[ia, rec.RA_ROUND]
+            out = acq[ia, rec.RA_OUTCOME]
             f = 0
-            if src != SRC_HAND:
+            if src != rec.SRC_HAND:
                 f |= 1
                 tribe[c, 1] += 1.0
                 tribe[c, 8] += r
-            if src == SRC_CENTRE:
+            if src == rec.SRC_CENTRE:
                 f |= 4
                 tribe[c, 2] += 1.0
-            elif src == SRC_EXPANSION:
+            elif src == rec.SRC_EXPANSION:
                 tribe[c, 3] += 1.0
-            if out == OUT_PLAYED:
+            if out == rec.OUT_PLAYED:
                 f |= 2
                 tribe[c, 4] += 1.0
                 if has[g, r] > 0:
                     swing = diff[g, r] - diff[g, r - 1]
-                    plays[m] = (swing if acq[ia, RA_PLAYER] == 0 else -swing) + 0.0
+                    plays[m] = (swing if acq[ia, rec.RA_PLAYER] == 0 else -swing) + 0.0
                     m += 1
-            elif out == OUT_KEPT:
+            elif out == rec.OUT_KEPT:
                 tribe[c, 5] += 1.0
-            elif out == OUT_DISCARDED:
+            elif out == rec.OUT_DISCARDED:
                 tribe[c, 6] += 1.0
             tribe[c, 7] += 1.0
-            flags[acq[ia, RA_PLAYER], c] |= f
+            flags[acq[ia, rec.RA_PLAYER], c] |= f
             ia += 1
         q = pair[g]
         for c in range(nc):
@@ -198,32 +162,32 @@ def cards_pass(offers, acq, game0, pair, points, diff, has, class_of, symbol_of,
 def raids_pass(rows, game0, pair, points, goods_vp, gold_vp, per_pair, flat, per_game):
     """per_pair (pairs x raids x (1 + 2 kinds)): sums_raid_pairs.sql (facing, then n and
     points per kind); flat (raids x kinds x 5): sums_raids.sql; per_game (games x 2 seats
-    x 4): amount lost, cost in VP exactly and in VP-equivalents (sums_raids_swing.sql),
+    x 4): amount lost, cost in VP exactly and in VP-equivalents (raids_swing.sql),
     rows."""
     for i in range(len(rows)):
         g = rows[i, 0] - game0
-        p, raid, kind = rows[i, RD_PLAYER], rows[i, RD_RAID], rows[i, RD_PAID]
-        amount, bonus = rows[i, RD_AMOUNT], rows[i, RD_BONUS]
+        p, raid, kind = rows[i, rec.RD_PLAYER], rows[i, rec.RD_RAID], rows[i, rec.RD_PAID]
+        amount, bonus = rows[i, rec.RD_AMOUNT], rows[i, rec.RD_BONUS]
         q = pair[g]
         per_pair[q, raid, 0] += 1.0
         per_pair[q, raid, 1 + 2 * kind] += 1.0
         per_pair[q, raid, 2 + 2 * kind] += points[g, p]
         flat[raid, kind, 0] += 1.0
         flat[raid, kind, 1] += amount
-        flat[raid, kind, 2] += rows[i, RD_GOLD]
+        flat[raid, kind, 2] += rows[i, rec.RD_GOLD]
         flat[raid, kind, 3] += bonus
         flat[raid, kind, 4] += points[g, p]
         eq = 0.0
-        if kind == PAID_VP:
+        if kind == rec.PAID_VP:
             eq = amount
-        elif kind == PAID_GOODS:
+        elif kind == rec.PAID_GOODS:
             eq = amount * goods_vp
-        elif kind == PAID_GOLD:
+        elif kind == rec.PAID_GOLD:
             eq = amount * gold_vp
-        elif kind == PAID_GOODS_GOLD:
-            eq = amount * goods_vp + rows[i, RD_GOLD] * gold_vp
+        elif kind == rec.PAID_GOODS_GOLD:
+            eq = amount * goods_vp + rows[i, rec.RD_GOLD] * gold_vp
         per_game[g, p, 0] += amount
-        per_game[g, p, 1] += (amount if kind == PAID_VP else 0) + bonus
+        per_game[g, p, 1] += (amount if kind == rec.PAID_VP else 0) + bonus
         per_game[g, p, 2] += eq + bonus
         per_game[g, p, 3] += 1.0
 
@@ -237,10 +201,10 @@ def goods_pass(rows, game0, pair, points, per_pair, flat):
     i = 0
     for g in range(n):
         while i < len(rows) and rows[i, 0] - game0 == g:
-            c = rows[i, RG_CARD]
-            took[rows[i, RG_PLAYER], c] = True
+            c = rows[i, rec.RG_CARD]
+            took[rows[i, rec.RG_PLAYER], c] = True
             flat[c, 0] += 1.0
-            flat[c, 1 + rows[i, RG_SOURCE]] += 1.0  # 0 centre, 1 border
+            flat[c, 1 + rows[i, rec.RG_SOURCE]] += 1.0  # 0 centre, 1 border
             i += 1
         for c in range(k):
             for p in range(2):

@@ -108,7 +108,9 @@ def _pair_rows(name: str) -> str:
         return (f"SELECT raid, pair_id, sum(n) AS facing, {kinds} FROM "
                 f"({read_sql('sums_raid_pairs').strip().rstrip(';')}) GROUP BY ALL")
     if name == "swing":
-        return read_sql("sums_raids_swing").strip().rstrip(";")
+        return read_sql("raids_swing").strip().rstrip(";")
+    if name == "shape":
+        return read_sql("strategy_shape").strip().rstrip(";")
     return read_sql(f"sums_{name}").strip().rstrip(";")
 
 

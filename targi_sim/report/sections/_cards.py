@@ -75,7 +75,7 @@ _CARD_HIDDEN = ("played_points", "not_taken_points", "taken_games", "acquisition
                 *(f"{r}_se" for r in CARD_RATE_COLUMNS))
 
 
-# counts of analyses/cards_tribe.sql that a class or a symbol sums over its cards
+# counts of the tribe-card table (analyses/sums_tribe.sql) a class or a symbol sums over
 POOLED_SUMS = ("offered_rounds", "acquired", "acquired_centre", "acquired_expansion", "played",
                "kept", "discarded", "acquisition_rows")
 
@@ -94,9 +94,9 @@ def pool_cards(df: pl.DataFrame, by: str, *first: pl.Expr) -> pl.DataFrame:
 
 
 def tribe_classes(per_card: pl.DataFrame, classes: CardClasses) -> pl.DataFrame:
-    """analyses/cards_tribe.sql's rows (one per card) as one row per class of identical
-    printed cards (targi_sim.game.classes), named by classes.columns(): card_id is the
-    class's first card, name its class name, with copies and card_ids; the printed
+    """The tribe-card rows (one per card, ReportData.cards_tribe) as one row per class of
+    identical printed cards (targi_sim.game.classes), named by classes.columns(): card_id
+    is the class's first card, name its class name, with copies and card_ids; the printed
     columns are the first card's (the copies print the same)."""
     key = pl.Series("card_id", classes.first()[classes.of_card[per_card["card_id"].to_numpy()]],
                     dtype=pl.Int32)
