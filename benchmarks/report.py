@@ -1,20 +1,29 @@
-"""Benchmark: `targi-sim report` on a 1e6-game balanced-vs-balanced run (issue 31's bar).
+"""Benchmark: `targi-sim report` on a 1e6-game balanced-vs-balanced run, and what the chunk
+summaries cost the run (issue 31's bars).
 
-Generates the run with the real runner once (default runs/bench-balanced-1e6 under
-the current folder, which git ignores when it is the repository root; about 1-2
-minutes on 2 cores) and reuses it afterwards, then times `targi-sim report` in a child
-process and prints the wall time (median of --repeats runs) and the children's peak RSS
-(resource.getrusage(RUSAGE_CHILDREN); when the run is generated here, that includes
-the run's own peak, so reuse a run for the RSS).
-Targets (issue 31): the report's wall time <= 0.2 x the run's (its wall time when
-generated here, else the manifest's play seconds, which leave out loading the engine:
-a stricter bar) and peak RSS <= 600 MB; for a 1e7-game run pass --rss-ref-mb with the
-1e6 report's peak: the target is then <= 1.2 x that. The report reads the chunk
-summaries; the first report of a run made before them computes them once (run it once
-before timing).
+Report: generates the run with the real runner once (default runs/bench-balanced-1e6
+under the current folder, which git ignores when it is the repository root; about 1-2
+minutes on 2 cores), printing its wall time and peak RSS (the process tree's, sampled
+from /proc as benchmarks/run.py does), and reuses it afterwards; then times
+`targi-sim report` in a child process and prints the wall time (median of --repeats
+runs) and the children's peak RSS (resource.getrusage(RUSAGE_CHILDREN); when the run
+is generated in the same call that maximum includes the runner's own process, so reuse
+a run for the RSS). Targets: the report's wall time <= 0.2 x the run's (its wall time
+when generated here, else the manifest's play seconds, which leave out loading the
+engine: a stricter bar) and peak RSS <= 600 MB; for a 1e7-game run pass --rss-ref-mb
+with the 1e6 report's peak: the target is then <= 1.2 x that (and the run's peak RSS
+<= 500 MB). The report reads the chunk summaries; the first report of a run made
+before them computes them once (run it once before timing).
+
+Run cost (--run-cost GAMES): `targi-sim run --games GAMES --jobs 2 --seed 4` with the
+workers' summaries and without them (TARGI_SIM_NO_SUMMARIES=1 in the environment: each
+worker process reads it, so on an external Dask cluster set it on the workers), the two
+interleaved --repeats times; prints the median games/s of each (the manifest's, play
+time without loading the engine) and of wall time. Target: with summaries within 5%.
 
     python benchmarks/report.py [--run DIR] [--games 1e6] [--jobs 2] [--repeats 3]
                                 [--rss-ref-mb MB]
+    python benchmarks/report.py --run-cost 2e5 [--jobs 2] [--repeats 3]
 """
 
 from __future__ import annotations
@@ -30,9 +39,15 @@ import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from run import timed_run  # noqa: E402
+
 TARGET_RATIO = 0.2  # report wall / run wall
 TARGET_RSS_MB = 600.0
 RSS_GROWTH = 1.2  # a bigger run's report peak over the 1e6 report's
+RUN_RSS_MB = 500.0  # a 1e7 run's peak
+RUN_COST = 0.05  # the summaries may slow the run's games/s by this share at most
+OFF = "TARGI_SIM_NO_SUMMARIES"
 
 
 def _cli() -> list[str]:
@@ -52,12 +67,46 @@ def ensure_run(run: Path, games: str, jobs: int) -> float:
         print(f"reusing {run} (played in {seconds:.1f} s, its manifest says)")
         return seconds
     print(f"generating {run} ({games} games, balanced vs balanced, --jobs {jobs}) ...")
-    t0 = time.perf_counter()
-    subprocess.run([*_cli(), "run", "--games", games, "--p0", "balanced", "--p1", "balanced",
-                    "--out", str(run), "--jobs", str(jobs), "--quiet"], check=True)
-    seconds = time.perf_counter() - t0
-    print(f"generated in {seconds:.1f} s")
+    seconds, peak = timed_run([*_cli(), "run", "--games", games, "--p0", "balanced", "--p1",
+                               "balanced", "--out", str(run), "--jobs", str(jobs), "--quiet"])
+    print(f"generated in {seconds:.1f} s wall, peak RSS {peak / 2**20:.0f} MB (process tree; "
+          f"target for a 1e7 run <= {RUN_RSS_MB:.0f} MB), load average {os.getloadavg()[0]:.2f}")
     return seconds
+
+
+def run_cost(games: str, jobs: int, repeats: int) -> bool:
+    """Median games/s of `run` with and without the workers' summaries, interleaved."""
+    speed: dict[str, list[float]] = {"with": [], "without": []}
+    walls: dict[str, list[float]] = {"with": [], "without": []}
+    cpus: dict[str, list[float]] = {"with": [], "without": []}
+    loads = [os.getloadavg()[0]]
+    for _ in range(repeats):
+        for mode in speed:
+            env = {k: v for k, v in os.environ.items() if k != OFF}
+            if mode == "without":
+                env[OFF] = "1"
+            with tempfile.TemporaryDirectory() as tmp:
+                out = Path(tmp) / "run"
+                r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+                wall, _ = timed_run([*_cli(), "run", "--games", games, "--jobs", str(jobs),
+                                     "--seed", "4", "--out", str(out), "--quiet"], env)
+                r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+                timings = json.loads((out / "manifest.json").read_text())["timings"]
+            speed[mode].append(float(timings["games_per_second"]))
+            cpus[mode].append(r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime)
+            walls[mode].append(wall)
+            loads.append(os.getloadavg()[0])
+    w, wo = (statistics.median(speed[m]) for m in ("with", "without"))
+    for mode in speed:
+        print(f"{mode} summaries: {statistics.median(speed[mode]):,.0f} games/s median "
+              f"({', '.join(f'{x:,.0f}' for x in speed[mode])}), wall median "
+              f"{statistics.median(walls[mode]):.1f} s, CPU median "
+              f"{statistics.median(cpus[mode]):.1f} s user+sys (the command and the workers "
+              "it waited for)")
+    print(f"run --games {games} --jobs {jobs} --seed 4, {repeats} interleaved repeats: with "
+          f"summaries {100 * (w / wo - 1):+.1f}% games/s (target >= {-100 * RUN_COST:.0f}%); "
+          f"load average {min(loads):.2f}-{max(loads):.2f}")
+    return w >= (1 - RUN_COST) * wo
 
 
 def main() -> int:
@@ -68,7 +117,13 @@ def main() -> int:
     ap.add_argument("--repeats", type=int, default=3, help="report runs; the median is printed")
     ap.add_argument("--rss-ref-mb", type=float, default=None,
                     help="the 1e6 report's peak RSS: the target becomes 1.2 x this")
+    ap.add_argument("--run-cost", metavar="GAMES", default=None,
+                    help="instead: the run's games/s with and without the summaries")
     args = ap.parse_args()
+    if args.run_cost:
+        ok = run_cost(args.run_cost, args.jobs, args.repeats)
+        print("PASS" if ok else "FAIL")
+        return 0 if ok else 1
     run = Path(args.run)
     run_seconds = ensure_run(run, args.games, args.jobs)
     load0 = os.getloadavg()[0]
