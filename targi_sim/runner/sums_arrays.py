@@ -32,20 +32,20 @@ from targi_sim.runner.sums import (
     Spec,
     canonical,
     key_text,
-    lead_counts,
     long_of,
 )
 from targi_sim.runner.sums_kernels import (
     cards_pass,
+    games_pass,
     goods_pass,
-    pair_sums,
     raids_pass,
     rounds_pass,
     settle,
 )
 
 ROUNDS = rec.MAX_ROUNDS + 1  # round numbers 0..MAX_ROUNDS (the engine's bound)
-RAIDS = rec.MAX_RAID_ROWS + 1  # raid numbers: at most one row per player and raid
+RAIDS = rec.MAX_RAID_ROWS // 2 + 1  # raid numbers 0..4: a row per player and raid
+GAME_TABLES = ("matchups", "end_reason", "shape", "swing")  # summed per pair by games_pass
 KINDS = len(rec.PAID_NAMES)
 ENDS = len(END_REASON_NAMES)
 
@@ -65,7 +65,8 @@ class RunShape:
 
 
 class _Clustered:
-    """One clustered table's running sums over a chunk's pairs, a batch at a time."""
+    """One clustered table's running sums over a chunk's pairs, a batch at a time. Arrays
+    are (values or stats) x groups, the layout the kernels vectorise over."""
 
     def __init__(self, spec: Spec, groups: int, first_pair: int) -> None:
         self.first_pair = first_pair
@@ -73,12 +74,29 @@ class _Clustered:
         self.a = np.array([at[a] for a, _ in spec.products], dtype=np.int64)
         self.b = np.array([at[b] for _, b in spec.products], dtype=np.int64)
         self.positive = np.array([at[n] for n in spec.positive], dtype=np.int64)
-        self.sums = np.zeros((groups, len(spec.stats)))
+        self.nv, self.groups = len(spec.values), groups
+        self.sums = np.zeros((len(spec.stats), groups))
+        self.edge = np.zeros((2, self.nv, groups))
         self.carry: tuple[int, np.ndarray] | None = None
         self.open: list[tuple[int, np.ndarray]] = []
 
+    def kernel_arg(self) -> tuple:
+        """The tuple a kernel settles this table's pairs into (sums_kernels' note); its
+        edge rows go to `add_edges` after the kernel."""
+        self.edge = np.zeros((2, self.nv, self.groups))
+        return (np.zeros((self.nv, self.groups)), self.sums, self.edge, self.a, self.b,
+                self.positive)
+
+    def add_edges(self, pairs: np.ndarray) -> None:
+        """After a kernel: the batch's first and last pairs (`pairs`: the batch's pair
+        ids), which the next batch or chunk may add to."""
+        if len(pairs) == 1:
+            self.add(pairs, self.edge[:1])
+        else:
+            self.add(pairs[[0, -1]], self.edge)
+
     def add(self, pairs: np.ndarray, x: np.ndarray) -> None:
-        """x: (pairs, groups, values) of one batch, `pairs` its ascending pair ids."""
+        """x: (pairs, values, groups) of one batch, `pairs` its ascending pair ids."""
         if self.carry is not None:
             pid, row = self.carry
             if pairs[0] != pid:
@@ -101,7 +119,7 @@ class _Clustered:
         if len(pairs) and pairs[0] == self.first_pair:  # the chunk's first pair
             self.open.append((int(pairs[0]), x[0].copy()))
             x = x[1:]
-        settle(x, self.a, self.b, self.positive, self.sums)
+        settle(np.ascontiguousarray(x), self.a, self.b, self.positive, self.sums)
 
 
 class ChunkSummer:
@@ -111,6 +129,7 @@ class ChunkSummer:
         self.shape = shape
         first = int(pair_ids(np.array([first_game]), shape.pairing)[0])
         self.strategies = list(dict.fromkeys(shape.strategies))
+        self.strategy_of_seat = np.array([self.strategies.index(s) for s in shape.strategies])
         self.n_tribe = len(shape.tribe_symbol)
         groups = {"matchups": 1, "end_reason": ENDS, "score_gap": ROUNDS,
                   "shape": len(self.strategies), "tribe_pairs": shape.classes.size,
@@ -121,7 +140,7 @@ class ChunkSummer:
                 "goods": (shape.n_goods,), "raids": (RAIDS, KINDS), "curves": (ROUNDS, 2, 2)}
         self.flat = {t: np.zeros((*d, len(SPECS[t].values))) for t, d in dims.items()}
         self.symbol_of = np.asarray(shape.tribe_symbol, np.int64)
-        self.lead: list[np.ndarray] = []
+        self.lead = np.zeros((ROUNDS, ROUNDS, ROUNDS + 1, 2))  # games per lead_counts key
         self._key_texts: dict[str, list[str]] = {}
         self.examples: dict[str, list[np.ndarray]] = {"cards": [], "raids": []}
 
@@ -139,130 +158,76 @@ class ChunkSummer:
         w, first = g[:, rec.G_WINNER], g[:, rec.G_FIRST]
         points = np.stack([np.where(w == p, 1.0, np.where(w == -1, 0.5, 0.0)) for p in (0, 1)],
                           axis=1)
-        game0, n_pairs = int(ids[0]), len(pairs)
+        game0 = int(ids[0])
 
         diff, has = np.zeros((n, ROUNDS)), np.zeros((n, ROUNDS))
-        last_display, lead = np.zeros((n, 2)), np.zeros((n, 2), np.int64)
-        border, gap = np.zeros((n_pairs, self.shape.n_border, 4)), np.zeros((n_pairs, ROUNDS, 3))
-        rounds_pass(logs["rounds"], game0, pair, first, points, diff, has, last_display,
-                    self.flat["curves"], border, gap, lead)
-        classes = np.zeros((n_pairs, self.shape.classes.size, 6))
-        symbols = np.zeros((n_pairs, len(SYMBOL_NAMES), 6))
+        last_display = np.zeros((n, 2))
+        c = self.clustered
+        rounds_pass(logs["rounds"], game0, pair, first, w, points, diff, has, last_display,
+                    self.flat["curves"], c["border"].kernel_arg(), c["score_gap"].kernel_arg(),
+                    self.lead)
         plays = np.zeros(len(logs["acquisitions"]))
         m = cards_pass(logs["offers"], logs["acquisitions"], game0, pair, points, diff, has,
-                       self.shape.classes.of_card, self.symbol_of, classes, symbols,
+                       self.shape.classes.of_card, self.symbol_of,
+                       c["tribe_pairs"].kernel_arg(), c["symbol_pairs"].kernel_arg(),
                        self.flat["tribe"], plays)
-        raid_pairs, per_game = np.zeros((n_pairs, RAIDS, 1 + 2 * KINDS)), np.zeros((n, 2, 4))
+        per_game = np.zeros((n, 2, 4))
+        if len(logs["raids"]) and logs["raids"][:, rec.RD_RAID].max() >= RAIDS:
+            raise ValueError(f"raid numbers must be below {RAIDS}")
         raids_pass(logs["raids"], game0, pair, points, self.shape.goods_vp,
-                   self.shape.gold_vp, raid_pairs, self.flat["raids"], per_game)
-        goods = np.zeros((n_pairs, self.shape.n_goods, 2))
-        goods_pass(logs["goods"], game0, pair, points, goods, self.flat["goods"])
-
-        def per_pair(x: np.ndarray) -> np.ndarray:  # per-game rows summed per pair
-            if n_pairs == n:
-                return x
-            out = np.zeros((n_pairs, *x.shape[1:]))
-            pair_sums(np.ascontiguousarray(x), pair, out)
-            return out
-
-        swing, eq_swing = self._swing(g, per_game)
-        tables = {"matchups": per_pair(self._games(g, points)),
-                  "end_reason": per_pair(self._end_reason(g, points)), "score_gap": gap,
-                  "shape": per_pair(self._shape(g, last_display, per_game[:, :, 0])),
-                  "border": border, "goods_pairs": goods, "raid_pairs": raid_pairs,
-                  "swing": per_pair(swing), "tribe_pairs": classes, "symbol_pairs": symbols}
-        for name, x in tables.items():
-            self.clustered[name].add(pairs, x)
-        self.flat["game_length"][:, :, 0] += np.bincount(
-            g[:, rec.G_ROUNDS] * ENDS + g[:, rec.G_END], minlength=ROUNDS * ENDS
-        ).reshape(ROUNDS, ENDS)
-        ok = lead[:, 0] > 0  # a game without round rows has no leader codes
-        self.lead.append(np.stack([lead[ok, 0], lead[ok, 1], w[ok]], axis=1))
+                   self.shape.gold_vp, c["raid_pairs"].kernel_arg(), self.flat["raids"],
+                   per_game)
+        goods_pass(logs["goods"], game0, pair, points, c["goods_pairs"].kernel_arg(),
+                   self.flat["goods"])
+        raids_eq = np.zeros(n)
+        per_pair = {t: np.zeros((len(pairs), c[t].nv, c[t].groups)) for t in GAME_TABLES}
+        k = games_pass(g, pair, points, last_display, per_game, self.strategy_of_seat,
+                       *per_pair.values(), self.flat["game_length"], raids_eq)
+        for name, table in c.items():
+            if name in per_pair:
+                table.add(pairs, per_pair[name])
+            else:
+                table.add_edges(pairs)
         self.examples["cards"].append(plays[:m])
-        raided = (per_game[:, :, 3].sum(1) > 0) & (w != -1)  # example_raids.sql
-        self.examples["raids"].append(eq_swing[raided] + 0.0)
-
-    @staticmethod
-    def _games(g: np.ndarray, points: np.ndarray) -> np.ndarray:
-        """sums_matchups.sql per game, one group."""
-        w, f, tb = g[:, rec.G_WINNER], g[:, rec.G_FIRST], g[:, rec.G_TIEBREAK]
-        rounds = g[:, rec.G_ROUNDS].astype(np.float64)
-        first_points = np.where(w == f, 1.0, np.where(w == -1, 0.5, 0.0))
-        cols = [np.ones(len(g)), w == f, w == -1, first_points, w == 0, w == 1, points[:, 0],
-                rounds, rounds * rounds, (tb == 1) | (tb == 2), tb != 0,  # gold, goods; none
-                g[:, rec.G_SCORE0] + g[:, rec.G_SCORE1]]
-        return np.stack(cols, axis=1).astype(np.float64)[:, None, :]
-
-    @staticmethod
-    def _end_reason(g: np.ndarray, points: np.ndarray) -> np.ndarray:
-        """sums_end_reason.sql per game and end reason."""
-        w, f = g[:, rec.G_WINNER], g[:, rec.G_FIRST]
-        first_points = np.where(w == f, 1.0, np.where(w == -1, 0.5, 0.0))
-        x = np.zeros((len(g), ENDS, 4))
-        x[np.arange(len(g)), g[:, rec.G_END]] = np.stack(
-            [np.ones(len(g)), w == f, w == -1, first_points], axis=1)
-        return x
-
-    def _shape(self, g: np.ndarray, cards: np.ndarray, losses: np.ndarray) -> np.ndarray:
-        """strategy_shape.sql per game and strategy (both seats' player-games)."""
-        bd = [g[:, [rec.G_BREAKDOWN + p * rec.G_BD + j for p in (0, 1)]] for j in (0, 1, 3)]
-        figures = [cards, *bd, losses]  # cards, token_vp, card_vp, row_bonus, raid_losses
-        per_seat = np.stack([np.ones((len(g), 2)), *figures, *(f * f for f in figures)], axis=2)
-        x = np.zeros((len(g), len(self.strategies), per_seat.shape[2]))
-        for seat in (0, 1):
-            x[:, self.strategies.index(self.shape.strategies[seat])] += per_seat[:, seat]
-        return x
-
-    @staticmethod
-    def _swing(g: np.ndarray, per_game: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """raids_swing.sql per game (one group), and each game's swing_eq."""
-        w = g[:, rec.G_WINNER]
-        sign = np.where(np.arange(2)[None, :] == w[:, None], -1.0, 1.0)
-        exact, eq = (per_game[:, :, 1] * sign).sum(1), (per_game[:, :, 2] * sign).sum(1)
-        margin = np.abs(g[:, rec.G_SCORE0] - g[:, rec.G_SCORE1]).astype(np.float64)
-        cols = [np.ones(len(g)), (exact > 0) & (margin <= exact), (eq > 0) & (margin <= eq),
-                margin, exact, eq]
-        decided = (w != -1)[:, None]
-        return (np.stack(cols, axis=1) * decided).astype(np.float64)[:, None, :], eq
+        self.examples["raids"].append(raids_eq[:k])
 
     # ---- the chunk's summary ----
 
     def long(self) -> pl.DataFrame:
         """The chunk's summary in long form (what runner/sums.long_of makes of the same
         tables, built from the dense arrays: only their nonzero numbers)."""
-        rows: list[tuple[str, str, int | None, str, float]] = []
+        parts: list[dict[str, np.ndarray]] = []
         for name, acc in self.clustered.items():
             acc.finish()
-            stats, values = SPECS[name].stats, SPECS[name].values
-            rows += self._rows(name, acc.sums, stats, None)
-            for pid, x in acc.open:
-                rows += self._rows(name, x, values, pid)
+            parts.append(self._rows(name, acc.sums.T, SPECS[name].stats, None))
+            parts += [self._rows(name, x.T, SPECS[name].values, pid) for pid, x in acc.open]
         for name, sums in self.flat.items():
-            rows += self._rows(name, sums.reshape(-1, sums.shape[-1]), SPECS[name].values, None)
-        table, key, pid, stat, value = zip(*rows, strict=True) if rows else ((),) * 5
-        dense = pl.DataFrame({"table": table, "key": key, "pair_id": pid, "stat": stat,
-                              "value": value}, schema=LONG_SCHEMA)
-        codes = np.concatenate(self.lead)
-        lead = lead_counts(pl.DataFrame(
-            {"n_rounds": codes[:, 0], "code": codes[:, 1], "winner": codes[:, 2]},
-            schema={"n_rounds": pl.Int64, "code": pl.Int64, "winner": pl.Int64}))
-        examples = pl.concat([
-            pl.DataFrame({"value": np.concatenate(v)}, schema={"value": pl.Float64})
-            .group_by("value").agg(pl.len().cast(pl.Float64).alias("n"))
-            .select(pl.lit(s).alias("section"), "value", "n")
-            for s, v in self.examples.items()])
+            parts.append(self._rows(name, sums.reshape(-1, sums.shape[-1]),
+                                    SPECS[name].values, None))
+        cols = {c: np.concatenate([p[c] for p in parts]) for c in LONG_SCHEMA}
+        dense = pl.DataFrame({c: v.tolist() if v.dtype == object else v
+                              for c, v in cols.items()}, schema=LONG_SCHEMA).with_columns(
+            pl.when(pl.col("pair_id") >= 0).then("pair_id").alias("pair_id"))  # -1: none
+        at = np.nonzero(self.lead)
+        lead = pl.DataFrame({**dict(zip(SPECS["lead"].keys, at, strict=True)),
+                             "games": self.lead[at]}, schema={**SPECS["lead"].keys,
+                                                              "games": pl.Float64})
+        examples = pl.concat([_histogram(s, np.concatenate(v))
+                              for s, v in self.examples.items()])
         return canonical([dense, long_of({"lead": lead, "examples": examples}, {})])
 
     def _rows(self, name: str, x: np.ndarray, stats: tuple[str, ...], pid: int | None
-              ) -> list[tuple[str, str, int | None, str, float]]:
-        """The nonzero numbers of x (groups x stats) as long rows."""
+              ) -> dict[str, np.ndarray]:
+        """The nonzero numbers of x (groups x stats) as the columns of long rows."""
         keys = self._key_texts.get(name)
         if keys is None:
-            keys = self._key_texts[name] = (key_text(SPECS[name], self._keys(name))
-                                            if SPECS[name].keys else ["{}"])
+            keys = self._key_texts[name] = np.array(
+                key_text(SPECS[name], self._keys(name)) if SPECS[name].keys else ["{}"],
+                dtype=object)
         g, j = np.nonzero(x)
-        return [(name, keys[a], pid, stats[b], float(v))
-                for a, b, v in zip(g.tolist(), j.tolist(), x[g, j].tolist(), strict=True)]
+        return {"table": np.full(len(g), name, dtype=object), "key": keys[g],
+                "pair_id": np.full(len(g), -1 if pid is None else pid, dtype=np.int64), "stat":
+                np.array(stats, dtype=object)[j], "value": x[g, j]}
 
     def _keys(self, name: str) -> pl.DataFrame:
         """The group keys of a table's dense groups, in their order."""
@@ -291,6 +256,21 @@ class ChunkSummer:
                                "role": ["first", "second"] * (2 * ROUNDS)},
         }[name]()
         return pl.DataFrame({k: cols[k] for k in SPECS[name].keys}, schema=SPECS[name].keys)
+
+
+def _histogram(section: str, values: np.ndarray) -> pl.DataFrame:
+    """(section, value, n): how many candidates have each value (whole numbers, the card
+    plays' swings, by a bincount; others, the raids' VP-equivalents, by sorting)."""
+    whole = values.astype(np.int64)
+    if len(values) and np.array_equal(whole, values):
+        low = int(whole.min())
+        counts = np.bincount(whole - low)
+        at = np.flatnonzero(counts)
+        value, n = (at + low).astype(np.float64), counts[at].astype(np.float64)
+    else:
+        value, n = np.unique(values, return_counts=True)
+    return pl.DataFrame({"section": section, "value": value + 0.0, "n": n.astype(np.float64)},
+                        schema={"section": pl.String, "value": pl.Float64, "n": pl.Float64})
 
 
 __all__ = ["ChunkSummer", "RunShape"]
