@@ -187,62 +187,53 @@ def cards_pass(offers, acq, game0, pair, points, diff, has, class_of, symbol_of,
     """classes, symbols (6 x classes or symbols): sums_tribe_pairs.sql's values of each
     card added per class (class_of) and per symbol (symbol_of); tribe (cards x 9):
     sums_tribe.sql; plays: example_plays.sql's values, one per card play (returns how
-    many)."""
+    many). A card offered in a game adds (1, 0, 0, 0, 2, 1) when first seen; the few
+    cards with acquisition rows then correct that by their players' flags."""
     n, nc = len(pair), len(class_of)
     cx, sx = classes[0], symbols[0]
     offered = np.zeros(nc, np.bool_)
     flags = np.zeros((2, nc), np.int8)  # 1 acquired, 2 played, 4 from the centre
-    seen = np.zeros(nc, np.bool_)
-    touched = np.zeros(nc, np.int64)  # the game's cards with an offer or acquisition row
+    shown = np.zeros(nc, np.int64)  # the game's offered cards
+    taken = np.zeros(nc, np.int64)  # the game's cards with acquisition rows
     io, ia, m = 0, 0, 0
     for g in range(n):
-        nt = 0
+        n_shown, n_taken = 0, 0
         while io < len(offers) and offers[io, 0] - game0 == g:
             c = offers[io, rec.RO_CARD]
-            offered[c] = True
             tribe[c, 0] += 1.0
-            if not seen[c]:
-                seen[c] = True
-                touched[nt] = c
-                nt += 1
+            if not offered[c]:
+                offered[c] = True
+                shown[n_shown] = c
+                n_shown += 1
+                _add6(cx, class_of[c], 1.0, 0.0, 0.0, 0.0, 2.0, 1.0)
+                _add6(sx, symbol_of[c], 1.0, 0.0, 0.0, 0.0, 2.0, 1.0)
             io += 1
         while ia < len(acq) and acq[ia, 0] - game0 == g:
             c, src, r = acq[ia, rec.RA_CARD], acq[ia, rec.RA_SOURCE], acq[ia, rec.RA_ROUND]
             out = acq[ia, rec.RA_OUTCOME]
-            f = 0
-            if src != rec.SRC_HAND:
-                f |= 1
-                tribe[c, 1] += 1.0
-                tribe[c, 8] += r
-            if src == rec.SRC_CENTRE:
-                f |= 4
-                tribe[c, 2] += 1.0
-            elif src == rec.SRC_EXPANSION:
-                tribe[c, 3] += 1.0
-            if out == rec.OUT_PLAYED:
-                f |= 2
-                tribe[c, 4] += 1.0
-                if has[g, r] > 0:
-                    swing = diff[g, r] - diff[g, r - 1]
-                    plays[m] = (swing if acq[ia, rec.RA_PLAYER] == 0 else -swing) + 0.0
-                    m += 1
-            elif out == rec.OUT_KEPT:
-                tribe[c, 5] += 1.0
-            elif out == rec.OUT_DISCARDED:
-                tribe[c, 6] += 1.0
+            got, centre, played = src != rec.SRC_HAND, src == rec.SRC_CENTRE, \
+                out == rec.OUT_PLAYED
+            f = got | (played << 1) | (centre << 2)  # no branches: these are random
+            tribe[c, 1] += got
+            tribe[c, 2] += centre
+            tribe[c, 3] += src == rec.SRC_EXPANSION
+            tribe[c, 4] += played
+            tribe[c, 5] += out == rec.OUT_KEPT
+            tribe[c, 6] += out == rec.OUT_DISCARDED
             tribe[c, 7] += 1.0
-            flags[acq[ia, rec.RA_PLAYER], c] |= f
-            if not seen[c]:
-                seen[c] = True
-                touched[nt] = c
-                nt += 1
+            tribe[c, 8] += r * got
+            swing = diff[g, r] - diff[g, r - 1]
+            plays[m] = (swing if acq[ia, rec.RA_PLAYER] == 0 else -swing) + 0.0
+            m += played and has[g, r] > 0  # kept only for a play in a round with rows
+            if flags[0, c] == 0 and flags[1, c] == 0:
+                taken[n_taken] = c
+                n_taken += 1
+            flags[acq[ia, rec.RA_PLAYER], c] |= 8 | f  # 8: has a row
             ia += 1
-        for t in range(nt):
-            c = touched[t]
-            seen[c] = False
+        for t in range(n_taken):
+            c = taken[t]
             o = offered[c]
-            x0, x1, x2, x3 = (1.0 if o else 0.0), 0.0, 0.0, 0.0
-            x4, x5 = 2.0 * x0, x0
+            x1, x2, x3, x4, x5 = 0.0, 0.0, 0.0, 0.0, 0.0
             for p in range(2):
                 f = flags[p, c]
                 if o and f & 4:
@@ -254,9 +245,10 @@ def cards_pass(offers, acq, game0, pair, points, diff, has, class_of, symbol_of,
                     x4 -= 1.0
                     x5 -= points[g, p]
                 flags[p, c] = 0
-            offered[c] = False
-            _add6(cx, class_of[c], x0, x1, x2, x3, x4, x5)
-            _add6(sx, symbol_of[c], x0, x1, x2, x3, x4, x5)
+            _add6(cx, class_of[c], 0.0, x1, x2, x3, x4, x5)
+            _add6(sx, symbol_of[c], 0.0, x1, x2, x3, x4, x5)
+        for t in range(n_shown):
+            offered[shown[t]] = False
         if g == n - 1 or pair[g + 1] != pair[g]:
             end_pair(classes, pair[g], pair[n - 1])
             end_pair(symbols, pair[g], pair[n - 1])
