@@ -45,6 +45,7 @@ from targi_sim.runner.sums_kernels import (
 
 ROUNDS = rec.MAX_ROUNDS + 1  # round numbers 0..MAX_ROUNDS (the engine's bound)
 RAIDS = rec.MAX_RAID_ROWS // 2 + 1  # raid numbers 0..4: a row per player and raid
+_KEY_TEXTS: dict[tuple, np.ndarray] = {}  # a worker's chunks share their group keys' JSON
 GAME_TABLES = ("matchups", "end_reason", "shape", "swing")  # summed per pair by games_pass
 KINDS = len(rec.PAID_NAMES)
 ENDS = len(END_REASON_NAMES)
@@ -141,7 +142,6 @@ class ChunkSummer:
         self.flat = {t: np.zeros((*d, len(SPECS[t].values))) for t, d in dims.items()}
         self.symbol_of = np.asarray(shape.tribe_symbol, np.int64)
         self.lead = np.zeros((ROUNDS, ROUNDS, ROUNDS + 1, 2))  # games per lead_counts key
-        self._key_texts: dict[str, list[str]] = {}
         self.examples: dict[str, list[np.ndarray]] = {"cards": [], "raids": []}
 
     def add(self, G: np.ndarray, logs: dict[str, np.ndarray]) -> None:
@@ -219,9 +219,11 @@ class ChunkSummer:
     def _rows(self, name: str, x: np.ndarray, stats: tuple[str, ...], pid: int | None
               ) -> dict[str, np.ndarray]:
         """The nonzero numbers of x (groups x stats) as the columns of long rows."""
-        keys = self._key_texts.get(name)
+        at = (name, self.shape.strategies, self.shape.n_border, self.shape.n_goods,
+              self.n_tribe, tuple(self.shape.classes.first().tolist()))
+        keys = _KEY_TEXTS.get(at)
         if keys is None:
-            keys = self._key_texts[name] = np.array(
+            keys = _KEY_TEXTS[at] = np.array(
                 key_text(SPECS[name], self._keys(name)) if SPECS[name].keys else ["{}"],
                 dtype=object)
         g, j = np.nonzero(x)
