@@ -22,11 +22,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from targi_sim.engine import compile_cache
 from targi_sim.engine import logs as rec
 from targi_sim.engine.jit import jit_alloc, jit_inline
 
 
-@jit_inline
 def settle_row(x, a, b, positive, sums):
     """sums (stats x groups) += one pair's x (values x groups): the values, the products
     x[a] * x[b], the count of x[positive] > 0; x is left zero. Groups are the inner axis:
@@ -48,7 +48,6 @@ def settle_row(x, a, b, positive, sums):
             xj[h] = 0.0
 
 
-@jit_alloc
 def settle(x, a, b, positive, sums):
     """settle_row for every pair of x (pairs x values x groups), pairs innermost: for
     tables of few groups, where a call per pair would cost more than its sums."""
@@ -74,7 +73,6 @@ def settle(x, a, b, positive, sums):
             sums[j, h] += acc
 
 
-@jit_inline
 def end_pair(t, q, last):
     """Pair q of the batch has all its values in t's scratch (see the module's note)."""
     x, sums, edge, a, b, positive = t
@@ -88,7 +86,6 @@ def end_pair(t, q, last):
         settle_row(x, a, b, positive, sums)
 
 
-@jit_alloc
 def rounds_pass(rows, game0, pair, first, winner, points, diff, has, last_display, curves,
                 border, gap, lead):
     """diff, has (games x rounds): round_diff.sql (seat 0's score minus seat 1's, whether
@@ -154,7 +151,6 @@ def rounds_pass(rows, game0, pair, first, winner, points, diff, has, last_displa
             end_pair(gap, pair[g], pair[n - 1])
 
 
-@jit_inline
 def _count_lead(code, n_rounds, winner, lead):
     """lead[R, changes, d, decided] += 1 for one game (runner/sums.lead_counts' rules:
     the leader of round i is bits 2i of the code; d is 1 + the last round the final
@@ -171,7 +167,6 @@ def _count_lead(code, n_rounds, winner, lead):
     lead[n_rounds, changes, last + 1 if decided else 0, decided] += 1.0
 
 
-@jit_inline
 def _add6(x, h, x0, x1, x2, x3, x4, x5):
     x[0, h] += x0
     x[1, h] += x1
@@ -181,7 +176,6 @@ def _add6(x, h, x0, x1, x2, x3, x4, x5):
     x[5, h] += x5
 
 
-@jit_alloc
 def cards_pass(offers, acq, game0, pair, points, diff, has, class_of, symbol_of, classes,
                symbols, tribe, plays):
     """classes, symbols (6 x classes or symbols): sums_tribe_pairs.sql's values of each
@@ -255,7 +249,6 @@ def cards_pass(offers, acq, game0, pair, points, diff, has, class_of, symbol_of,
     return m
 
 
-@jit_alloc
 def raids_pass(rows, game0, pair, points, goods_vp, gold_vp, raid_pairs, flat, per_game):
     """raid_pairs ((1 + 2 kinds) x raids): sums_raid_pairs.sql (facing, then n and points
     per kind); flat (raids x kinds x 5): sums_raids.sql; per_game (games x 2 seats x 4):
@@ -293,7 +286,6 @@ def raids_pass(rows, game0, pair, points, goods_vp, gold_vp, raid_pairs, flat, p
             end_pair(raid_pairs, pair[g], pair[n - 1])
 
 
-@jit_alloc
 def goods_pass(rows, game0, pair, points, goods_pairs, flat):
     """goods_pairs (2 x goods cards): sums_goods_pairs.sql; flat (cards x 3):
     sums_goods.sql."""
@@ -319,7 +311,6 @@ def goods_pass(rows, game0, pair, points, goods_pairs, flat):
             end_pair(goods_pairs, pair[g], pair[n - 1])
 
 
-@jit_alloc
 def games_pass(G, pair, points, last_display, per_game, strategy_of_seat, matchups,
                end_reason, shape, swing, game_length, raids_eq):
     """Per pair (G: the engine's result rows; the outputs are pairs x values x groups):
@@ -367,6 +358,22 @@ def games_pass(G, pair, points, last_display, per_game, strategy_of_seat, matchu
                 raids_eq[m] = eq + 0.0
                 m += 1
     return m
+
+
+# Compiled into the engine's cache (targi_sim.engine.compile_cache): its folder is keyed
+# by the engine's sources, whose log layout these loops read as constants, so a change
+# there recompiles them, as numba's own per-file cache would not notice.
+with compile_cache():
+    settle_row = jit_inline(settle_row)
+    settle = jit_alloc(settle)
+    end_pair = jit_inline(end_pair)
+    rounds_pass = jit_alloc(rounds_pass)
+    _count_lead = jit_inline(_count_lead)
+    _add6 = jit_inline(_add6)
+    cards_pass = jit_alloc(cards_pass)
+    raids_pass = jit_alloc(raids_pass)
+    goods_pass = jit_alloc(goods_pass)
+    games_pass = jit_alloc(games_pass)
 
 
 __all__ = ["cards_pass", "games_pass", "goods_pass", "raids_pass", "rounds_pass", "settle"]
