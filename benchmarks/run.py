@@ -57,11 +57,12 @@ def tree_rss(pid: int) -> int:
     return total
 
 
-def timed_run(args: list[str]) -> tuple[float, int]:
-    """(wall seconds, peak tree RSS in bytes) of one command."""
+def timed_run(args: list[str], env: dict[str, str] | None = None) -> tuple[float, int]:
+    """(wall seconds, peak tree RSS in bytes) of one command (`env`: its environment)."""
     peak = 0
     t0 = time.perf_counter()
-    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=env)
     stop = threading.Event()
 
     def sample() -> None:

@@ -9,10 +9,11 @@ import polars as pl
 
 from targi_sim.game.classes import CardClasses
 from targi_sim.runner.classes import run_classes
-from targi_sim.runner.queries import Analyses
 from targi_sim.runner.reading import ReportError, RunInfo, read_run_info
+from targi_sim.runner.summaries import row_sums, run_sums
 
 from . import card_value, sections
+from .data import ReportData
 from .examples import add_examples
 from .family import ALPHA, POWER, annotate_report_mde, games_for_change
 from .findings import findings
@@ -48,38 +49,46 @@ def _facts(run: RunInfo, games: int, matchups: int, pairs: int) -> list[tuple[st
 def analyse(run: RunInfo, min_n: int = DEFAULT_MIN_N,
             progress: Callable[[str], None] | None = None,
             card_values: pl.DataFrame | None = None,
-            classes: CardClasses | None = None) -> Report:
+            classes: CardClasses | None = None, *, from_rows: bool = False) -> Report:
     """Run every analysis over a run directory and assemble the Report (no files written).
 
+    The tables come from the run's chunk summaries (runner/summaries.py; computed once
+    from the rows of a chunk without a valid one), or with `from_rows` from all the rows
+    at once: the same numbers, the raw-row path the tests compare with.
     card_values: optional per-class values (card_id of the class's first card, value, se)
     that the tribe-card grades use instead of WR played; by default the run's causal card
     values when it has forks (targi-sim card-value), else none. classes: the classes of
     identical tribe cards the card tables pool; by default those of the run's deck
-    (targi_sim.runner.classes.run_classes)."""
+    (targi_sim.runner.classes.run_classes); other classes than those its summaries pooled
+    are summed from the rows again."""
     step = progress or (lambda _msg: None)
     if classes is None:
         classes = run_classes(run)
     headline: list[dict] = []
-    with Analyses(run) as a:
-        step("per-round score differences")
-        a.script("round_diff")
-        pairs = a.frame("pairs")
-        step("overview")
-        overview, info = sections.overview(a, min_n, headline, pairs)
-        step("first-player advantage")
-        first = sections.first_player(a, min_n, headline, pairs)
-        step("card balance")
-        if card_values is None:  # a run with forks is graded on its causal card values
-            card_values = card_value.grading_values(run, min_n, classes)
-        cards = sections.cards(a, min_n, info["games"], card_values, classes)
-        step("causal card value")  # only with forks (targi-sim card-value)
-        causal = card_value.section(run, cards.tables[0].df, min_n, classes)
-        step("raid impact")
-        raids = sections.raids(a, min_n, headline, rates_from_manifest(run.manifest))
-        step("strategies")
-        strat = sections.strategies(a, min_n, pairs)
-        step("curves per round")
-        curves = sections.curves(a, min_n)
+    rates = rates_from_manifest(run.manifest)
+    if from_rows:
+        step("summing the rows")
+        sums = row_sums(run, rates.goods_vp, rates.gold_vp, classes)
+    else:
+        step("reading the chunk summaries")
+        sums = run_sums(run, rates.goods_vp, rates.gold_vp, classes, progress=step)
+    d = ReportData(sums, run.path / "cards.parquet")
+    step("overview")
+    overview, info = sections.overview(d, min_n, headline)
+    step("first-player advantage")
+    first = sections.first_player(d, min_n, headline)
+    step("card balance")
+    if card_values is None:  # a run with forks is graded on its causal card values
+        card_values = card_value.grading_values(run, min_n, classes)
+    cards = sections.cards(d, min_n, info["games"], card_values, classes)
+    step("causal card value")  # only with forks (targi-sim card-value)
+    causal = card_value.section(run, cards.tables[0].df, min_n, classes)
+    step("raid impact")
+    raids = sections.raids(d, min_n, headline, rates)
+    step("strategies")
+    strat = sections.strategies(d, min_n)
+    step("curves per round")
+    curves = sections.curves(d, min_n)
     report = Report(
         title=f"targi-sim report: {run.name}",
         facts=_facts(run, info["games"], info["matchups"], info["pairs"]),

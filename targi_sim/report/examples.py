@@ -4,7 +4,8 @@ A table says how often; a game shows how. For the card section: the card play wi
 largest swing (the player's lead grew most over the round it was played), the one with
 the largest setback, and a typical one (the lower median swing); for the raid section:
 the decided game whose raids cost the loser most over the winner (in VP-equivalents, as
-the section's "decided by raids") and a typical one. The rules are in analyses/example_games.sql;
+the section's "decided by raids") and a typical one. The candidates are analyses/example_plays.sql
+and example_raids.sql, picked by rank from the chunk summaries' histograms of their values;
 each page is the engine's own replay of the game (targi_sim.viewer), written to
 `games/game-<id>.html` beside report.html and linked from its section; report.html also
 embeds the pages (about 60 KB each), so its links work when it is mailed alone.
@@ -16,9 +17,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+import polars as pl
+
 from targi_sim._utils.atomic import atomic_write_text
+from targi_sim.runner.layout import RunDir
 from targi_sim.runner.queries import Analyses
-from targi_sim.runner.reading import RunInfo
+from targi_sim.runner.reading import TABLES, RunInfo
+from targi_sim.runner.summaries import chunk_summaries
+from targi_sim.runner.sums import SPECS, from_long
+from targi_sim.runner.sums_sql import candidates_sql
 
 from ..errors import InputError
 from ..viewer import ViewerError, game_page
@@ -54,17 +61,73 @@ class Example:
         return f"#round={self.round}" if self.section == "cards" else f"#raid={self.subject}"
 
 
+# per section, its rules: (name, the end of the value order it starts from, rank there)
+RULES = {"cards": (("largest swing", "high", 1), ("largest setback", "low", 1),
+                   ("typical", "low", None)),
+         "raids": (("largest swing", "high", 1), ("typical", "low", None))}
+
+
 def choose_examples(run: RunInfo) -> list[Example]:
-    """The example games of a run by the rules above (no files written)."""
+    """The example games of a run by the rules above (no files written).
+
+    Ranks are by value, ties by game id (then round, seat, card): the chunk summaries'
+    histograms of the candidates' values give each pick's value and its rank among the
+    candidates of that value, hence the one chunk that holds it, and only that chunk's
+    rows are read. Typical: the lower median, rank (n + 1) // 2 from the low end."""
     rates = rates_from_manifest(run.manifest)
-    with Analyses(run) as a:
+    per_chunk = []  # (chunk, section, value, count)
+    for chunk, long in zip(_chunks(run), chunk_summaries(run, rates.goods_vp, rates.gold_vp),
+                           strict=True):
+        hist = from_long(SPECS["examples"], long.filter(
+            (pl.col("table") == "examples") & pl.col("pair_id").is_null()), ["n"], pair=False)
+        per_chunk.append(hist.with_columns(pl.lit(chunk).alias("chunk")))
+    counts = (pl.concat(per_chunk) if per_chunk else
+              pl.DataFrame(schema={"section": pl.String, "value": pl.Float64, "n": pl.Float64,
+                                   "chunk": pl.Int64})).filter(pl.col("n") > 0)
+    out = []
+    for section, rules in RULES.items():
+        mine = counts.filter(pl.col("section") == section)
+        values = mine.group_by("value").agg(pl.col("n").sum()).sort("value")
+        n = int(values["n"].sum())
+        if n == 0:
+            continue
+        for rule, end, rank in rules:
+            at = rank if rank is not None else (n + 1) // 2
+            order = values if end == "low" else values.reverse()
+            before = order["n"].cum_sum() - order["n"]  # candidates ranked ahead of a value
+            i = int(((before < at) & (before + order["n"] >= at)).arg_max())
+            value, k = float(order["value"][i]), at - int(before[i])  # k-th of that value
+            out.append(_pick(run, mine.filter(pl.col("value") == value).sort("chunk"),
+                             section, rule, value, k, n, rates))
+    return out
+
+
+def _chunks(run: RunInfo) -> list[int]:
+    return [int(p.stem.split("-")[1]) for p in run.files.get("games", [])]
+
+
+def _pick(run: RunInfo, holders: pl.DataFrame, section: str, rule: str, value: float, k: int,
+          candidates: int, rates) -> Example:
+    """The k-th candidate (in game-id order) of `value`: read from the one chunk holding it."""
+    before = holders["n"].cum_sum() - holders["n"]
+    i = int(((before < k) & (before + holders["n"] >= k)).arg_max())
+    chunk, offset = int(holders["chunk"][i]), k - int(before[i]) - 1
+    rd = RunDir(run.path)
+    one = RunInfo(run.path, run.manifest, {t: [rd.table_path(t, chunk)] for t in TABLES})
+    sql = candidates_sql(section)
+    params = {k_: v for k_, v in (("goods_vp", rates.goods_vp), ("gold_vp", rates.gold_vp))
+              if f"${k_}" in sql} | {"v": value, "offset": offset}
+    with Analyses(one, threads=1, memory_limit=None) as a:
         a.script("round_diff")
-        df = a.frame("example_games", goods_vp=rates.goods_vp, gold_vp=rates.gold_vp)
-    return [Example(r["section"], r["rule"], int(r["game_id"]), r["round"], r["player"],
-                    r["subject"], float(r["value"]), r["margin"], int(r["candidates"]),
-                    int(r["seed"]),
-                    r["first_player"], (r["score_p0"], r["score_p1"]), r["winner"])
-            for r in df.iter_rows(named=True)]
+        r = a.con.sql(
+            f"SELECT x.*, g.seed, g.first_player::INTEGER AS first_player, "
+            f"g.winner::INTEGER AS winner, g.score_p0::INTEGER AS score_p0, "
+            f"g.score_p1::INTEGER AS score_p1 FROM ({sql}) x JOIN games g USING (game_id) "
+            f"WHERE x.value = $v ORDER BY x.game_id, x.round, x.player, x.subject "
+            f"LIMIT 1 OFFSET $offset", params=params).pl().row(0, named=True)
+    return Example(section, rule, int(r["game_id"]), r["round"], r["player"], r["subject"],
+                   float(r["value"]), r["margin"], candidates, int(r["seed"]),
+                   r["first_player"], (r["score_p0"], r["score_p1"]), r["winner"])
 
 
 def _describe(ex: Example, card_name: Callable[[int], str]) -> str:

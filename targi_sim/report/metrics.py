@@ -14,11 +14,12 @@ from collections.abc import Sequence
 import numpy as np
 import polars as pl
 
+from targi_sim.runner.sums import lead_counts
 from targi_sim.stats.rates import (
     DEFF_FLOOR,
     ClusterSums,
     cluster_index,
-    clustered_rate,
+    rate_of,
     rates_from_sums,
 )
 
@@ -81,7 +82,12 @@ def half_test_clustered(points: np.ndarray, games: np.ndarray) -> dict[str, floa
     rate, se, z, p, the design effect (that variance over the binomial p(1-p)/n), the
     clusters and the 95% interval (lo, hi).
     """
-    r = clustered_rate(points, games)
+    return half_test(ClusterSums.of(points, games))
+
+
+def half_test(sums: ClusterSums) -> dict[str, float]:
+    """`half_test_clustered` from the clusters' sufficient statistics."""
+    r = rate_of(sums)
     if r.clusters < 2 or r.n <= 0:
         return {"rate": math.nan, "se": math.nan, "z": math.nan, "p": math.nan,
                 "design_effect": math.nan, "clusters": float(r.clusters), "lo": r.lo,
@@ -165,15 +171,18 @@ def benjamini_hochberg(pvalues: Sequence[float]) -> list[float]:
     return out
 
 
-def leaders(code: np.ndarray, n_rounds: int) -> np.ndarray:
-    """(games, n_rounds) array of the leader after each round: 0 level, 1 seat 0, 2 seat 1."""
-    code = np.asarray(code, dtype=np.int64)
-    shifts = 2 * np.arange(n_rounds, dtype=np.int64)
-    return (code[:, None] >> shifts[None, :]) & 3
-
-
 def lead_metrics(code: np.ndarray, n_rounds: np.ndarray, winner: np.ndarray) -> dict[str, float]:
-    """LeadChange and Decisiveness from per-game leader codes (analyses/lead_codes.sql).
+    """LeadChange and Decisiveness from per-game leader codes (analyses/lead_codes.sql:
+    bits 2(r-1)..2r-1 the leader after round r, 0 level, 1 seat 0, 2 seat 1)."""
+    games = pl.DataFrame({"n_rounds": np.asarray(n_rounds, dtype=np.int64),
+                          "code": np.asarray(code, dtype=np.int64),
+                          "winner": np.asarray(winner, dtype=np.int64)})
+    return lead_metrics_of(lead_counts(games))
+
+
+def lead_metrics_of(counts: pl.DataFrame) -> dict[str, float]:
+    """LeadChange and Decisiveness from games counted per (rounds R, lead changes,
+    decisive round d, decided) (targi_sim.runner.sums.lead_counts).
 
     LeadChange (Ludii): per game, the number of rounds r in 2..R whose set of leaders
     (seat 0, seat 1, or both when level) differs from round r-1's, divided by R-1;
@@ -183,33 +192,19 @@ def lead_metrics(code: np.ndarray, n_rounds: np.ndarray, winner: np.ndarray) -> 
     ahead after the last round, e.g. won on a tie-break or on raid 4); the metric is the
     mean of (d - 1) / R: 0 = decided from round 1, 1 = decided only at the very end.
     """
-    code = np.asarray(code, dtype=np.int64)
-    R = np.asarray(n_rounds, dtype=np.int64)
-    winner = np.asarray(winner, dtype=np.int64)
-    if len(code) == 0:
+    c = counts.filter(pl.col("games") > 0)
+    if c.height == 0:
         return {"lead_change": math.nan, "decisiveness": math.nan,
                 "decisive_round_mean": math.nan, "decided_games": 0.0}
-    width = int(R.max())
-    lead = leaders(code, width)
-    r_idx = np.arange(width)[None, :]
-    valid = r_idx < R[:, None]
-    changes = (lead[:, 1:] != lead[:, :-1]) & valid[:, 1:]
-    denom = R - 1
-    ok = denom >= 1
-    lc = changes.sum(axis=1)[ok] / denom[ok]
-    decided = winner >= 0
-    w_code = np.where(winner == 0, 1, 2)
-    not_ahead = (lead != w_code[:, None]) & valid
-    # last round (1-based) where the winner was not strictly ahead; 0 if none
-    last = np.where(not_ahead.any(axis=1),
-                    width - np.argmax(not_ahead[:, ::-1], axis=1), 0)
-    d = last + 1
-    dec = ((d - 1) / R)[decided]
+    w, R = c["games"].to_numpy(), c["n_rounds"].to_numpy().astype(float)
+    ch, d = c["changes"].to_numpy(), c["decisive"].to_numpy().astype(float)
+    ok, dec = R >= 2, c["decided"].to_numpy() == 1
+    n_ok, n_dec = float(w[ok].sum()), float(w[dec].sum())
     return {
-        "lead_change": float(lc.mean()) if lc.size else math.nan,
-        "decisiveness": float(dec.mean()) if dec.size else math.nan,
-        "decisive_round_mean": float(d[decided].mean()) if dec.size else math.nan,
-        "decided_games": float(decided.sum()),
+        "lead_change": float((w * ch)[ok] @ (1 / (R[ok] - 1))) / n_ok if n_ok else math.nan,
+        "decisiveness": float(w[dec] @ ((d[dec] - 1) / R[dec])) / n_dec if n_dec else math.nan,
+        "decisive_round_mean": float(w[dec] @ d[dec]) / n_dec if n_dec else math.nan,
+        "decided_games": n_dec,
     }
 
 
@@ -323,73 +318,3 @@ def _pooled_row(row: dict, per: dict[str, np.ndarray] | None) -> dict:
         zero = np.zeros(0)
         row |= sums_columns(x, n, per[x] if per else zero, per[n] if per else zero)
     return row
-
-
-def mask_counts(masks: pl.DataFrame, column: str, ids: Sequence[int], *, id_name: str,
-                n_name: str, points_name: str) -> pl.DataFrame:
-    """Per id k: rows (players in games) whose `column` mask has bit k set, and their
-    points, with per-pair sums. Used for border positions used and goods cards taken."""
-    cl = _Clusters(masks)
-    m = cl.column(masks, column)
-    rows = []
-    for k in ids:
-        x = _bit(m, int(k))
-        rows.append({id_name: int(k), **sums_columns(points_name, n_name, cl.points_of(x),
-                                                     cl.count(x))})
-    return pl.DataFrame(rows).with_columns(pl.col(id_name).cast(pl.Int32),
-                                           pl.col(n_name).round().cast(pl.Int64))
-
-
-def border_counts(masks: pl.DataFrame, positions: Sequence[int]) -> pl.DataFrame:
-    """Per border position (analyses/cards_border_masks.sql): Targi placements and the
-    game-rounds it was open (robber elsewhere), the players who used it at least once
-    and their points, each with its per-pair sums (see `with_rate`)."""
-    cl = _Clusters(masks)
-    used, placed, robbed = (cl.column(masks, c) for c in ("used", "placed", "robbed"))
-    rounds = cl.column(masks, "rounds", pl.Float64)
-    rows = []
-    for k in positions:
-        shift = np.uint64(4 * (int(k) - 1))
-        x = ((placed >> shift) & np.uint64(15)).astype(float)
-        n = rounds - ((robbed >> shift) & np.uint64(15)).astype(float)
-        u = _bit(used, int(k))
-        per_x, per_n = cl.sum(x), cl.sum(n)
-        rows.append({"position": int(k),
-                     **sums_columns("placements", "open_rounds", per_x, per_n),
-                     **sums_columns("used_points", "used_n", cl.points_of(u), cl.count(u))})
-    counts = ("placements", "open_rounds", "used_n")
-    return pl.DataFrame(rows).with_columns(pl.col("position").cast(pl.Int32),
-                                           *(pl.col(c).round().cast(pl.Int64) for c in counts))
-
-
-def raid_sums(rows: pl.DataFrame) -> pl.DataFrame:
-    """Per raid and payment kind, the per-pair sums (see `with_rate`) of the payers' rate
-    (points / n) and of the kind's share of the players facing the raid (n / raid_n, over
-    every pair that faced it; the cross term is `n__xr`). `rows`: analyses/raids_pairs.sql.
-    """
-    index, size = cluster_index(rows["pair_id"].to_numpy())
-    raid = rows["raid"].to_numpy()
-    names = rows["paid"].unique().sort().to_list()
-    # integer codes: no Python string per row
-    code = rows["paid"].cast(pl.Enum(names)).to_physical().to_numpy()
-    points = rows["points"].cast(pl.Float64).to_numpy()
-    out = []
-    for r in np.unique(raid):
-        at = raid == r
-        idx, cod, pts = index[at], code[at], points[at]
-        facing = np.bincount(idx, minlength=size).astype(float)
-        face = ClusterSums.of(facing, facing)
-        for k in np.unique(cod):
-            mine = cod == k
-            n = np.bincount(idx[mine], minlength=size).astype(float)
-            x = np.bincount(idx[mine], weights=pts[mine], minlength=size)
-            c = ClusterSums.of(x, n)
-            out.append({"raid": int(r), "paid": names[int(k)], "n__k": c.clusters,
-                        "n__nn": c.nn, "points__xx": c.xx, "points__xn": c.xn,
-                        "n__xx": c.nn, "n__xr": float(np.einsum("i,i->", n, facing)),
-                        "raid_n": face.n, "raid_n__k": face.clusters, "raid_n__nn": face.nn})
-    return pl.DataFrame(out, schema={
-        "raid": pl.Int64, "paid": pl.String, "n__k": pl.Float64, "n__nn": pl.Float64,
-        "points__xx": pl.Float64, "points__xn": pl.Float64, "n__xx": pl.Float64,
-        "n__xr": pl.Float64, "raid_n": pl.Float64, "raid_n__k": pl.Float64,
-        "raid_n__nn": pl.Float64})

@@ -7,8 +7,10 @@ in, so any worker, on any machine, in any order, writes the same bytes.
 Memory stays bounded by the log buffer, not the chunk: the engine fills logs
 for up to LOG_GAMES games, those rows are appended to the chunk's six Parquet
 files as one row group each, and the buffer is reused. The files are written
-under temporary names and renamed into place only when all six are whole; the
-completion marker comes last and records each file's size and sha256.
+under temporary names and renamed into place only when all six are whole; then the
+chunk's summary (its sufficient statistics, runner/summaries.py), summed from each log
+buffer before it is reused (sums_arrays.py), is written; the completion marker comes
+last and records each file's size and sha256.
 """
 
 from __future__ import annotations
@@ -26,22 +28,28 @@ import pyarrow.parquet as pq
 
 from targi_sim._utils.atomic import temp_path
 from targi_sim.engine.logs import G_SIZE, H_OVERFLOW
+from targi_sim.game.classes import card_classes
+from targi_sim.game.vp_rates import rates_from_deck
 from targi_sim.play.games import play_plan
 from targi_sim.play.pairing import plan
 from targi_sim.runner.layout import RunDir
 
 from ..engine import layout as lay
 from ..engine.buffers import make_logs, reset, table
+from . import summaries
 from .config import RunSpec
 from .markers import file_sha256
+from .sums_arrays import ChunkSummer, RunShape
 from .tables import LOGS, SCHEMAS, TABLES, games_table, log_table
 
 LOG_GAMES = 5_000  # games whose logs are buffered between flushes (one row group)
 COMPRESSION = "zstd"
 
 
-def play_batches(spec: RunSpec, chunk: int) -> Iterator[dict[str, pa.Table]]:
-    """The chunk's tables, a slice of games at a time, in game-id order."""
+def play_batches(spec: RunSpec, chunk: int, summer: ChunkSummer | None = None
+                 ) -> Iterator[dict[str, pa.Table]]:
+    """The chunk's tables, a slice of games at a time, in game-id order; `summer` adds
+    each slice's arrays to the chunk's summary."""
     start, n = spec.chunk_games(chunk)
     seeds, first, ids = plan(n, spec.seed, spec.pairing, start=start)
     m = spec.match
@@ -57,6 +65,8 @@ def play_batches(spec: RunSpec, chunk: int) -> Iterator[dict[str, pa.Table]]:
                                        m.strategies)}
         for name, t, columns in LOGS:
             tables[name] = log_table(name, table(L, t), columns, spec.tribe_symbol)
+        if summer is not None:
+            summer.add(G[done:nxt], {name: table(L, t) for name, t, _ in LOGS})
         yield tables
         reset(L)
         done = nxt
@@ -104,19 +114,32 @@ class ChunkFiles:
                 p.unlink()
 
 
+def run_shape(spec: RunSpec) -> RunShape:
+    """What the chunk summaries need of the run besides its rows: raid swings are valued
+    at the deck's VP rates and cards pooled into its classes, as the report does."""
+    deck = spec.match.deck
+    rates = rates_from_deck(deck)
+    return RunShape(strategies=spec.match.strategies, pairing=spec.pairing,
+                    n_border=len(deck.border_names), n_goods=len(deck.goods_names),
+                    tribe_symbol=spec.tribe_symbol, classes=card_classes(deck),
+                    goods_vp=rates.goods_vp, gold_vp=rates.gold_vp)
+
+
 def run_chunk(spec: RunSpec, chunk: int) -> dict[str, Any]:
     """Play and write chunk `chunk`, then its completion marker; returns the marker."""
     t0 = time.perf_counter()
     rd = RunDir(spec.out)
     files = ChunkFiles(rd, chunk)
+    start, n = spec.chunk_games(chunk)
+    shape = run_shape(spec)
+    summer = ChunkSummer(shape, start) if summaries.enabled() else None
     try:
-        for tables in play_batches(spec, chunk):
+        for tables in play_batches(spec, chunk, summer):
             files.append(tables)
         sizes, sums = files.commit()
     except BaseException:
         files.abort()
         raise
-    start, n = spec.chunk_games(chunk)
     marker = {
         "chunk": chunk,
         "first_game": start,
@@ -125,7 +148,10 @@ def run_chunk(spec: RunSpec, chunk: int) -> dict[str, Any]:
         "rows": dict(files.rows),
         "bytes": sizes,
         "sha256": sums,
-        "seconds": round(time.perf_counter() - t0, 4),
     }
+    if summer is not None:
+        marker["summary"] = summaries.write(rd, chunk, summer.long(), shape.goods_vp,
+                                            shape.gold_vp, shape.classes)
+    marker["seconds"] = round(time.perf_counter() - t0, 4)
     rd.write_marker(chunk, marker)
     return marker

@@ -1,7 +1,8 @@
 """The layout of a run directory, its completion markers, manifest and writer's lock.
 
 A chunk is complete when its marker `chunks/chunk-NNNNNN.json` exists and its six
-table files match the sizes and checksums the marker records (markers.py); the
+table files match the sizes and checksums the marker records (markers.py); its
+summary `summaries/part-NNNNNN.parquet` is vouched for the same way (summaries.py). The
 marker is written after the files, all atomically, so a run killed at any moment
 resumes by replaying the chunks without a matching marker. One writer at a time:
 `locked()` holds an exclusive lock on the directory for a whole run.
@@ -27,6 +28,7 @@ from targi_sim.runner.tables import TABLES
 MANIFEST = "manifest.json"
 CARDS = "cards.parquet"
 CHUNKS = "chunks"
+SUMMARIES = "summaries"  # per-chunk sufficient statistics (runner/summaries.py)
 LOCK = ".targi-sim.lock"  # hidden: never taken for other data, kept by clear()
 
 
@@ -47,11 +49,14 @@ class RunDir:
     def table_path(self, table: str, chunk: int) -> Path:
         return self.root / table / f"part-{chunk:06d}.parquet"
 
+    def summary_path(self, chunk: int) -> Path:
+        return self.root / SUMMARIES / f"part-{chunk:06d}.parquet"
+
     def marker_path(self, chunk: int) -> Path:
         return self.root / CHUNKS / f"chunk-{chunk:06d}.json"
 
     def make_folders(self) -> None:
-        for sub in (*TABLES, CHUNKS):
+        for sub in (*TABLES, CHUNKS, SUMMARIES):
             (self.root / sub).mkdir(parents=True, exist_ok=True)
 
     def done_chunks(self) -> set[int]:
@@ -109,7 +114,7 @@ class RunDir:
 
     def clear(self) -> None:
         """Delete everything a run writes here (for --force); other files are left alone."""
-        for sub in (*TABLES, CHUNKS):
+        for sub in (*TABLES, CHUNKS, SUMMARIES):
             folder = self.root / sub
             if folder.is_dir():
                 for p in folder.iterdir():
@@ -152,5 +157,5 @@ def looks_like_other_data(root: Path) -> bool:
     """True if `root` holds files but is not a run directory (never overwritten)."""
     if not root.is_dir() or (root / MANIFEST).exists():
         return False
-    return any(p.name not in (*TABLES, CHUNKS, CARDS) and not p.name.startswith(".")
+    return any(p.name not in (*TABLES, CHUNKS, SUMMARIES, CARDS) and not p.name.startswith(".")
                for p in root.iterdir())

@@ -61,8 +61,9 @@ def _marker_fields(marker: Any, path: Path, plan: ChunkPlan, chunk: int) -> dict
     start, n = plan.span(chunk)
     r = FieldReader(path, "completion marker", marker)
     r.check_keys(("chunk", "first_game", "games", "config_hash", "rows", "bytes", "sha256",
-                  "seconds"), required=("chunk", "first_game", "games", "config_hash", "rows",
-                                        "bytes", "sha256"))
+                  "seconds", "summary"),  # summary: checked by summaries.py, not here
+                 required=("chunk", "first_game", "games", "config_hash", "rows", "bytes",
+                           "sha256"))
     r.get_int("chunk", lo=chunk, hi=chunk)
     r.get_int("first_game", lo=start, hi=start)
     r.get_int("games", lo=n, hi=n)

@@ -7,15 +7,12 @@ import math
 import polars as pl
 
 from targi_sim.game.classes import CardClasses, singletons
-from targi_sim.runner.queries import Analyses
 from targi_sim.stats.grades import GradeModel, grade_values, grades
 
 from .. import plots
+from ..data import ReportData
 from ..metrics import (
-    border_counts,
-    card_mask_counts,
     drop_sums,
-    mask_counts,
     with_rate,
 )
 from ..model import Section, Table, mark_low_n
@@ -78,7 +75,7 @@ _CARD_HIDDEN = ("played_points", "not_taken_points", "taken_games", "acquisition
                 *(f"{r}_se" for r in CARD_RATE_COLUMNS))
 
 
-# counts of analyses/cards_tribe.sql that a class or a symbol sums over its cards
+# counts of the tribe-card table (analyses/sums_tribe.sql) a class or a symbol sums over
 POOLED_SUMS = ("offered_rounds", "acquired", "acquired_centre", "acquired_expansion", "played",
                "kept", "discarded", "acquisition_rows")
 
@@ -97,9 +94,9 @@ def pool_cards(df: pl.DataFrame, by: str, *first: pl.Expr) -> pl.DataFrame:
 
 
 def tribe_classes(per_card: pl.DataFrame, classes: CardClasses) -> pl.DataFrame:
-    """analyses/cards_tribe.sql's rows (one per card) as one row per class of identical
-    printed cards (targi_sim.game.classes), named by classes.columns(): card_id is the
-    class's first card, name its class name, with copies and card_ids; the printed
+    """The tribe-card rows (one per card, ReportData.cards_tribe) as one row per class of
+    identical printed cards (targi_sim.game.classes), named by classes.columns(): card_id
+    is the class's first card, name its class name, with copies and card_ids; the printed
     columns are the first card's (the copies print the same)."""
     key = pl.Series("card_id", classes.first()[classes.of_card[per_card["card_id"].to_numpy()]],
                     dtype=pl.Int32)
@@ -123,20 +120,18 @@ _CLASS_TEXT = (
     "class's total.")
 
 
-def cards(a: Analyses, min_n: int, games: int, values: pl.DataFrame | None = None,
+def cards(d: ReportData, min_n: int, games: int, values: pl.DataFrame | None = None,
           classes: CardClasses | None = None) -> Section:
     """Tribe cards (17lands style), per symbol, border cards and goods cards.
 
     values: optional per-class values (card_id of the class's first card, value, se) to
     grade on (grade_tribe). classes: the deck's classes of identical cards (one row each,
     their copies pooled); None: every card its own row."""
-    per_card = a.frame("cards_tribe").with_columns(pl.col("card_id").cast(pl.Int32))
+    per_card = d.cards_tribe()
     if classes is None:
         classes = singletons(per_card.height, per_card["name"].to_list())
-    by_symbol: dict[str, list[int]] = {}
-    for cid, sym in per_card.select("card_id", "symbol").iter_rows():
-        by_symbol.setdefault(sym, []).append(cid)
-    counts, pooled = card_mask_counts(a.frame("cards_tribe_masks"), classes.members, by_symbol)
+    symbols = list(dict.fromkeys(per_card["symbol"].to_list()))
+    counts = d.tribe_counts(classes)
     tribe = tribe_classes(per_card, classes).join(counts, on="card_id", how="left")
     tribe = tribe.sort("card_id").with_columns(
         pl.Series("cost", [cost_text(r) for r in tribe.iter_rows(named=True)], dtype=pl.String))
@@ -144,23 +139,16 @@ def cards(a: Analyses, min_n: int, games: int, values: pl.DataFrame | None = Non
     tribe = tribe.with_columns((pl.col("acquired") / max(games, 1)).alias("acquired_per_game"))
 
     symbol = pool_cards(tribe, "symbol", pl.col("copies").sum().alias("cards"))
-    symbol = symbol.join(pooled.rename({"group": "symbol"}), on="symbol", how="left")
+    symbol = symbol.join(d.symbol_counts(symbols), on="symbol", how="left")
     symbol = _card_rates(symbol.sort("symbol"), min_n)
 
-    border = a.frame("cards_border").with_columns(pl.col("position").cast(pl.Int32))
-    border = border.join(border_counts(a.frame("cards_border_masks"),
-                                       border["position"].to_list()),
-                         on="position", how="left").sort("position")
+    border = d.cards_border()
     border = with_rate(border, "use_rate", "placements", "open_rounds")
     border = with_rate(border, "used_wr", "used_points", "used_n")
     border = border.with_columns((pl.col("placements") / max(games, 1)).alias("uses_per_game"))
     border = mark_low_n(drop_sums(border), "used_n", min_n)
 
-    goods = a.frame("cards_goods").with_columns(pl.col("card_id").cast(pl.Int32))
-    goods = goods.join(mask_counts(a.frame("cards_goods_masks"), "taken",
-                                   goods["card_id"].to_list(), id_name="card_id",
-                                   n_name="taker_n", points_name="taker_points"),
-                       on="card_id", how="left").sort("card_id")
+    goods = d.cards_goods()
     goods = goods.with_columns(
         (pl.col("salt") + pl.col("pepper") + pl.col("dates") + pl.col("choose_one"))
         .alias("goods_per_take"),

@@ -4,20 +4,19 @@ from __future__ import annotations
 
 import polars as pl
 
-from targi_sim.runner.queries import Analyses
-
 from .. import plots
+from ..data import ReportData
 from ..model import Section, Table, mark_low_n
 from .common import make_plot
 
 
-def curves(a: Analyses, min_n: int) -> Section:
+def curves(d: ReportData, min_n: int) -> Section:
     """Mean score, VP tokens, gold, goods and display size after each round."""
-    df = a.frame("curves")
+    df = d.curves(("seat", "strategy"))
     df = mark_low_n(df, "n", min_n)
     cols = [("score", "score"), ("vp_tokens", "VP tokens"), ("gold", "gold"),
             ("goods", "goods"), ("display", "display size")]
-    roles = mark_low_n(a.frame("curves_first"), "n", min_n)
+    roles = mark_low_n(d.curves(("role",)), "n", min_n)
     sec = Section("curves", "6. Curves per round", text=[
         "Means after each round over the games that reached it (n), by strategy and seat, "
         "and by role (round-1 first or second player; the amulet then alternates)."],

@@ -4,57 +4,34 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 import polars as pl
 
-from targi_sim.runner.queries import Analyses
-from targi_sim.stats.rates import (
-    ClusterSums,
-    cluster_index,
-    means_from_sums,
-)
+from targi_sim.stats.rates import means_from_sums
 
 from .. import plots
+from ..data import ReportData, cluster_sums_of
 from ..metrics import (
     drop_sums,
-    half_test_clustered,
+    half_test,
     with_rate,
 )
 from ..model import Section, Table, mark_low_n
 from .common import headline_row, interval_plot, make_plot
 
 
-def score_gaps(rows: pl.DataFrame, single_games: bool = False) -> pl.DataFrame:
+def score_gaps(sums: pl.DataFrame) -> pl.DataFrame:
     """Per round: the mean first-minus-second score gap, its SD, and its 95% interval
-    with the pair as the unit (rows: analyses/score_gap.sql, one per game and round;
-    `single_games`: every pair_id holds one game)."""
-    rnd = rows["round"].to_numpy()
-    gap = rows["gap"].to_numpy()
-    width = int(rnd.max()) + 1 if len(rnd) else 1
-    if not single_games:
-        index, size = cluster_index(rows["pair_id"].to_numpy())
-
-    def sums(r: int) -> tuple[ClusterSums, float]:
-        """Round r's sums: a pair's gaps added up first unless every pair is one game."""
-        at = rnd == r
-        g = gap[at]
-        squares = float(np.einsum("i,i->", g, g))
-        if single_games:
-            return ClusterSums(len(g), g.sum(), len(g), squares, g.sum(), len(g)), squares
-        idx = index[at]
-        x = np.bincount(idx, weights=g, minlength=size)
-        n = np.bincount(idx, minlength=size).astype(float)
-        return ClusterSums.of(x, n), squares
-
+    with the pair as the unit (sums: runner.sums `score_gap`, per round the pairs'
+    count, gap and gap_sq sums and their per-pair products)."""
     out = []
-    for r in range(1, width):
-        c, squares = sums(r)
+    for r in sums.iter_rows(named=True):
+        c, squares = cluster_sums_of(r, "gap", "n"), r["gap_sq"]
         if c.n == 0:
             continue
         sd = math.sqrt(max(squares - c.x * c.x / c.n, 0.0) / (c.n - 1)) if c.n > 1 else math.nan
         m = means_from_sums(c.clusters, c.x, c.n, c.xx, c.xn, c.nn, sd * sd)
-        out.append({"round": r, "n": int(c.n), "gap_mean": float(m["mean"]), "gap_sd": sd,
-                    "gap_mean_lo": float(m["lo"]), "gap_mean_hi": float(m["hi"]),
+        out.append({"round": r["round"], "n": int(c.n), "gap_mean": float(m["mean"]),
+                    "gap_sd": sd, "gap_mean_lo": float(m["lo"]), "gap_mean_hi": float(m["hi"]),
                     "gap_mean_se": float(m["se"]), "gap_mean_deff": float(m["deff"])})
     return pl.DataFrame(out, schema={
         "round": pl.Int64, "n": pl.Int64, "gap_mean": pl.Float64, "gap_sd": pl.Float64,
@@ -62,17 +39,19 @@ def score_gaps(rows: pl.DataFrame, single_games: bool = False) -> pl.DataFrame:
         "gap_mean_deff": pl.Float64})
 
 
-def first_player(a: Analyses, min_n: int, headline: list[dict],
-                 pairs: pl.DataFrame) -> Section:
+def first_player(d: ReportData, min_n: int, headline: list[dict]) -> Section:
     """Round-1 first player's rate: overall, per matchup, mirror matches, by end reason."""
     rows = []
+    pairs = d.matchups()
 
     def scope(name: str, df: pl.DataFrame) -> None:
         if df.height == 0:
             return
-        t = half_test_clustered(df["first_points"].to_numpy(), df["games"].to_numpy())
+        t = half_test(cluster_sums_of(df.select(pl.exclude("p0_strategy", "p1_strategy")
+                                                .sum()).row(0, named=True),
+                                      "first_points", "games"))
         n = int(df["games"].sum())
-        rows.append({"scope": name, "n": n, "pairs": df.height,
+        rows.append({"scope": name, "n": n, "pairs": int(df["games>0"].sum()),
                      "first_wins": int(df["first_wins"].sum()), "draws": int(df["draws"].sum()),
                      "first_points": float(df["first_points"].sum()),
                      "first_rate": float(df["first_points"].sum()) / n,
@@ -95,14 +74,13 @@ def first_player(a: Analyses, min_n: int, headline: list[dict],
     table = mark_low_n(table, "n", min_n)
 
     overall = rows[0] if rows else None
-    er = with_rate(a.frame("first_player_end_reason"), "first_rate", "first_points", "n")
+    er = with_rate(d.end_reason(), "first_rate", "first_points", "n")
     er = mark_low_n(drop_sums(er), "n", min_n)
     for r in er.iter_rows(named=True):
         headline_row(headline, f"first player rate, {r['end_reason']}", "rate", r["first_rate"],
                   r["n"], r["first_points"], deff=r["first_rate_deff"], se=r["first_rate_se"])
 
-    single = pairs.height == 0 or int(pairs["games"].max()) == 1
-    gap = mark_low_n(score_gaps(a.frame("score_gap"), single), "n", min_n)
+    gap = mark_low_n(score_gaps(d.score_gap()), "n", min_n)
     text = ["The round-1 first player is the seat with the amulet in round 1 (it then "
             "alternates). The test against 50% and every interval treat each pair_id (a "
             "seat-swapped pair: same seed, first player swapped; or a game whose deal is "

@@ -4,45 +4,36 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 import polars as pl
 
 from targi_sim.game.shape import CARD_SHARE, card_point_share, decided_by
-from targi_sim.runner.queries import Analyses
-from targi_sim.stats.rates import (
-    ClusteredRate,
-    clustered_rate,
-)
+from targi_sim.stats.rates import ClusteredRate, ClusterSums, rate_of
 
 from .. import plots
+from ..data import ReportData, cluster_sums_of, complement, rate_columns
 from ..metrics import (
     drop_sums,
-    lead_metrics,
+    lead_metrics_of,
     with_rate,
 )
 from ..model import Section, Table, mark_low_n
-from .common import cluster_sums, clustered_mean, headline_row, make_plot, pair_arrays
+from .common import clustered_mean_of, headline_row, make_plot
 
 
-def overview(a: Analyses, min_n: int, headline: list[dict],
-             pairs: pl.DataFrame) -> tuple[Section, dict]:
-    """Games, strategies, game length and the Ludii-style viability metrics.
-
-    `pairs`: analyses/pairs.sql, one row per pair_id (the unit of every interval here)."""
-    s = a.frame("game_summary").row(0, named=True)
+def overview(d: ReportData, min_n: int, headline: list[dict]) -> tuple[Section, dict]:
+    """Games, strategies, game length and the Ludii-style viability metrics (every
+    interval with the pair as the unit)."""
+    s = d.game_summary()
     games = int(s["games"])
-    lead = a.frame("lead_codes")
-    lm = lead_metrics(lead["code"].to_numpy(), lead["n_rounds"].to_numpy(),
-                      lead["winner"].to_numpy())
-    n_i, fp_i, draws_i, rounds_i, rounds_sq = pair_arrays(
-        pairs, "games", "first_points", "draws", "rounds", "rounds_sq")
-    draws = float(draws_i.sum())
-    fp = float(fp_i.sum())
+    lm = lead_metrics_of(d.lead())
+    t = d.all_games()
+    draws = float(t["draws"])
+    fp = float(t["first_points"])
     adv = fp / games if games else math.nan
     rows = []
 
-    def rate(metric: str, x_i: np.ndarray, note: str) -> ClusteredRate:
-        r = clustered_rate(x_i, n_i)
+    def rate(metric: str, sums: ClusterSums, note: str) -> ClusteredRate:
+        r = rate_of(sums)
         rows.append({"metric": metric, "value": r.rate if games else math.nan, "n": games,
                      "value_lo": r.lo, "value_hi": r.hi, "value_deff": r.deff, "note": note})
         return r
@@ -50,12 +41,14 @@ def overview(a: Analyses, min_n: int, headline: list[dict],
     rows.append({"metric": "Balance", "value": 1 - abs(2 * adv - 1), "n": games,
                  "value_lo": None, "value_hi": None, "value_deff": None,
                  "note": "1 - |first player's rate - second player's rate| (draws = half)"})
-    first = rate("AdvantageP1", fp_i, "round-1 first player's rate, draws = half")
-    drawn = rate("Drawishness", draws_i, "share of drawn games")
-    rate("Completion", n_i - draws_i, "share of games with a winner")
-    rate("Tie-break decided", pairs["tiebreak_decided"].cast(pl.Float64).to_numpy(),
+    first = rate("AdvantageP1", cluster_sums_of(t, "first_points", "games"),
+                 "round-1 first player's rate, draws = half")
+    drawn_sums = cluster_sums_of(t, "draws", "games")
+    drawn = rate("Drawishness", drawn_sums, "share of drawn games")
+    rate("Completion", complement(drawn_sums), "share of games with a winner")
+    rate("Tie-break decided", cluster_sums_of(t, "tiebreak_decided", "games"),
          "share of games with equal scores decided by a tie-break (gold, then goods)")
-    duration = clustered_mean(rounds_i, n_i, rounds_sq)
+    duration = clustered_mean_of(cluster_sums_of(t, "rounds", "games"), t["rounds_sq"])
     rows.append({"metric": "Duration (mean rounds)", "value": s["rounds_mean"], "n": games,
                  "value_lo": duration["lo"], "value_hi": duration["hi"],
                  "value_deff": duration["deff"], "note": f"SD {s['rounds_sd'] or 0:.3f}"})
@@ -85,7 +78,7 @@ def overview(a: Analyses, min_n: int, headline: list[dict],
     headline_row(headline, "LeadChange", "value", lm["lead_change"], games)
     headline_row(headline, "Decisiveness", "value", lm["decisiveness"], lm["decided_games"])
 
-    seat = with_rate(_by_seat(pairs), "win_rate", "points", "n")
+    seat = with_rate(_by_seat(d.matchups()), "win_rate", "points", "n")
     seat = with_rate(seat, "draw_rate", "draws", "n")
     seat = mark_low_n(drop_sums(seat), "n", min_n)
     for r in seat.iter_rows(named=True):
@@ -93,20 +86,19 @@ def overview(a: Analyses, min_n: int, headline: list[dict],
                   r["win_rate"], r["n"], r["points"], deff=r["win_rate_deff"],
                   se=r["win_rate_se"])
 
-    matchups = with_rate(_by_matchup(pairs), "p0_rate", "points_p0", "games")
+    matchups = with_rate(_by_matchup(d.matchups()), "p0_rate", "points_p0", "games")
     matchups = mark_low_n(drop_sums(matchups), "games", min_n)
 
-    length = a.frame("game_length").with_columns(
-        (pl.col("games") / games).alias("share"))
-    shape = _game_shape(a.frame("strategy_shape"), s, length)
+    length = d.game_length().with_columns((pl.col("games") / games).alias("share"))
+    shape = _game_shape(d.shape(), s, length)
     tiebreaks = int(s["tiebreaks"] or 0)
     sec = Section("overview", "1. Overview", text=[
         f"{games:,} games in {int(s['matchups'])} matchup(s); mean score "
         f"{s['score_mean']:.2f}; {tiebreaks:,} games with equal scores went to a tie-break; "
         f"rounds {s['rounds_min']}..{s['rounds_max']}.",
         "Rates count a draw as half a win. Brackets are 95% intervals with the pair as the "
-        f"unit ({len(n_i):,} pairs: games that share a deal; a game on its own when its deal "
-        "is played once): Wilson on games / design effect, the design effect (deff) being "
+        f"unit ({int(t['games>0']):,} pairs: games that share a deal; a game on its own when "
+        "its deal is played once): Wilson on games / design effect, the design effect (deff) being "
         "the pair-clustered variance over that of independent games.",
     ], tables=[
         Table("viability", "Viability metrics (Ludii style)", viability, pct_flag="is_rate"),
@@ -126,7 +118,7 @@ def overview(a: Analyses, min_n: int, headline: list[dict],
         r = length.row(0, named=True)
         sec.text.append(f"No game-length plot: every game lasted {r['rounds']} rounds and "
                         f"ended by {r['end_reason']}.")
-    return sec, {"games": games, "matchups": int(s["matchups"]), "pairs": len(n_i)}
+    return sec, {"games": games, "matchups": int(s["matchups"]), "pairs": int(t["games>0"])}
 
 
 VP_SOURCES = ("token_vp", "card_vp", "row_bonus")
@@ -156,40 +148,38 @@ def _game_shape(per_pair: pl.DataFrame, summary: dict, length: pl.DataFrame
         "decided_by": pl.String})
 
 
-def _by_seat(pairs: pl.DataFrame) -> pl.DataFrame:
-    """Win / draw / loss per strategy and seat from the per-pair rows (both seats of a
+def _by_seat(matchups: pl.DataFrame) -> pl.DataFrame:
+    """Win / draw / loss per strategy and seat from the per-matchup sums (both seats of a
     mirror match are counted), with their per-pair sums."""
-    f = pl.Float64
     seats = pl.concat([
-        pairs.select(pl.col("p0_strategy").alias("strategy"), pl.lit(0).alias("seat"),
-                     pl.col("games").cast(f).alias("n"), pl.col("wins_p0").alias("wins"),
-                     "draws", pl.col("wins_p1").alias("losses"),
-                     pl.col("points_p0").cast(f).alias("points")),
-        pairs.select(pl.col("p1_strategy").alias("strategy"), pl.lit(1).alias("seat"),
-                     pl.col("games").cast(f).alias("n"), pl.col("wins_p1").alias("wins"),
-                     "draws", pl.col("wins_p0").alias("losses"),
-                     (pl.col("games") - pl.col("points_p0")).cast(f).alias("points"))])
-    seats = seats.with_columns(pl.col("draws").cast(f))
-    return (seats.group_by("strategy", "seat")
-            .agg(*cluster_sums(["points", "draws"], "n"), pl.col("wins").sum(),
-                 pl.col("losses").sum())
+        matchups.select(pl.col("p0_strategy").alias("strategy"), pl.lit(0).alias("seat"),
+                        pl.col("wins_p0").alias("wins"), pl.col("wins_p1").alias("losses"),
+                        *rate_columns("points_p0", "games", as_x="points", as_n="n"),
+                        *_draws()),
+        matchups.select(pl.col("p1_strategy").alias("strategy"), pl.lit(1).alias("seat"),
+                        pl.col("wins_p1").alias("wins"), pl.col("wins_p0").alias("losses"),
+                        *rate_columns("points_p1", "games", as_x="points", as_n="n"),
+                        *_draws())])
+    return (seats.group_by("strategy", "seat").agg(pl.exclude("strategy", "seat").sum())
             .with_columns(pl.col("n").cast(pl.Int64), pl.col("draws").cast(pl.Int64),
-                          pl.col("seat").cast(pl.Int64))
+                          pl.col("seat").cast(pl.Int64), pl.col("wins").cast(pl.Int32),
+                          pl.col("losses").cast(pl.Int32))
             .select("strategy", "seat", "n", "wins", "draws", "losses", "points",
-                    pl.col("^.*__.*$"))
+                    "n__k", "n__nn", "points__xx", "points__xn", "draws__xx", "draws__xn")
             .sort("strategy", "seat"))
 
 
-def _by_matchup(pairs: pl.DataFrame) -> pl.DataFrame:
+def _draws() -> list[pl.Expr]:
+    rate = rate_columns("draws", "games", as_n="n")
+    return [rate[0], *rate[4:]]
+
+
+def _by_matchup(matchups: pl.DataFrame) -> pl.DataFrame:
     """Per matchup (seat 0 strategy, seat 1 strategy): games, results, mean rounds and
     seat 0's points with their per-pair sums."""
-    f = pl.Float64
-    rows = pairs.with_columns(pl.col("games").cast(f), pl.col("points_p0").cast(f))
-    return (rows.group_by("p0_strategy", "p1_strategy")
-            .agg(*cluster_sums(["points_p0"], "games"), pl.col("wins_p0").sum(),
-                 pl.col("wins_p1").sum(), pl.col("draws").sum(), pl.col("rounds").sum())
-            .with_columns((pl.col("rounds") / pl.col("games")).alias("rounds_mean"),
-                          pl.col("games").cast(pl.Int64))
-            .select("p0_strategy", "p1_strategy", "games", "wins_p0", "wins_p1", "draws",
-                    "rounds_mean", "points_p0", pl.col("^.*__.*$"))
-            .sort("p0_strategy", "p1_strategy"))
+    return (matchups.select(
+        "p0_strategy", "p1_strategy", pl.col("games").cast(pl.Int64),
+        *(pl.col(c).cast(pl.Int32) for c in ("wins_p0", "wins_p1", "draws")),
+        (pl.col("rounds") / pl.col("games")).alias("rounds_mean"),
+        *rate_columns("points_p0", "games")[:1], *rate_columns("points_p0", "games")[2:])
+        .sort("p0_strategy", "p1_strategy"))

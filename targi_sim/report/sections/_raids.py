@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import polars as pl
 
-from targi_sim.runner.queries import Analyses
-
 from .. import plots
+from ..data import ReportData
 from ..metrics import (
     drop_sums,
-    raid_sums,
     with_rate,
 )
 from ..model import Section, Table, mark_low_n
@@ -17,12 +15,9 @@ from ..values import VpRates
 from .common import headline_row, make_plot
 
 
-def raids(a: Analyses, min_n: int, headline: list[dict], rates: VpRates) -> Section:
+def raids(d: ReportData, min_n: int, headline: list[dict], rates: VpRates) -> Section:
     """Payment mix, VP-equivalent losses, payer win rates and raid-decided games."""
-    mix = a.frame("raids_mix", goods_vp=rates.goods_vp, gold_vp=rates.gold_vp)
-    mix = mix.with_columns(pl.col("raid").cast(pl.Int64), pl.col("paid").cast(pl.String))
-    mix = mix.join(raid_sums(a.frame("raids_pairs")), on=("raid", "paid"),
-                   how="left").sort("raid", "paid")
+    mix = d.raids(rates)
     mix = with_rate(mix, "share", "n", "raid_n", xx="n__xx", xn="n__xr")
     mix = with_rate(mix, "payer_wr", "points", "n")
     mix = mix.with_columns((pl.col("amount") / pl.col("n")).alias("amount_mean"),
@@ -31,11 +26,11 @@ def raids(a: Analyses, min_n: int, headline: list[dict], rates: VpRates) -> Sect
 
     per = []
     for raid, df in sorted(mix.group_by("raid"), key=lambda kv: kv[0]):
-        d = {r["paid"]: r for r in df.iter_rows(named=True)}
+        by_kind = {r["paid"]: r for r in df.iter_rows(named=True)}
         n = int(df["n"].sum())
         row = {"raid": raid[0], "n": n, "vp_lost_mean": float(df["vp_equivalent"].sum()) / n}
         for kind in ("vp", "goods"):
-            r = d.get(kind) or {}
+            r = by_kind.get(kind) or {}
             row |= {f"wr_paid_{kind}": r.get("payer_wr"),
                     f"wr_paid_{kind}_lo": r.get("payer_wr_lo"),
                     f"wr_paid_{kind}_hi": r.get("payer_wr_hi"), f"n_paid_{kind}": r.get("n", 0)}
@@ -49,7 +44,7 @@ def raids(a: Analyses, min_n: int, headline: list[dict], rates: VpRates) -> Sect
         (pl.col("wr_paid_vp") - pl.col("wr_paid_goods")).alias("wr_vp_minus_goods"))
     per_raid = mark_low_n(per_raid, "n", min_n)
 
-    sw = a.frame("raids_swing", goods_vp=rates.goods_vp, gold_vp=rates.gold_vp)
+    sw = d.swing()
     sw = with_rate(sw, "flipped_exact_share", "flipped_exact", "decided")
     sw = with_rate(sw, "flipped_eq_share", "flipped_eq", "decided")
     sw = mark_low_n(drop_sums(sw), "decided", min_n)

@@ -2,52 +2,39 @@
 
 from __future__ import annotations
 
-import numpy as np
 import polars as pl
 
 from targi_sim.game.shape import PLAYER_FIGURES, PLAYER_NAMES
-from targi_sim.runner.queries import Analyses
 from targi_sim.stats.elo import fit_elo_model
-from targi_sim.stats.rates import (
-    cluster_index,
-    clustered_rate,
-    per_cluster,
-)
+from targi_sim.stats.rates import rate_of
 
+from ..data import ReportData, cluster_sums_of, complement
 from ..model import Section, Table, mark_low_n
-from .common import clustered_mean
+from .common import clustered_mean_of
 
 
-def strategies(a: Analyses, min_n: int, pairs: pl.DataFrame) -> Section:
-    """Win-rate matrix (both seats pooled) and Bradley-Terry Elo when >= 2 strategies
-    (`pairs`: analyses/pairs.sql)."""
+def strategies(d: ReportData, min_n: int) -> Section:
+    """Win-rate matrix (both seats pooled) and Bradley-Terry Elo when >= 2 strategies."""
+    pairs = d.matchups()
     names = sorted(set(pairs["p0_strategy"].to_list()) | set(pairs["p1_strategy"].to_list()))
     cross = pairs.filter(pl.col("p0_strategy") != pl.col("p1_strategy"))
     rows = []
     keyed: dict[tuple[str, str], list] = {}
-    for (p0, p1), df in cross.group_by("p0_strategy", "p1_strategy"):
+    for m in cross.iter_rows(named=True):
+        p0, p1 = m["p0_strategy"], m["p1_strategy"]
         a_, b_ = sorted((p0, p1))
-        seat_a = 0 if p0 == a_ else 1
-        games = df["games"].to_numpy()
-        w0 = df["wins_p0"].to_numpy()
-        dr = df["draws"].to_numpy()
-        pts0 = df["points_p0"].to_numpy()
-        wins_a = w0 if seat_a == 0 else games - w0 - dr
-        pts_a = pts0 if seat_a == 0 else games - pts0
-        keyed.setdefault((a_, b_), []).append((df["pair_id"].to_numpy(), games, wins_a, dr,
-                                               pts_a))
+        pts = cluster_sums_of(m, "points_p0", "games")  # seat 0's points, per pair
+        wins = m["wins_p0"] if p0 == a_ else m["games"] - m["wins_p0"] - m["draws"]
+        keyed.setdefault((a_, b_), []).append(
+            (pts if p0 == a_ else complement(pts), wins, m["draws"]))
     for (a_, b_), parts in sorted(keyed.items()):
-        ids = np.concatenate([p[0] for p in parts])
-        games = np.concatenate([p[1] for p in parts]).astype(float)
-        wins = int(np.concatenate([p[2] for p in parts]).sum())
-        draws = int(np.concatenate([p[3] for p in parts]).sum())
-        pts = np.concatenate([p[4] for p in parts])
-        index, size = cluster_index(ids)  # a deal may hold games of both seat orders
-        deal_pts, deal_games = per_cluster(index, size, pts, games)
-        n = int(games.sum())
+        pts = sum((p[0] for p in parts[1:]), parts[0][0])  # a pair plays one matchup
+        wins = int(sum(p[1] for p in parts))
+        draws = int(sum(p[2] for p in parts))
+        n = int(pts.n)
         for x, y, w, l, flip in ((a_, b_, wins, n - wins - draws, False),
                                  (b_, a_, n - wins - draws, wins, True)):
-            r = clustered_rate(deal_games - deal_pts if flip else deal_pts, deal_games)
+            r = rate_of(complement(pts) if flip else pts)
             rows.append({"a": x, "b": y, "games": n, "wins_a": w, "draws": draws,
                          "losses_a": l, "points_a": w + 0.5 * draws, "rate_a": r.rate,
                          "rate_a_lo": r.lo, "rate_a_hi": r.hi, "design_effect": r.deff,
@@ -79,7 +66,7 @@ def strategies(a: Analyses, min_n: int, pairs: pl.DataFrame) -> Section:
                     "mirror matches only; Elo needs at least two strategies that play each "
                     "other.")
     if len(names) >= 2:
-        tables.append(strategy_shape(a, min_n))
+        tables.append(strategy_shape(d, min_n))
         text.append("Game shape by strategy: how each strategy's own games look (cards kept, "
                     "where its VP come from, what raids cost it), the same figures as the "
                     "skill ladder's (docs/ladder.md).")
@@ -93,17 +80,15 @@ def strategies(a: Analyses, min_n: int, pairs: pl.DataFrame) -> Section:
 SHAPE_FIGURES = PLAYER_NAMES  # targi_sim/game/shape.py
 
 
-def strategy_shape(a: Analyses, min_n: int) -> Table:
-    """Per strategy, the mean of each figure of its player-games (analyses/
-    strategy_shape.sql) with a 95% interval with the pair as the unit."""
-    df = a.frame("strategy_shape")
+def strategy_shape(d: ReportData, min_n: int) -> Table:
+    """Per strategy, the mean of each figure of its player-games (runner.sums `shape`)
+    with a 95% interval with the pair as the unit."""
     rows = []
-    for (strategy,), g in sorted(df.group_by("strategy"), key=lambda kv: kv[0]):
-        n_i = g["n"].to_numpy()
-        row: dict[str, object] = {"strategy": strategy, "player_games": int(n_i.sum()),
-                                  "pairs": g.height}
+    for g in d.shape().iter_rows(named=True):
+        row: dict[str, object] = {"strategy": g["strategy"], "player_games": int(g["n"]),
+                                  "pairs": int(g["n>0"])}
         for f in SHAPE_FIGURES:
-            m = clustered_mean(g[f].to_numpy(), n_i, g[f"{f}_sq"].to_numpy())
+            m = clustered_mean_of(cluster_sums_of(g, f, "n"), g[f"{f}_sq"])
             row |= {f: m["mean"], f"{f}_lo": m["lo"], f"{f}_hi": m["hi"]}
         rows.append(row)
     out = mark_low_n(pl.DataFrame(rows), "player_games", min_n)

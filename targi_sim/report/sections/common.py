@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-import numpy as np
 import polars as pl
 
 from targi_sim.stats.rates import (
@@ -32,25 +31,11 @@ def as_float(v: object) -> float:
     return math.nan if v is None else float(v)  # type: ignore[arg-type]
 
 
-def pair_arrays(pairs: pl.DataFrame, *cols: str) -> list[np.ndarray]:
-    return [pairs[c].cast(pl.Float64).to_numpy() for c in cols]
-
-
-def cluster_sums(successes: list[str], n: str) -> list[pl.Expr]:
-    """Totals and per-cluster sums (see metrics.with_rate) over rows that are clusters."""
-    out = [pl.col(n).sum(), (pl.col(n) > 0).sum().alias(f"{n}__k"),
-           (pl.col(n) * pl.col(n)).sum().alias(f"{n}__nn")]
-    for x in successes:
-        out += [pl.col(x).sum(), (pl.col(x) * pl.col(x)).sum().alias(f"{x}__xx"),
-                (pl.col(x) * pl.col(n)).sum().alias(f"{x}__xn")]
-    return out
-
-
-def clustered_mean(total_i: np.ndarray, n_i: np.ndarray, sq_i: np.ndarray) -> dict[str, float]:
-    """Mean of values summed per cluster (total_i over n_i values, their squares sq_i)."""
-    c = ClusterSums.of(total_i, n_i)
+def clustered_mean_of(c: ClusterSums, squares: float) -> dict[str, float]:
+    """The clustered mean of values from their per-cluster sums `c` and the sum of their
+    squares (the values' sample variance gives the design effect)."""
     n = c.n
-    unit_var = (float(sq_i.sum()) - c.x * c.x / n) / (n - 1) if n > 1 else math.nan
+    unit_var = (squares - c.x * c.x / n) / (n - 1) if n > 1 else math.nan
     r = means_from_sums(c.clusters, c.x, c.n, c.xx, c.xn, c.nn, unit_var)
     return {k: float(v) for k, v in r.items()}
 

@@ -1,0 +1,278 @@
+"""A chunk's summary (runner/sums.py) from the arrays its worker holds: no SQL, no
+re-reading of the files it has just written.
+
+Why: running analyses/sums_*.sql over a chunk's Parquet files cost more CPU than playing
+the chunk. The worker already holds every row, as the engine's integer logs, a batch of
+games at a time; one compiled pass over each log table (sums_kernels.py) and a few numpy
+operations per game cost a few percent of the play. Every table means what its query in
+sums_sql.py says: the tests hold the two equal, byte for byte, on odd chunks, resumed
+and Dask-made runs.
+
+Per batch, each clustered table is a dense array (pairs, groups, values); a pair is
+reduced to its sums and products once no later batch can add to it (a batch's last pair
+waits for the next batch), and the chunk's first and last pairs stay open, as
+sums_sql.py keeps them. Values are counts, points (halves) and VP: their float sums are
+exact, so the order of addition does not change a bit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import polars as pl
+
+from targi_sim.engine import logs as rec
+from targi_sim.engine.constants import END_REASON_NAMES, SYMBOL_NAMES
+from targi_sim.game.classes import CardClasses
+from targi_sim.play.pairing import pair_ids
+from targi_sim.runner.sums import (
+    LONG_SCHEMA,
+    SPECS,
+    Spec,
+    canonical,
+    key_text,
+    long_of,
+)
+from targi_sim.runner.sums_kernels import (
+    cards_pass,
+    games_pass,
+    goods_pass,
+    raids_pass,
+    rounds_pass,
+    settle,
+)
+
+ROUNDS = rec.MAX_ROUNDS + 1  # round numbers 0..MAX_ROUNDS (the engine's bound)
+RAIDS = rec.MAX_RAID_ROWS // 2 + 1  # raid numbers 0..4: a row per player and raid
+_KEY_TEXTS: dict[tuple, np.ndarray] = {}  # a worker's chunks share their group keys' JSON
+GAME_TABLES = ("matchups", "end_reason", "shape", "swing")  # summed per pair by games_pass
+KINDS = len(rec.PAID_NAMES)
+ENDS = len(END_REASON_NAMES)
+
+
+@dataclass(frozen=True)
+class RunShape:
+    """What the summary needs of a run besides its rows."""
+
+    strategies: tuple[str, str]
+    pairing: str
+    n_border: int
+    n_goods: int
+    tribe_symbol: np.ndarray
+    classes: CardClasses
+    goods_vp: float
+    gold_vp: float
+
+
+class _Clustered:
+    """One clustered table's running sums over a chunk's pairs, a batch at a time. Arrays
+    are (values or stats) x groups, the layout the kernels vectorise over."""
+
+    def __init__(self, spec: Spec, groups: int, first_pair: int) -> None:
+        self.first_pair = first_pair
+        at = {v: i for i, v in enumerate(spec.values)}
+        self.a = np.array([at[a] for a, _ in spec.products], dtype=np.int64)
+        self.b = np.array([at[b] for _, b in spec.products], dtype=np.int64)
+        self.positive = np.array([at[n] for n in spec.positive], dtype=np.int64)
+        self.nv, self.groups = len(spec.values), groups
+        self.sums = np.zeros((len(spec.stats), groups))
+        self.edge = np.zeros((2, self.nv, groups))
+        self.carry: tuple[int, np.ndarray] | None = None
+        self.open: list[tuple[int, np.ndarray]] = []
+
+    def kernel_arg(self) -> tuple:
+        """The tuple a kernel settles this table's pairs into (sums_kernels' note); its
+        edge rows go to `add_edges` after the kernel."""
+        self.edge = np.zeros((2, self.nv, self.groups))
+        return (np.zeros((self.nv, self.groups)), self.sums, self.edge, self.a, self.b,
+                self.positive)
+
+    def add_edges(self, pairs: np.ndarray) -> None:
+        """After a kernel: the batch's first and last pairs (`pairs`: the batch's pair
+        ids), which the next batch or chunk may add to."""
+        if len(pairs) == 1:
+            self.add(pairs, self.edge[:1])
+        else:
+            self.add(pairs[[0, -1]], self.edge)
+
+    def add(self, pairs: np.ndarray, x: np.ndarray) -> None:
+        """x: (pairs, values, groups) of one batch, `pairs` its ascending pair ids."""
+        if self.carry is not None:
+            pid, row = self.carry
+            if pairs[0] != pid:
+                self._settle(np.array([pid]), row[None])
+            elif len(pairs) == 1:
+                self.carry = (pid, row + x[0])
+                return
+            else:
+                self._settle(pairs[:1], (row + x[0])[None])
+                pairs, x = pairs[1:], x[1:]
+        self.carry = (int(pairs[-1]), x[-1].copy())
+        self._settle(pairs[:-1], x[:-1])
+
+    def finish(self) -> None:
+        if self.carry is not None:  # the chunk's last pair
+            self.open.append(self.carry)
+            self.carry = None
+
+    def _settle(self, pairs: np.ndarray, x: np.ndarray) -> None:
+        if len(pairs) and pairs[0] == self.first_pair:  # the chunk's first pair
+            self.open.append((int(pairs[0]), x[0].copy()))
+            x = x[1:]
+        settle(np.ascontiguousarray(x), self.a, self.b, self.positive, self.sums)
+
+
+class ChunkSummer:
+    """Add a chunk's batches (`add`), then read its summary in long form (`long`)."""
+
+    def __init__(self, shape: RunShape, first_game: int) -> None:
+        self.shape = shape
+        first = int(pair_ids(np.array([first_game]), shape.pairing)[0])
+        self.strategies = list(dict.fromkeys(shape.strategies))
+        self.strategy_of_seat = np.array([self.strategies.index(s) for s in shape.strategies])
+        self.n_tribe = len(shape.tribe_symbol)
+        groups = {"matchups": 1, "end_reason": ENDS, "score_gap": ROUNDS,
+                  "shape": len(self.strategies), "tribe_pairs": shape.classes.size,
+                  "symbol_pairs": len(SYMBOL_NAMES), "border": shape.n_border,
+                  "goods_pairs": shape.n_goods, "raid_pairs": RAIDS, "swing": 1}
+        self.clustered = {t: _Clustered(SPECS[t], k, first) for t, k in groups.items()}
+        dims = {"game_length": (ROUNDS, ENDS), "tribe": (self.n_tribe,),
+                "goods": (shape.n_goods,), "raids": (RAIDS, KINDS), "curves": (ROUNDS, 2, 2)}
+        self.flat = {t: np.zeros((*d, len(SPECS[t].values))) for t, d in dims.items()}
+        self.symbol_of = np.asarray(shape.tribe_symbol, np.int64)
+        self.lead = np.zeros((ROUNDS, ROUNDS, ROUNDS + 1, 2))  # games per lead_counts key
+        self.examples: dict[str, list[np.ndarray]] = {"cards": [], "raids": []}
+
+    def add(self, G: np.ndarray, logs: dict[str, np.ndarray]) -> None:
+        """A batch of games: the engine's result rows G (consecutive game ids) and its log
+        tables by run table name (rounds, acquisitions, offers, raids, goods), rows in
+        game order."""
+        g = G.astype(np.int64)
+        n, ids = len(g), g[:, rec.G_GAME]
+        if ids[-1] - ids[0] != n - 1:
+            raise ValueError("a batch's game ids must be consecutive")
+        pid = pair_ids(ids, self.shape.pairing)
+        new = np.r_[True, pid[1:] != pid[:-1]]
+        pairs, pair = pid[new], np.cumsum(new) - 1
+        w, first = g[:, rec.G_WINNER], g[:, rec.G_FIRST]
+        points = np.stack([np.where(w == p, 1.0, np.where(w == -1, 0.5, 0.0)) for p in (0, 1)],
+                          axis=1)
+        game0 = int(ids[0])
+
+        diff, has = np.zeros((n, ROUNDS)), np.zeros((n, ROUNDS))
+        last_display = np.zeros((n, 2))
+        c = self.clustered
+        rounds_pass(logs["rounds"], game0, pair, first, w, points, diff, has, last_display,
+                    self.flat["curves"], c["border"].kernel_arg(), c["score_gap"].kernel_arg(),
+                    self.lead)
+        plays = np.zeros(len(logs["acquisitions"]))
+        m = cards_pass(logs["offers"], logs["acquisitions"], game0, pair, points, diff, has,
+                       self.shape.classes.of_card, self.symbol_of,
+                       c["tribe_pairs"].kernel_arg(), c["symbol_pairs"].kernel_arg(),
+                       self.flat["tribe"], plays)
+        per_game = np.zeros((n, 2, 4))
+        if len(logs["raids"]) and logs["raids"][:, rec.RD_RAID].max() >= RAIDS:
+            raise ValueError(f"raid numbers must be below {RAIDS}")
+        raids_pass(logs["raids"], game0, pair, points, self.shape.goods_vp,
+                   self.shape.gold_vp, c["raid_pairs"].kernel_arg(), self.flat["raids"],
+                   per_game)
+        goods_pass(logs["goods"], game0, pair, points, c["goods_pairs"].kernel_arg(),
+                   self.flat["goods"])
+        raids_eq = np.zeros(n)
+        per_pair = {t: np.zeros((len(pairs), c[t].nv, c[t].groups)) for t in GAME_TABLES}
+        k = games_pass(g, pair, points, last_display, per_game, self.strategy_of_seat,
+                       *per_pair.values(), self.flat["game_length"], raids_eq)
+        for name, table in c.items():
+            if name in per_pair:
+                table.add(pairs, per_pair[name])
+            else:
+                table.add_edges(pairs)
+        self.examples["cards"].append(plays[:m])
+        self.examples["raids"].append(raids_eq[:k])
+
+    # ---- the chunk's summary ----
+
+    def long(self) -> pl.DataFrame:
+        """The chunk's summary in long form (what runner/sums.long_of makes of the same
+        tables, built from the dense arrays: only their nonzero numbers)."""
+        parts: list[dict[str, np.ndarray]] = []
+        for name, acc in self.clustered.items():
+            acc.finish()
+            parts.append(self._rows(name, acc.sums.T, SPECS[name].stats, None))
+            parts += [self._rows(name, x.T, SPECS[name].values, pid) for pid, x in acc.open]
+        for name, sums in self.flat.items():
+            parts.append(self._rows(name, sums.reshape(-1, sums.shape[-1]),
+                                    SPECS[name].values, None))
+        cols = {c: np.concatenate([p[c] for p in parts]) for c in LONG_SCHEMA}
+        dense = pl.DataFrame({c: v.tolist() if v.dtype == object else v
+                              for c, v in cols.items()}, schema=LONG_SCHEMA).with_columns(
+            pl.when(pl.col("pair_id") >= 0).then("pair_id").alias("pair_id"))  # -1: none
+        at = np.nonzero(self.lead)
+        lead = pl.DataFrame({**dict(zip(SPECS["lead"].keys, at, strict=True)),
+                             "games": self.lead[at]}, schema={**SPECS["lead"].keys,
+                                                              "games": pl.Float64})
+        examples = pl.concat([_histogram(s, np.concatenate(v))
+                              for s, v in self.examples.items()])
+        return canonical([dense, long_of({"lead": lead, "examples": examples}, {})])
+
+    def _rows(self, name: str, x: np.ndarray, stats: tuple[str, ...], pid: int | None
+              ) -> dict[str, np.ndarray]:
+        """The nonzero numbers of x (groups x stats) as the columns of long rows."""
+        at = (name, self.shape.strategies, self.shape.n_border, self.shape.n_goods,
+              self.n_tribe, tuple(self.shape.classes.first().tolist()))
+        keys = _KEY_TEXTS.get(at)
+        if keys is None:
+            keys = _KEY_TEXTS[at] = np.array(
+                key_text(SPECS[name], self._keys(name)) if SPECS[name].keys else ["{}"],
+                dtype=object)
+        g, j = np.nonzero(x)
+        return {"table": np.full(len(g), name, dtype=object), "key": keys[g],
+                "pair_id": np.full(len(g), -1 if pid is None else pid, dtype=np.int64), "stat":
+                np.array(stats, dtype=object)[j], "value": x[g, j]}
+
+    def _keys(self, name: str) -> pl.DataFrame:
+        """The group keys of a table's dense groups, in their order."""
+        s, rounds = self.shape, np.arange(ROUNDS)
+        seats = np.tile(np.repeat([0, 1], 2), ROUNDS)  # curves: (round, seat, role)
+        cols = {
+            "matchups": lambda: {"p0_strategy": [s.strategies[0]],
+                                 "p1_strategy": [s.strategies[1]]},
+            "end_reason": lambda: {"end_reason": list(END_REASON_NAMES)},
+            "score_gap": lambda: {"round": rounds},
+            "shape": lambda: {"strategy": self.strategies},
+            "tribe_pairs": lambda: {"card_id": s.classes.first()},
+            "symbol_pairs": lambda: {"symbol": list(SYMBOL_NAMES)},
+            "border": lambda: {"position": np.arange(1, s.n_border + 1)},
+            "goods_pairs": lambda: {"card_id": np.arange(s.n_goods)},
+            "goods": lambda: {"card_id": np.arange(s.n_goods)},
+            "tribe": lambda: {"card_id": np.arange(self.n_tribe)},
+            "raid_pairs": lambda: {"raid": np.arange(RAIDS)},
+            "swing": lambda: {},
+            "game_length": lambda: {"rounds": np.repeat(rounds, ENDS),
+                                    "end_reason": list(END_REASON_NAMES) * ROUNDS},
+            "raids": lambda: {"raid": np.repeat(np.arange(RAIDS), KINDS),
+                              "paid": list(rec.PAID_NAMES) * RAIDS},
+            "curves": lambda: {"round": np.repeat(rounds, 4), "seat": seats,
+                               "strategy": [s.strategies[seat] for seat in seats],
+                               "role": ["first", "second"] * (2 * ROUNDS)},
+        }[name]()
+        return pl.DataFrame({k: cols[k] for k in SPECS[name].keys}, schema=SPECS[name].keys)
+
+
+def _histogram(section: str, values: np.ndarray) -> pl.DataFrame:
+    """(section, value, n): how many candidates have each value (whole numbers, the card
+    plays' swings, by a bincount; others, the raids' VP-equivalents, by sorting)."""
+    whole = values.astype(np.int64)
+    if len(values) and np.array_equal(whole, values):
+        low = int(whole.min())
+        counts = np.bincount(whole - low)
+        at = np.flatnonzero(counts)
+        value, n = (at + low).astype(np.float64), counts[at].astype(np.float64)
+    else:
+        value, n = np.unique(values, return_counts=True)
+    return pl.DataFrame({"section": section, "value": value + 0.0, "n": n.astype(np.float64)},
+                        schema={"section": pl.String, "value": pl.Float64, "n": pl.Float64})
+
+
+__all__ = ["ChunkSummer", "RunShape"]

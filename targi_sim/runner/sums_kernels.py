@@ -1,0 +1,379 @@
+"""The numba loops of the worker's chunk summary (sums_arrays.py): one pass over each log
+table of a batch, rows sorted by game as the engine writes them.
+
+Why loops: the summary may cost at most a few percent of the play. In numpy, the
+distinct-per-game flags (cards offered, taken, played; border and goods cards used) need
+dense (games x players x cards) arrays and dozens of passes with int64 and float copies
+of each column: ~45 ms a batch of ~5,000 games, a fifth of playing it. One compiled pass
+over the int32 rows costs a few milliseconds.
+
+Conventions: `game0` is the batch's first game id (its ids are consecutive), `pair[g]`
+game g's pair within the batch, `points[g, p]` seat p's result (1, 1/2, 0). Kernels add
+into their output arrays; each output's comment names the query of sums_sql.py (or
+analyses/) whose values it holds. A clustered table comes as a tuple `t` (scratch,
+sums, edge, a, b, positive; sums_arrays._Clustered.kernel_arg): a pair's values build up
+in the scratch (values x groups), and when the pair ends `end_pair` settles it into the
+sums (the values, the products x[a] * x[b], the pairs with x[positive] > 0), except the
+batch's first and last pairs, which go to `edge` for the caller: the next batch or
+chunk may add to them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from targi_sim.engine import compile_cache
+from targi_sim.engine import logs as rec
+from targi_sim.engine.jit import jit_alloc, jit_inline
+
+
+def settle_row(x, a, b, positive, sums):
+    """sums (stats x groups) += one pair's x (values x groups): the values, the products
+    x[a] * x[b], the count of x[positive] > 0; x is left zero. Groups are the inner axis:
+    the loops run over contiguous rows, which the compiler vectorises."""
+    nv, k = x.shape
+    for j in range(len(a)):
+        xa, xb, s = x[a[j]], x[b[j]], sums[nv + j]
+        for h in range(k):
+            s[h] += xa[h] * xb[h]
+    for j in range(len(positive)):
+        xp, s = x[positive[j]], sums[nv + len(a) + j]
+        for h in range(k):
+            if xp[h] > 0:
+                s[h] += 1.0
+    for j in range(nv):
+        xj, s = x[j], sums[j]
+        for h in range(k):
+            s[h] += xj[h]
+            xj[h] = 0.0
+
+
+def settle(x, a, b, positive, sums):
+    """settle_row for every pair of x (pairs x values x groups), pairs innermost: for
+    tables of few groups, where a call per pair would cost more than its sums."""
+    nq, nv, k = x.shape
+    for j in range(len(a)):
+        for h in range(k):
+            acc = 0.0
+            for q in range(nq):
+                acc += x[q, a[j], h] * x[q, b[j], h]
+            sums[nv + j, h] += acc
+    for j in range(len(positive)):
+        for h in range(k):
+            count = 0.0
+            for q in range(nq):
+                if x[q, positive[j], h] > 0:
+                    count += 1.0
+            sums[nv + len(a) + j, h] += count
+    for j in range(nv):
+        for h in range(k):
+            acc = 0.0
+            for q in range(nq):
+                acc += x[q, j, h]
+            sums[j, h] += acc
+
+
+def end_pair(t, q, last):
+    """Pair q of the batch has all its values in t's scratch (see the module's note)."""
+    x, sums, edge, a, b, positive = t
+    if q == 0 or q == last:
+        e = 0 if q == 0 else 1
+        for j in range(x.shape[0]):
+            for h in range(x.shape[1]):
+                edge[e, j, h] = x[j, h]
+                x[j, h] = 0.0
+    else:
+        settle_row(x, a, b, positive, sums)
+
+
+def rounds_pass(rows, game0, pair, first, winner, points, diff, has, last_display, curves,
+                border, gap, lead):
+    """diff, has (games x rounds): round_diff.sql (seat 0's score minus seat 1's, whether
+    the round has rows); last_display (games x 2): the display at each seat's last round;
+    curves (round, seat, role 0 first / 1 second, 6): sums_curves.sql; border (4 x
+    positions 1..): sums_border.sql; gap (3 x rounds): sums_score_gap.sql; lead (rounds R,
+    lead changes, decisive round, decided): games, as runner/sums.lead_counts counts them
+    from sums_lead_codes.sql's codes."""
+    n = len(pair)
+    bx, gx = border[0], gap[0]
+    k = bx.shape[1]
+    placed = np.zeros((2, k + 1), np.int64)
+    robbed = np.zeros(k + 1, np.int64)
+    i = 0
+    for g in range(n):
+        rounds = 0
+        while i < len(rows) and rows[i, 0] - game0 == g:
+            p, r, s = rows[i, rec.RR_PLAYER], rows[i, rec.RR_ROUND], rows[i, rec.RR_SCORE]
+            diff[g, r] += s if p == 0 else -s
+            has[g, r] = 1.0
+            last_display[g, p] = rows[i, rec.RR_DISPLAY_N]
+            role = 0 if p == first[g] else 1
+            curves[r, p, role, 0] += 1.0
+            curves[r, p, role, 1] += s
+            curves[r, p, role, 2] += rows[i, rec.RR_VP]
+            curves[r, p, role, 3] += rows[i, rec.RR_GOLD]
+            curves[r, p, role, 4] += (rows[i, rec.RR_DATES] + rows[i, rec.RR_SALT]
+                                      + rows[i, rec.RR_PEPPER])
+            curves[r, p, role, 5] += rows[i, rec.RR_DISPLAY_N]
+            if p == 0:
+                rounds += 1
+                if 1 <= rows[i, rec.RR_ROBBER] <= k:
+                    robbed[rows[i, rec.RR_ROBBER]] += 1
+            for j in range(3):
+                pos = rows[i, rec.RR_TARGI + j]
+                if 1 <= pos <= k:
+                    placed[p, pos] += 1
+            i += 1
+        for pos in range(1, k + 1):  # placements, open_rounds, used_points, used_n
+            bx[1, pos - 1] += rounds - robbed[pos]
+            robbed[pos] = 0
+            for p in range(2):
+                m = placed[p, pos]
+                if m > 0:
+                    bx[0, pos - 1] += m
+                    bx[2, pos - 1] += points[g, p]
+                    bx[3, pos - 1] += 1.0
+                    placed[p, pos] = 0
+        sign = 1.0 if first[g] == 0 else -1.0
+        code, n_rounds = 0, 0
+        for r in range(1, diff.shape[1]):
+            if has[g, r] > 0:
+                d = diff[g, r]
+                gx[0, r] += 1.0
+                gx[1, r] += sign * d
+                gx[2, r] += d * d
+                n_rounds += 1
+                code |= (1 if d > 0 else (2 if d < 0 else 0)) << (2 * (r - 1))
+        if n_rounds > 0:  # a game without round rows has no leader codes
+            _count_lead(code, n_rounds, winner[g], lead)
+        if g == n - 1 or pair[g + 1] != pair[g]:
+            end_pair(border, pair[g], pair[n - 1])
+            end_pair(gap, pair[g], pair[n - 1])
+
+
+def _count_lead(code, n_rounds, winner, lead):
+    """lead[R, changes, d, decided] += 1 for one game (runner/sums.lead_counts' rules:
+    the leader of round i is bits 2i of the code; d is 1 + the last round the final
+    winner was not strictly ahead, 0 without a winner)."""
+    ahead = 1 if winner == 0 else 2
+    changes, last = 0, 0
+    for i in range(n_rounds):
+        leader = (code >> (2 * i)) & 3
+        if i > 0 and leader != (code >> (2 * (i - 1))) & 3:
+            changes += 1
+        if leader != ahead:
+            last = i + 1
+    decided = 1 if winner >= 0 else 0
+    lead[n_rounds, changes, last + 1 if decided else 0, decided] += 1.0
+
+
+def _add6(x, h, x0, x1, x2, x3, x4, x5):
+    x[0, h] += x0
+    x[1, h] += x1
+    x[2, h] += x2
+    x[3, h] += x3
+    x[4, h] += x4
+    x[5, h] += x5
+
+
+def cards_pass(offers, acq, game0, pair, points, diff, has, class_of, symbol_of, classes,
+               symbols, tribe, plays):
+    """classes, symbols (6 x classes or symbols): sums_tribe_pairs.sql's values of each
+    card added per class (class_of) and per symbol (symbol_of); tribe (cards x 9):
+    sums_tribe.sql; plays: example_plays.sql's values, one per card play (returns how
+    many). A card offered in a game adds (1, 0, 0, 0, 2, 1) when first seen; the few
+    cards with acquisition rows then correct that by their players' flags."""
+    n, nc = len(pair), len(class_of)
+    cx, sx = classes[0], symbols[0]
+    offered = np.zeros(nc, np.bool_)
+    flags = np.zeros((2, nc), np.int8)  # 1 acquired, 2 played, 4 from the centre
+    shown = np.zeros(nc, np.int64)  # the game's offered cards
+    taken = np.zeros(nc, np.int64)  # the game's cards with acquisition rows
+    io, ia, m = 0, 0, 0
+    for g in range(n):
+        n_shown, n_taken = 0, 0
+        while io < len(offers) and offers[io, 0] - game0 == g:
+            c = offers[io, rec.RO_CARD]
+            tribe[c, 0] += 1.0
+            if not offered[c]:
+                offered[c] = True
+                shown[n_shown] = c
+                n_shown += 1
+                _add6(cx, class_of[c], 1.0, 0.0, 0.0, 0.0, 2.0, 1.0)
+                _add6(sx, symbol_of[c], 1.0, 0.0, 0.0, 0.0, 2.0, 1.0)
+            io += 1
+        while ia < len(acq) and acq[ia, 0] - game0 == g:
+            c, src, r = acq[ia, rec.RA_CARD], acq[ia, rec.RA_SOURCE], acq[ia, rec.RA_ROUND]
+            out = acq[ia, rec.RA_OUTCOME]
+            got, centre, played = src != rec.SRC_HAND, src == rec.SRC_CENTRE, \
+                out == rec.OUT_PLAYED
+            f = got | (played << 1) | (centre << 2)  # no branches: these are random
+            tribe[c, 1] += got
+            tribe[c, 2] += centre
+            tribe[c, 3] += src == rec.SRC_EXPANSION
+            tribe[c, 4] += played
+            tribe[c, 5] += out == rec.OUT_KEPT
+            tribe[c, 6] += out == rec.OUT_DISCARDED
+            tribe[c, 7] += 1.0
+            tribe[c, 8] += r * got
+            swing = diff[g, r] - diff[g, r - 1]
+            plays[m] = (swing if acq[ia, rec.RA_PLAYER] == 0 else -swing) + 0.0
+            m += played and has[g, r] > 0  # kept only for a play in a round with rows
+            if flags[0, c] == 0 and flags[1, c] == 0:
+                taken[n_taken] = c
+                n_taken += 1
+            flags[acq[ia, rec.RA_PLAYER], c] |= 8 | f  # 8: has a row
+            ia += 1
+        for t in range(n_taken):
+            c = taken[t]
+            o = offered[c]
+            x1, x2, x3, x4, x5 = 0.0, 0.0, 0.0, 0.0, 0.0
+            for p in range(2):
+                f = flags[p, c]
+                if o and f & 4:
+                    x1 += 1.0
+                if f & 2:
+                    x2 += 1.0
+                    x3 += points[g, p]
+                if o and f & 1:
+                    x4 -= 1.0
+                    x5 -= points[g, p]
+                flags[p, c] = 0
+            _add6(cx, class_of[c], 0.0, x1, x2, x3, x4, x5)
+            _add6(sx, symbol_of[c], 0.0, x1, x2, x3, x4, x5)
+        for t in range(n_shown):
+            offered[shown[t]] = False
+        if g == n - 1 or pair[g + 1] != pair[g]:
+            end_pair(classes, pair[g], pair[n - 1])
+            end_pair(symbols, pair[g], pair[n - 1])
+    return m
+
+
+def raids_pass(rows, game0, pair, points, goods_vp, gold_vp, raid_pairs, flat, per_game):
+    """raid_pairs ((1 + 2 kinds) x raids): sums_raid_pairs.sql (facing, then n and points
+    per kind); flat (raids x kinds x 5): sums_raids.sql; per_game (games x 2 seats x 4):
+    amount lost, cost in VP exactly and in VP-equivalents (raids_swing.sql), rows."""
+    n = len(pair)
+    x = raid_pairs[0]
+    i = 0
+    for g in range(n):
+        while i < len(rows) and rows[i, 0] - game0 == g:
+            p, raid, kind = rows[i, rec.RD_PLAYER], rows[i, rec.RD_RAID], rows[i, rec.RD_PAID]
+            amount, bonus = rows[i, rec.RD_AMOUNT], rows[i, rec.RD_BONUS]
+            x[0, raid] += 1.0
+            x[1 + 2 * kind, raid] += 1.0
+            x[2 + 2 * kind, raid] += points[g, p]
+            flat[raid, kind, 0] += 1.0
+            flat[raid, kind, 1] += amount
+            flat[raid, kind, 2] += rows[i, rec.RD_GOLD]
+            flat[raid, kind, 3] += bonus
+            flat[raid, kind, 4] += points[g, p]
+            eq = 0.0
+            if kind == rec.PAID_VP:
+                eq = amount
+            elif kind == rec.PAID_GOODS:
+                eq = amount * goods_vp
+            elif kind == rec.PAID_GOLD:
+                eq = amount * gold_vp
+            elif kind == rec.PAID_GOODS_GOLD:
+                eq = amount * goods_vp + rows[i, rec.RD_GOLD] * gold_vp
+            per_game[g, p, 0] += amount
+            per_game[g, p, 1] += (amount if kind == rec.PAID_VP else 0) + bonus
+            per_game[g, p, 2] += eq + bonus
+            per_game[g, p, 3] += 1.0
+            i += 1
+        if g == n - 1 or pair[g + 1] != pair[g]:
+            end_pair(raid_pairs, pair[g], pair[n - 1])
+
+
+def goods_pass(rows, game0, pair, points, goods_pairs, flat):
+    """goods_pairs (2 x goods cards): sums_goods_pairs.sql; flat (cards x 3):
+    sums_goods.sql."""
+    n = len(pair)
+    x = goods_pairs[0]
+    k = x.shape[1]
+    took = np.zeros((2, k), np.bool_)
+    i = 0
+    for g in range(n):
+        while i < len(rows) and rows[i, 0] - game0 == g:
+            c = rows[i, rec.RG_CARD]
+            took[rows[i, rec.RG_PLAYER], c] = True
+            flat[c, 0] += 1.0
+            flat[c, 1 + rows[i, rec.RG_SOURCE]] += 1.0  # 0 centre, 1 border
+            i += 1
+        for c in range(k):
+            for p in range(2):
+                if took[p, c]:
+                    x[0, c] += 1.0
+                    x[1, c] += points[g, p]
+                    took[p, c] = False
+        if g == n - 1 or pair[g + 1] != pair[g]:
+            end_pair(goods_pairs, pair[g], pair[n - 1])
+
+
+def games_pass(G, pair, points, last_display, per_game, strategy_of_seat, matchups,
+               end_reason, shape, swing, game_length, raids_eq):
+    """Per pair (G: the engine's result rows; the outputs are pairs x values x groups):
+    matchups, end_reason, shape, swing: sums_matchups.sql, sums_end_reason.sql,
+    strategy_shape.sql (last_display and per_game[..., 0] give the cards and raid
+    losses), raids_swing.sql (per_game: raids_pass's costs); game_length (rounds x end
+    reasons x 1): sums_game_length.sql; raids_eq: example_raids.sql's values (returns
+    how many). Few groups: the caller settles them all at once (settle)."""
+    m = 0
+    for g in range(len(pair)):
+        q = pair[g]
+        w, f, tb = G[g, rec.G_WINNER], G[g, rec.G_FIRST], G[g, rec.G_TIEBREAK]
+        s0, s1, rounds = G[g, rec.G_SCORE0], G[g, rec.G_SCORE1], G[g, rec.G_ROUNDS]
+        end = G[g, rec.G_END]
+        first_points = 1.0 if w == f else (0.5 if w == -1 else 0.0)
+        for j, v in enumerate((1.0, 1.0 * (w == f), 1.0 * (w == -1), first_points,
+                               1.0 * (w == 0), 1.0 * (w == 1), points[g, 0], 1.0 * rounds,
+                               1.0 * rounds * rounds, 1.0 * (tb == 1 or tb == 2),
+                               1.0 * (tb != 0), 1.0 * (s0 + s1))):
+            matchups[q, j, 0] += v
+        end_reason[q, 0, end] += 1.0
+        end_reason[q, 1, end] += 1.0 * (w == f)
+        end_reason[q, 2, end] += 1.0 * (w == -1)
+        end_reason[q, 3, end] += first_points
+        for p in range(2):
+            k = strategy_of_seat[p]
+            base = rec.G_BREAKDOWN + p * rec.G_BD
+            figures = (last_display[g, p], 1.0 * G[g, base], 1.0 * G[g, base + 1],
+                       1.0 * G[g, base + 3], per_game[g, p, 0])
+            shape[q, 0, k] += 1.0
+            for j, v in enumerate(figures):
+                shape[q, 1 + j, k] += v
+                shape[q, 6 + j, k] += v * v
+        game_length[rounds, end, 0] += 1.0
+        if w != -1:
+            exact = per_game[g, 0, 1] * (-1.0 if w == 0 else 1.0) \
+                + per_game[g, 1, 1] * (-1.0 if w == 1 else 1.0)
+            eq = per_game[g, 0, 2] * (-1.0 if w == 0 else 1.0) \
+                + per_game[g, 1, 2] * (-1.0 if w == 1 else 1.0)
+            margin = 1.0 * abs(s0 - s1)
+            for j, v in enumerate((1.0, 1.0 * (exact > 0 and margin <= exact),
+                                   1.0 * (eq > 0 and margin <= eq), margin, exact, eq)):
+                swing[q, j, 0] += v
+            if per_game[g, 0, 3] + per_game[g, 1, 3] > 0:
+                raids_eq[m] = eq + 0.0
+                m += 1
+    return m
+
+
+# Compiled into the engine's cache (targi_sim.engine.compile_cache): its folder is keyed
+# by the engine's sources, whose log layout these loops read as constants, so a change
+# there recompiles them, as numba's own per-file cache would not notice.
+with compile_cache():
+    settle_row = jit_inline(settle_row)
+    settle = jit_alloc(settle)
+    end_pair = jit_inline(end_pair)
+    rounds_pass = jit_alloc(rounds_pass)
+    _count_lead = jit_inline(_count_lead)
+    _add6 = jit_inline(_add6)
+    cards_pass = jit_alloc(cards_pass)
+    raids_pass = jit_alloc(raids_pass)
+    goods_pass = jit_alloc(goods_pass)
+    games_pass = jit_alloc(games_pass)
+
+
+__all__ = ["cards_pass", "games_pass", "goods_pass", "raids_pass", "rounds_pass", "settle"]
