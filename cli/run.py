@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import re
 import sys
@@ -168,10 +169,11 @@ def register(app: typer.Typer) -> None:
         """
         from targi_sim import DataError, InputError, UsageError
         from targi_sim.runner import RunConfig, resolve_run
+        from targi_sim.runner.chunks import warm_summaries
         from targi_sim.runner.dispatch import check_options, check_out, execute
         from targi_sim.runner.summary import summarise_run
 
-        from .common import fail, load_engine, progress_bar
+        from .common import fail, load_engine, progress_bar, status
         from .parse import (
             ParseError,
             cap_jobs,
@@ -225,6 +227,9 @@ def register(app: typer.Typer) -> None:
         try:
             t0 = time.perf_counter()
             load_engine(err, quiet, [resolved.match])
+            with (contextlib.nullcontext() if quiet else
+                  status(err, "Loading the chunk-summary code (compiled once per machine)...")):
+                warm_summaries(resolved.spec(out_dir))
             t1 = time.perf_counter()
             with progress_bar(err, quiet) as bar:
                 task = bar.add_task(escape(f"{names[0]} vs {names[1]}"), total=n_games)

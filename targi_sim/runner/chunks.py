@@ -125,6 +125,22 @@ def run_shape(spec: RunSpec) -> RunShape:
                     goods_vp=rates.goods_vp, gold_vp=rates.gold_vp)
 
 
+def warm_summaries(spec: RunSpec) -> None:
+    """Compile (or load) the chunk-summary kernels here, on one game: on a cold compile
+    cache they are compiled once, under the caller's status line, instead of by every
+    worker at once inside the first chunk (where it looked like slow play)."""
+    if not summaries.enabled():
+        return
+    seeds, first, ids = plan(1, spec.seed, spec.pairing)
+    G = np.zeros((1, G_SIZE), dtype=np.int64)
+    L = make_logs(1)
+    played = play_plan(spec.match, seeds, first, ids, G, L, 0,
+                       np.zeros(lay.S_SIZE, dtype=np.int64))
+    summer = ChunkSummer(run_shape(spec), 0)
+    summer.add(G[:played], {name: table(L, t) for name, t, _ in LOGS})
+    summer.long()
+
+
 def run_chunk(spec: RunSpec, chunk: int) -> dict[str, Any]:
     """Play and write chunk `chunk`, then its completion marker; returns the marker."""
     t0 = time.perf_counter()
