@@ -90,8 +90,10 @@ def tree_rows(SP):
     return most + 2
 
 
-def search_scratch(SP: np.ndarray, S_size: int) -> tuple:
-    """(Sr, SPr, Lr, Or, slots, T): the scratch arrays choose_placement works in."""
+@jit_alloc
+def search_scratch(SP, S_size):
+    """(Sr, SPr, Lr, Or, slots, T): the scratch arrays choose_placement works in (one
+    allocation for the compiled drivers, the session stepper and the no-peeking audit)."""
     return (np.zeros(S_size, dtype=np.int64), np.zeros_like(SP),
             np.zeros(H_SIZE, dtype=np.int32), np.zeros(256, dtype=np.int64),
             np.zeros(256, dtype=np.int64), np.zeros((tree_rows(SP), T_SIZE)))
@@ -105,12 +107,7 @@ def play_batch_mc(D, R, SP, P, PB, seeds, first_players, game_ids, G, L, start, 
     seat that is not montecarlo)."""
     SPw = SP.copy()
     O = np.zeros(256, dtype=np.int64)
-    Sr = np.zeros_like(S)
-    SPr = np.zeros_like(SP)
-    Or = np.zeros(256, dtype=np.int64)
-    Lr = np.zeros(H_SIZE, dtype=np.int32)  # every table disabled
-    slots = np.zeros(256, dtype=np.int64)
-    T = np.zeros((tree_rows(SP), T_SIZE))
+    Sr, SPr, Lr, Or, slots, T = search_scratch(SP, S.shape[0])  # Lr: every table disabled
     for i in range(start, seeds.shape[0]):
         if not room_for_game(L):
             return i

@@ -6,15 +6,12 @@ the game; these functions are that replay. Monte Carlo seats get their placement
 from the rollout driver, as in a batch.
 """
 
-import numpy as np
 
 from targi_sim.engine.constants import MC_PENDING
-from targi_sim.engine.logs import H_SIZE
 
-from .ismcts import T_SIZE
 from .jit import jit_alloc
 from .layout import S_OVER, S_PAUSE_MC, S_X_PAUSED
-from .montecarlo import choose_placement, tree_rows
+from .montecarlo import choose_placement, search_scratch
 from .rounds import legal_placements, placing_player, play_round
 
 ROUND_DONE = 0
@@ -29,12 +26,7 @@ def play_one_round(D, R, SP, L, P, PB, O, S):
     if S[S_OVER] == 1:
         return GAME_OVER
     S[S_PAUSE_MC] = 1
-    Sr = np.zeros_like(S)
-    SPr = np.zeros_like(SP)
-    Or = np.zeros(256, dtype=np.int64)
-    Lr = np.zeros(H_SIZE, dtype=np.int32)
-    slots = np.zeros(256, dtype=np.int64)
-    T = np.zeros((tree_rows(SP), T_SIZE))
+    Sr, SPr, Lr, Or, slots, T = search_scratch(SP, S.shape[0])
     while not play_round(S, D, R, SP, L, P, O):
         p = placing_player(S)
         if S[S_X_PAUSED] == 1:  # the round is only being run out: no rollouts

@@ -131,6 +131,11 @@ class Strategy:
         return builtin(int(self.params[C.MC_BASE]))
 
     @property
+    def tree_search(self) -> bool:
+        """A montecarlo strategy that searches with the ISMCTS tree (the expert), not flat."""
+        return self.kind == C.SK_MONTECARLO and self.params[C.MC_SEARCH] == C.SEARCH_ISMCTS
+
+    @property
     def deterministic(self) -> bool:
         """True if this strategy's play uses no random numbers: the same position always
         gets the same answer (so a mirror match's seat-swapped games are relabellings)."""
@@ -171,7 +176,7 @@ class Strategy:
                               for i, s in enumerate(SYMBOL_KEYS)}
         if self.kind == C.SK_MONTECARLO:
             out["search"] = C.SEARCH_NAMES[int(self.params[C.MC_SEARCH])]
-            if self.params[C.MC_SEARCH] == C.SEARCH_ISMCTS:
+            if self.tree_search:
                 out["iterations"] = int(self.params[C.MC_ITERATIONS])
                 out["exploration"] = float(self.params[C.MC_EXPLORATION])
             else:
@@ -444,8 +449,7 @@ def level_spec(spec: str) -> str:
     decision (`expert` -> `expert@50`); `NAME@N` keeps N, other strategies are as typed."""
     if "@" in spec:
         return spec
-    strategy = resolve_strategy(spec)
-    if strategy.kind == C.SK_MONTECARLO and strategy.params[C.MC_SEARCH] == C.SEARCH_ISMCTS:
+    if resolve_strategy(spec).tree_search:
         return f"{spec}@{LEVEL_ITERATIONS}"
     return spec
 
@@ -456,7 +460,7 @@ def with_budget(strategy: Strategy, budget: str, spec: str) -> Strategy:
     if strategy.kind != C.SK_MONTECARLO:
         raise InputError(f"strategy {spec!r}: only a search strategy (kind montecarlo) takes "
                          f"a budget after '@'; {strategy.name!r} is {strategy.kind_name}")
-    what = "iterations" if strategy.params[C.MC_SEARCH] == C.SEARCH_ISMCTS else "rollouts"
+    what = "iterations" if strategy.tree_search else "rollouts"
     limit = MAX_ITERATIONS if what == "iterations" else MAX_ROLLOUTS
     text = budget.strip()
     if not text.isdigit() or not 1 <= int(text) <= limit:

@@ -19,6 +19,7 @@ import contextlib
 import os
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -131,13 +132,10 @@ def warm_summaries(spec: RunSpec) -> None:
     worker at once inside the first chunk (where it looked like slow play)."""
     if not summaries.enabled():
         return
-    seeds, first, ids = plan(1, spec.seed, spec.pairing)
-    G = np.zeros((1, G_SIZE), dtype=np.int64)
-    L = make_logs(1)
-    played = play_plan(spec.match, seeds, first, ids, G, L, 0,
-                       np.zeros(lay.S_SIZE, dtype=np.int64))
-    summer = ChunkSummer(run_shape(spec), 0)
-    summer.add(G[:played], {name: table(L, t) for name, t, _ in LOGS})
+    one = replace(spec, games=1, chunk_size=1)
+    summer = ChunkSummer(run_shape(one), 0)
+    for _ in play_batches(one, 0, summer):
+        pass
     summer.long()
 
 
