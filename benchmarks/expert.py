@@ -85,8 +85,11 @@ def play(matchups: list[Matchup], seed: int, jobs: int, t_start: float) -> dict[
         m.done += len(result)
         rss[i] = max(rss.get(i, 0.0), peak)
         so_far = float(np.concatenate([r for d in m.results.values() for r in d.values()]).mean())
-        print(f"  [{time.perf_counter() - t_start:7.1f} s] {m.subject} vs {m.opponent}: "
-              f"{m.done}/{m.total} games, so far {100 * so_far:.1f}%, "
+        elapsed = time.perf_counter() - t_start
+        done = sum(x.done for x in matchups)
+        left = sum(x.total for x in matchups) - done
+        print(f"  [{elapsed:7.1f} s, ETA {elapsed / done * left:6.0f} s] {m.subject} vs "
+              f"{m.opponent}: {m.done}/{m.total} games, so far {100 * so_far:.1f}%, "
               f"{m.done / m.core_s:.2f} games/s of a core", flush=True)
     return rss
 

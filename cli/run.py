@@ -227,8 +227,9 @@ def register(app: typer.Typer) -> None:
         try:
             t0 = time.perf_counter()
             load_engine(err, quiet, [resolved.match])
+            text = "Loading the chunk-summary code (compiled once per machine)..."
             with (contextlib.nullcontext() if quiet else
-                  status(err, "Loading the chunk-summary code (compiled once per machine)...")):
+                  status(err, text, describe=lambda elapsed: f"{text} {elapsed:.0f} s")):
                 warm_summaries(resolved.spec(out_dir))
             t1 = time.perf_counter()
             with progress_bar(err, quiet) as bar:
