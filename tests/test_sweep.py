@@ -263,6 +263,8 @@ def test_every_variant_plays_the_baseline_s_seeds(swept):
         games = pl.concat([pl.read_parquet(p) for p in sorted((out / v["run"] / "games")
                                                                .glob("part-*.parquet"))])
         seeds[v["key"]] = games.sort("game_id").select("seed", "first_player")
+        markers = sorted((out / v["run"] / "chunks").glob("chunk-*.json"))
+        assert markers and all("digest" in json.loads(m.read_text()) for m in markers)
     assert all(s.equals(seeds["v00"]) for s in seeds.values())
     # the baseline is exactly the plain `targi-sim run` of the same games and seed
     plain = resolve_run(RunConfig(games=GAMES, chunk_size=100))

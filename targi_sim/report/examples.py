@@ -117,7 +117,7 @@ def _pick(run: RunInfo, holders: pl.DataFrame, section: str, rule: str, value: f
     sql = candidates_sql(section)
     params = {k_: v for k_, v in (("goods_vp", rates.goods_vp), ("gold_vp", rates.gold_vp))
               if f"${k_}" in sql} | {"v": value, "offset": offset}
-    with Analyses(one, threads=1, memory_limit=None) as a:
+    with Analyses(one, threads=1) as a:
         a.script("round_diff")
         r = a.con.sql(
             f"SELECT x.*, g.seed, g.first_player::INTEGER AS first_player, "

@@ -2,7 +2,8 @@
 
 A chunk is complete when its marker `chunks/chunk-NNNNNN.json` exists and its six
 table files match the sizes and checksums the marker records (markers.py); its
-summary `summaries/part-NNNNNN.parquet` is vouched for the same way (summaries.py). The
+summary `summaries/part-NNNNNN.parquet` is vouched for the same way (summaries.py), as
+is the game digest `summaries/games-NNNNNN.parquet` a sweep's runs keep (digests.py). The
 marker is written after the files, all atomically, so a run killed at any moment
 resumes by replaying the chunks without a matching marker. One writer at a time:
 `locked()` holds an exclusive lock on the directory for a whole run.
@@ -51,6 +52,10 @@ class RunDir:
 
     def summary_path(self, chunk: int) -> Path:
         return self.root / SUMMARIES / f"part-{chunk:06d}.parquet"
+
+    def digest_path(self, chunk: int) -> Path:
+        """The chunk's game digest (runner/digests.py), beside its summary."""
+        return self.root / SUMMARIES / f"games-{chunk:06d}.parquet"
 
     def marker_path(self, chunk: int) -> Path:
         return self.root / CHUNKS / f"chunk-{chunk:06d}.json"

@@ -27,6 +27,19 @@ def file_sha256(path: Path) -> str:
         return hashlib.file_digest(f, "sha256").hexdigest()
 
 
+def file_matches(path: Path, entry: dict[str, Any]) -> bool:
+    """True when `entry` records a size and sha256 (a marker's summary or digest entry)
+    and the file at `path` has both."""
+    if not (type(entry.get("bytes")) is int and isinstance(entry.get("sha256"), str)):
+        return False
+    try:
+        if path.stat().st_size != entry["bytes"]:
+            return False
+    except OSError:
+        return False
+    return file_sha256(path) == entry["sha256"]
+
+
 class ChunkMismatch(ValueError):
     """A chunk whose marker is missing, malformed, or does not match its files."""
 
@@ -61,7 +74,7 @@ def _marker_fields(marker: Any, path: Path, plan: ChunkPlan, chunk: int) -> dict
     start, n = plan.span(chunk)
     r = FieldReader(path, "completion marker", marker)
     r.check_keys(("chunk", "first_game", "games", "config_hash", "rows", "bytes", "sha256",
-                  "seconds", "summary"),  # summary: checked by summaries.py, not here
+                  "seconds", "summary", "digest"),  # checked by summaries.py, digests.py
                  required=("chunk", "first_game", "games", "config_hash", "rows", "bytes",
                            "sha256"))
     r.get_int("chunk", lo=chunk, hi=chunk)

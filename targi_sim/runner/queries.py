@@ -58,15 +58,42 @@ ADDED_COLUMNS = (
 )
 
 
+def machine_threads() -> int:
+    """The CPUs this process may run on (its affinity where the OS has one)."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return os.cpu_count() or 1
+
+
+MACHINE = "machine"  # Analyses' default memory limit: MEMORY_SHARE of the physical memory
+MEMORY_SHARE = 0.5
+
+
+def machine_memory_limit() -> str | None:
+    """DuckDB's memory limit from the machine: MEMORY_SHARE of its physical memory (in
+    MiB), or None (DuckDB's own default, 80%) where the OS does not say. Past the limit
+    DuckDB spills its aggregations to temporary files instead of growing."""
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):
+        return None
+    return f"{max(256, int(total * MEMORY_SHARE) >> 20)}MiB" if total > 0 else None
+
+
 class Analyses:
-    """A DuckDB connection with the run's tables as views; `frame(name)` runs a SQL file."""
+    """A DuckDB connection with the run's tables as views; `frame(name)` runs a SQL file.
+
+    `threads` defaults to the CPUs this process may use and `memory_limit` to a share of
+    the machine's memory (machine_memory_limit); None leaves DuckDB's own default."""
 
     def __init__(self, run: RunInfo, *, threads: int | None = None,
-                 memory_limit: str | None = "1GB") -> None:
+                 memory_limit: str | None = MACHINE) -> None:
         self.run_dir = run.path.resolve()
         self.con = duckdb.connect(":memory:")
-        self.con.execute(f"SET threads = {int(threads or os.cpu_count() or 1)}")
-        if memory_limit is not None:  # None: DuckDB's own default (a share of the RAM)
+        self.con.execute(f"SET threads = {int(threads or machine_threads())}")
+        if memory_limit == MACHINE:
+            memory_limit = machine_memory_limit()
+        if memory_limit is not None:
             self.con.execute(f"SET memory_limit = '{memory_limit}'")
         self.con.execute("SET preserve_insertion_order = false")
         self.con.execute("SET enable_progress_bar = false")

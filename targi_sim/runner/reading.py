@@ -36,6 +36,12 @@ class IncompleteRunError(ReportError):
     or changed (targi_sim.open_run can still read the rest: allow_incomplete)."""
 
 
+def read_parquet_file(path: Path) -> pl.DataFrame:
+    """One Parquet file, opened by Python (no character of the path acts as a pattern)."""
+    with open(path, "rb") as f:
+        return pl.read_parquet(f)
+
+
 @dataclass(frozen=True)
 class RunInfo:
     """A complete run directory and its manifest."""
@@ -78,10 +84,7 @@ class RunInfo:
     def read_table(self, table: str) -> pl.DataFrame:
         """One of the run's tables from the part files its markers vouch for (opened by
         Python, so no character of a folder name acts as a pattern)."""
-        frames = []
-        for path in self.files.get(table, []):
-            with open(path, "rb") as f:
-                frames.append(pl.read_parquet(f))
+        frames = [read_parquet_file(path) for path in self.files.get(table, [])]
         return pl.concat(frames) if frames else pl.DataFrame()
 
     def strategy_fingerprint(self) -> list[tuple[str, str | None]]:

@@ -120,7 +120,7 @@ class Run:
             from targi_sim.runner.queries import Analyses
 
             # the report's views (same files, same columns); DuckDB's own memory limit
-            self._db = Analyses(self._info, memory_limit=None)
+            self._db = Analyses(self._info)
         return self._db.con
 
 

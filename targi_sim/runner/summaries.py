@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import Any
 
 import polars as pl
-import pyarrow as pa
 import pyarrow.parquet as pq
 
 from targi_sim._utils.atomic import atomic_write
@@ -30,8 +29,8 @@ from targi_sim.errors import InputError
 from targi_sim.game.classes import CardClasses
 from targi_sim.runner.classes import run_classes
 from targi_sim.runner.layout import RunDir
-from targi_sim.runner.markers import file_sha256
-from targi_sim.runner.reading import TABLES, RunInfo
+from targi_sim.runner.markers import file_matches, file_sha256
+from targi_sim.runner.reading import TABLES, RunInfo, read_parquet_file
 from targi_sim.runner.sums import VERSION, Sums, long_of, merge
 
 SUMMARY = "summary"  # the marker's entry
@@ -49,7 +48,7 @@ def _class_list(classes: CardClasses) -> list[list[int]]:
 
 
 def compute(root: Path, chunk: int, goods_vp: float, gold_vp: float, classes: CardClasses,
-            threads: int = 1) -> pl.DataFrame:
+            threads: int | None = None) -> pl.DataFrame:
     """One chunk's summary (long form) from its part files (checked by the caller), by
     the SQL reference (the worker sums the same from its arrays: sums_arrays.py)."""
     from targi_sim.runner.queries import Analyses
@@ -57,7 +56,7 @@ def compute(root: Path, chunk: int, goods_vp: float, gold_vp: float, classes: Ca
 
     rd = RunDir(root)
     info = RunInfo(root, {}, {t: [rd.table_path(t, chunk)] for t in TABLES})
-    with Analyses(info, threads=threads, memory_limit=None) as a:
+    with Analyses(info, threads=threads) as a:
         ends = a.con.sql("SELECT pair_id FROM games WHERE game_id = (SELECT min(game_id) "
                          "FROM games) OR game_id = (SELECT max(game_id) FROM games)").fetchall()
         wide, open_rows = summarise(a, [int(r[0]) for r in ends], goods_vp, gold_vp, classes)
@@ -80,21 +79,9 @@ def entry_matches(rd: RunDir, chunk: int, entry: Any, goods_vp: float, gold_vp: 
     """True when the marker's summary entry is current and its file matches it."""
     if not (isinstance(entry, dict) and entry.get("version") == VERSION
             and entry.get("goods_vp") == goods_vp and entry.get("gold_vp") == gold_vp
-            and entry.get("classes") == _class_list(classes)
-            and type(entry.get("bytes")) is int and isinstance(entry.get("sha256"), str)):
+            and entry.get("classes") == _class_list(classes)):
         return False
-    path = rd.summary_path(chunk)
-    try:
-        if path.stat().st_size != entry["bytes"]:
-            return False
-    except OSError:
-        return False
-    return file_sha256(path) == entry["sha256"]
-
-
-def _read(path: Path) -> pl.DataFrame:
-    with open(path, "rb") as f:  # opened by Python: no character of the path is a pattern
-        return pl.from_arrow(pq.read_table(pa.BufferReader(f.read())))  # type: ignore[return-value]
+    return file_matches(rd.summary_path(chunk), entry)
 
 
 def chunk_summaries(run: RunInfo, goods_vp: float, gold_vp: float,
@@ -112,13 +99,12 @@ def chunk_summaries(run: RunInfo, goods_vp: float, gold_vp: float,
     for chunk in chunks:
         marker = rd.read_marker(chunk)
         if entry_matches(rd, chunk, marker.get(SUMMARY), goods_vp, gold_vp, classes):
-            yield _read(rd.summary_path(chunk))
+            yield read_parquet_file(rd.summary_path(chunk))
             continue
         if progress is not None:
             progress(f"summarising chunk {chunk + 1} of {len(chunks)} from its rows (missing, "
                      "changed, from an older version or of other card classes)")
-        long = compute(run.path, chunk, goods_vp, gold_vp, classes,
-                       threads=os.cpu_count() or 1)
+        long = compute(run.path, chunk, goods_vp, gold_vp, classes)
         if save:
             _save(rd, chunk, marker, long, goods_vp, gold_vp, classes)
         yield long

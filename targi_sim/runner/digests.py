@@ -1,0 +1,106 @@
+"""Game digests: one row per game of what a paired comparison needs that the games table
+lacks (its card masks, display size and raid losses), written by the worker for runs
+that ask (a sweep's variants) and vouched for by the chunk's marker like a summary.
+
+Why per game: a sweep compares runs deal by deal (the deal is the unit of its paired
+tests, targi_sim.sweep.paired), and the cross-products of two runs' per-deal values
+cannot be summed in advance by either run. So the per-deal values themselves are the
+sufficient statistics; the digest holds them in 12 numbers a game (about 50 bytes a game
+on disk), against the ~300 bytes a game of the six log tables a sweep would otherwise
+re-read. A plain `run` writes none (nothing reads them but a sweep). Every
+column means what its query says (analyses/game_digest.sql, the reference used for a
+chunk whose digest is missing or does not match its marker, and by the tests).
+
+Columns: game_id; `offered` (the tribe cards face up in the centre in any round, a bit
+per card_id); per seat p, `acquired_p` (source centre or tribal expansion), `played_p`
+(to the display, from any source), `centre_p` (taken from the centre); `cards_p` (the
+display's size at the seat's last round) and `raid_losses_p` (goods, gold and VP paid
+to raids).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import polars as pl
+import pyarrow.parquet as pq
+
+from targi_sim._utils.atomic import atomic_write
+from targi_sim.errors import InputError
+from targi_sim.runner.layout import RunDir
+from targi_sim.runner.markers import file_matches, file_sha256
+from targi_sim.runner.reading import TABLES, RunInfo, read_parquet_file
+
+DIGEST = "digest"  # the marker's entry
+VERSION = 1  # bump when a column or its meaning changes: older digests are recomputed
+MASKS = ("offered", "acquired_p0", "acquired_p1", "played_p0", "played_p1", "centre_p0",
+         "centre_p1")  # the order of the worker's mask columns (sums_kernels.cards_pass)
+SCHEMA = {"game_id": pl.Int64, **dict.fromkeys(MASKS, pl.UInt64),
+          "cards_p0": pl.Int64, "cards_p1": pl.Int64,
+          "raid_losses_p0": pl.Int64, "raid_losses_p1": pl.Int64}
+
+
+def frame(game_ids: np.ndarray, masks: np.ndarray, cards: np.ndarray,
+          raid_losses: np.ndarray) -> pl.DataFrame:
+    """The digest of games (in id order) from the worker's arrays: masks (games x 7, MASKS
+    order), cards and raid losses (games x 2 seats)."""
+    cols: dict[str, Any] = {"game_id": np.asarray(game_ids, np.int64)}
+    cols |= {name: masks[:, k].astype(np.uint64) for k, name in enumerate(MASKS)}
+    for p in (0, 1):
+        cols[f"cards_p{p}"] = cards[:, p].astype(np.int64)
+        cols[f"raid_losses_p{p}"] = raid_losses[:, p].astype(np.int64)
+    return pl.DataFrame(cols, schema=SCHEMA)
+
+
+def compute(root: Path, chunk: int) -> pl.DataFrame:
+    """One chunk's digest from its part files (checked by the caller): the SQL reference."""
+    from targi_sim.runner.queries import Analyses
+
+    rd = RunDir(root)
+    info = RunInfo(root, {}, {t: [rd.table_path(t, chunk)] for t in TABLES})
+    with Analyses(info) as a:
+        return a.frame("game_digest").select(*(pl.col(c).cast(t) for c, t in SCHEMA.items()))
+
+
+def write(rd: RunDir, chunk: int, digest: pl.DataFrame) -> dict[str, Any]:
+    """Write a chunk's digest atomically; returns the marker's `digest` entry."""
+    path = rd.digest_path(chunk)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    table = digest.to_arrow()
+    atomic_write(path, lambda p: pq.write_table(table, p, compression="zstd"))
+    return {"bytes": path.stat().st_size, "sha256": file_sha256(path), "version": VERSION}
+
+
+def entry_matches(rd: RunDir, chunk: int, entry: Any) -> bool:
+    """True when the marker's digest entry is current and its file matches it."""
+    return (isinstance(entry, dict) and entry.get("version") == VERSION
+            and file_matches(rd.digest_path(chunk), entry))
+
+
+def chunk_digests(run: RunInfo, *, save: bool = True) -> Iterator[pl.DataFrame]:
+    """Every verified chunk's digest of `run`, in chunk order: the stored file when its
+    marker vouches for it, else computed from the chunk's rows and, when `save`, written
+    back with the marker updated (never when a run holds the directory's lock or it is
+    read-only: then it is used unsaved)."""
+    rd = RunDir(run.path)
+    for path in run.files.get("games", []):
+        chunk = int(path.stem.split("-")[1])
+        marker = rd.read_marker(chunk)
+        if entry_matches(rd, chunk, marker.get(DIGEST)):
+            yield read_parquet_file(rd.digest_path(chunk))
+            continue
+        digest = compute(run.path, chunk)
+        if save:
+            with contextlib.suppress(InputError, OSError), rd.locked():
+                if rd.read_marker(chunk) == marker:  # not replayed meanwhile
+                    marker[DIGEST] = write(rd, chunk, digest)
+                    rd.write_marker(chunk, marker)
+        yield digest
+
+
+__all__ = ["DIGEST", "MASKS", "SCHEMA", "chunk_digests", "compute", "entry_matches", "frame",
+           "write"]

@@ -1,0 +1,128 @@
+"""Game digests (runner/digests.py), what a sweep's paired tests read instead of the logs:
+the worker's equal the SQL reference over the chunk's rows (odd chunks that split pairs,
+one game per deal, a resumed run); a sweep's per-deal numbers from them equal the report's
+queries over all the rows; a deleted, truncated, edited or out-of-date digest is
+recomputed from its rows and written back, never used; a plain run writes none, and a
+run without them still gives a sweep its numbers."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+from polars.testing import assert_frame_equal
+
+from targi_sim.runner import RunConfig, RunDir, resolve_run
+from targi_sim.runner import digests as dig
+from targi_sim.runner.dispatch import execute
+from targi_sim.runner.reading import read_run_info
+from targi_sim.sweep.deals import HEADLINE, deal_data, deal_data_from_rows
+
+
+def run_to(out: Path, games: int = 31, chunk: int = 7, digests: bool = True, **kw) -> Path:
+    cfg = RunConfig(games=games, seed=kw.pop("seed", 5), p0=kw.pop("p0", "balanced"),
+                    p1=kw.pop("p1", "random"), chunk_size=chunk)
+    execute(resolve_run(cfg), out, jobs=1, digests=digests, **kw)
+    return out
+
+
+@pytest.fixture(scope="module")
+def odd_run(tmp_path_factory) -> Path:
+    return run_to(tmp_path_factory.mktemp("digests") / "run")
+
+
+def assert_worker_digests_are_the_sql_ones(out: Path, chunks: int) -> None:
+    rd = RunDir(out)
+    for chunk in range(chunks):
+        assert dig.entry_matches(rd, chunk, rd.read_marker(chunk)[dig.DIGEST])
+        assert_frame_equal(pl.read_parquet(rd.digest_path(chunk)), dig.compute(out, chunk),
+                           check_exact=True)
+
+
+def assert_deal_data_is_the_rows(out: Path) -> None:
+    run = read_run_info(out)
+    data, rows = deal_data(run), deal_data_from_rows(run)
+    np.testing.assert_array_equal(data.deals, rows.deals)
+    assert data.headline.keys() == rows.headline.keys() == set(HEADLINE)
+    assert data.cards.keys() == rows.cards.keys()
+    for got, want in ((data.headline, rows.headline), (data.cards, rows.cards)):
+        for key, (x, n) in want.items():
+            np.testing.assert_array_equal(got[key][0], x, err_msg=str(key))
+            np.testing.assert_array_equal(got[key][1], n, err_msg=str(key))
+    assert any(n.sum() > 0 for _, n in data.cards.values())
+
+
+def test_each_chunk_keeps_a_digest_equal_to_the_sql_reference(odd_run):
+    assert_worker_digests_are_the_sql_ones(odd_run, chunks=5)
+    digest = pl.concat(pl.read_parquet(RunDir(odd_run).digest_path(c)) for c in range(5))
+    assert digest["game_id"].to_list() == list(range(31))
+    assert digest["offered"].min() > 0  # every game shows cards
+    assert (digest["cards_p0"] + digest["cards_p1"]).max() > 0
+
+
+def test_one_game_per_deal_digests_equal_the_sql(tmp_path):
+    out = run_to(tmp_path / "run", games=12, chunk=5, p1="balanced")  # a mirror: own deals
+    assert_worker_digests_are_the_sql_ones(out, chunks=3)
+    assert_deal_data_is_the_rows(out)
+
+
+def test_a_sweeps_deal_numbers_from_digests_equal_the_reports_queries(odd_run):
+    assert_deal_data_is_the_rows(odd_run)
+
+
+def test_a_plain_run_writes_no_digest_and_a_sweep_still_gets_its_numbers(tmp_path, odd_run):
+    out = run_to(tmp_path / "plain", digests=False)
+    rd = RunDir(out)
+    assert not any(rd.digest_path(c).exists() for c in range(5))
+    assert all(dig.DIGEST not in rd.read_marker(c) for c in range(5))
+    assert_deal_data_is_the_rows(out)  # computed from the rows, then kept
+    for chunk in range(5):
+        assert rd.read_marker(chunk)[dig.DIGEST] == RunDir(odd_run).read_marker(chunk)[dig.DIGEST]
+
+
+@pytest.mark.parametrize("damage", ["delete", "truncate", "edit", "marker"])
+def test_a_damaged_digest_is_recomputed_never_used(tmp_path, odd_run, damage, monkeypatch):
+    out = tmp_path / "run"
+    shutil.copytree(odd_run, out)
+    rd = RunDir(out)
+    path = rd.digest_path(2)
+    good = path.read_bytes()
+    if damage == "delete":
+        path.unlink()
+    elif damage == "truncate":
+        path.write_bytes(good[: len(good) // 2])
+    elif damage == "edit":  # a valid Parquet file that lies
+        pl.read_parquet(path).with_columns(pl.col("cards_p0") + 1).write_parquet(path)
+    else:
+        marker = rd.read_marker(2)
+        marker[dig.DIGEST]["version"] = -1
+        rd.write_marker(2, marker)
+    computed: list[int] = []
+    original = dig.compute
+
+    def counting(root, chunk):
+        computed.append(chunk)
+        return original(root, chunk)
+
+    monkeypatch.setattr(dig, "compute", counting)
+    assert_deal_data_is_the_rows(out)
+    assert computed == [2]
+    assert path.read_bytes() == good
+    assert rd.read_marker(2)[dig.DIGEST] == RunDir(odd_run).read_marker(2)[dig.DIGEST]
+    computed.clear()
+    deal_data(read_run_info(out))
+    assert computed == []
+
+
+def test_a_resumed_run_keeps_the_same_digests(tmp_path, odd_run):
+    out = run_to(tmp_path / "run")
+    rd = RunDir(out)
+    rd.marker_path(3).unlink()  # as if killed before chunk 3 was marked complete
+    rd.digest_path(3).unlink()
+    run_to(out)
+    for chunk in range(5):
+        assert rd.digest_path(chunk).read_bytes() == \
+            RunDir(odd_run).digest_path(chunk).read_bytes()
