@@ -4,7 +4,7 @@ rows (deal_data_from_rows, the path before the digests), and what the digests co
 
     python benchmarks/sweep_read.py [--games 1e5] [--repeats 3] [--run DIR]
 
-Plays one balanced-mirror run with digests (as a sweep's variants are played) into DIR
+Plays one balanced-mirror run (its chunks keep digests) into DIR
 (default: a temporary folder) unless DIR already holds one, then times both paths,
 interleaved, and prints the medians, the peak RSS of each path (a fresh process each) and
 the bytes a game of the digests and of the whole run.
@@ -46,10 +46,9 @@ def main() -> None:
         from targi_sim.runner import RunConfig, resolve_run
         from targi_sim.runner.dispatch import execute
 
-        print(f"playing {int(args.games):,} games with digests into {run} ...", flush=True)
+        print(f"playing {int(args.games):,} games into {run} ...", flush=True)
         t = time.perf_counter()
-        execute(resolve_run(RunConfig(games=int(args.games), seed=20261204)), run, jobs=2,
-                digests=True)
+        execute(resolve_run(RunConfig(games=int(args.games), seed=20261204)), run, jobs=2)
         print(f"  {time.perf_counter() - t:.1f} s", flush=True)
     times: dict[str, list[tuple[float, float]]] = {p: [] for p in PATHS}
     for r in range(args.repeats):

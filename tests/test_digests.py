@@ -1,9 +1,10 @@
-"""Game digests (runner/digests.py), what a sweep's paired tests read instead of the logs:
+"""Game digests (runner/digests.py), what compare's balance verdict and a sweep's paired
+tests read instead of the logs:
 the worker's equal the SQL reference over the chunk's rows (odd chunks that split pairs,
 one game per deal, a resumed run); a sweep's per-deal numbers from them equal the report's
 queries over all the rows; a deleted, truncated, edited or out-of-date digest is
-recomputed from its rows and written back, never used; a plain run writes none, and a
-run without them still gives a sweep its numbers."""
+recomputed from its rows and written back, never used; a run made before digests gets
+them from its rows once."""
 
 from __future__ import annotations
 
@@ -22,10 +23,10 @@ from targi_sim.runner.reading import read_run_info
 from targi_sim.sweep.deals import HEADLINE, deal_data, deal_data_from_rows
 
 
-def run_to(out: Path, games: int = 31, chunk: int = 7, digests: bool = True, **kw) -> Path:
+def run_to(out: Path, games: int = 31, chunk: int = 7, **kw) -> Path:
     cfg = RunConfig(games=games, seed=kw.pop("seed", 5), p0=kw.pop("p0", "balanced"),
                     p1=kw.pop("p1", "random"), chunk_size=chunk)
-    execute(resolve_run(cfg), out, jobs=1, digests=digests, **kw)
+    execute(resolve_run(cfg), out, jobs=1, **kw)
     return out
 
 
@@ -73,11 +74,15 @@ def test_a_sweeps_deal_numbers_from_digests_equal_the_reports_queries(odd_run):
     assert_deal_data_is_the_rows(odd_run)
 
 
-def test_a_plain_run_writes_no_digest_and_a_sweep_still_gets_its_numbers(tmp_path, odd_run):
-    out = run_to(tmp_path / "plain", digests=False)
+def test_a_run_made_before_digests_gets_them_from_its_rows_once(tmp_path, odd_run):
+    out = tmp_path / "old"
+    shutil.copytree(odd_run, out)
     rd = RunDir(out)
-    assert not any(rd.digest_path(c).exists() for c in range(5))
-    assert all(dig.DIGEST not in rd.read_marker(c) for c in range(5))
+    for chunk in range(5):  # as an earlier version wrote it: no digest, no marker entry
+        rd.digest_path(chunk).unlink()
+        marker = rd.read_marker(chunk)
+        del marker[dig.DIGEST]
+        rd.write_marker(chunk, marker)
     assert_deal_data_is_the_rows(out)  # computed from the rows, then kept
     for chunk in range(5):
         assert rd.read_marker(chunk)[dig.DIGEST] == RunDir(odd_run).read_marker(chunk)[dig.DIGEST]
@@ -126,3 +131,30 @@ def test_a_resumed_run_keeps_the_same_digests(tmp_path, odd_run):
     for chunk in range(5):
         assert rd.digest_path(chunk).read_bytes() == \
             RunDir(odd_run).digest_path(chunk).read_bytes()
+
+
+def test_compares_per_deal_sums_from_digests_equal_the_rows(odd_run):
+    """The balance verdict's input (targi_sim.fairness.tables.measure_chunks) from each
+    chunk's games and digest equals measure.reduce_games over the chunk's log rows."""
+    from targi_sim.fairness.measure import reduce_games
+    from targi_sim.fairness.tables import GAME_COLUMNS, measure_chunks
+    from targi_sim.report.verdict import run_cards, run_chunks
+
+    run = read_run_info(odd_run)
+    cards = run_cards(run)
+
+    def from_rows():
+        for chunk in range(5):
+            games, offers, acq = (pl.read_parquet(RunDir(odd_run).table_path(t, chunk))
+                                  for t in ("games", "offers", "acquisitions"))
+            yield reduce_games(games.select(GAME_COLUMNS), offers, acq, cards.n_tribe)
+
+    for block in (1, 2):
+        (s1, p1), (s2, p2) = (measure_chunks(parts, block, cards.classes) for parts in
+                              (run_chunks(run, cards.n_tribe), from_rows()))
+        np.testing.assert_array_equal(p1.deal_ids, p2.deal_ids)
+        for k in p1.x:
+            np.testing.assert_array_equal(p1.x[k], p2.x[k], err_msg=k)
+            np.testing.assert_array_equal(p1.n[k], p2.n[k], err_msg=k)
+        assert s1.games == s2.games == 31
+        assert p1.n["acquire"].sum() > 0 and p1.n["play_win"].sum() > 0

@@ -106,10 +106,23 @@ def _bits(masks: np.ndarray, n_cards: int) -> np.ndarray:
     return ((masks[..., None] >> k) & np.uint64(1)).astype(bool)
 
 
+def sum_by(values: np.ndarray, index: np.ndarray, size: int) -> np.ndarray:
+    """out[i] = the sum of values[j] over j with index[j] == i (out: size x values' other
+    axes), as a sparse (size x rows) 0/1 matrix times the values: many times faster than
+    np.add.at. The values here are counts, points and halves of points, whose float sums
+    are exact in any order, so the result is the same numbers."""
+    from scipy.sparse import csr_matrix
+
+    values = np.asarray(values, dtype=float)
+    index = np.asarray(index, dtype=np.int64)
+    flat = values.reshape(len(index), -1)
+    group = csr_matrix((np.ones(len(index)), (index, np.arange(len(index)))),
+                       shape=(size, len(index)))
+    return np.asarray(group @ flat).reshape((size,) + values.shape[1:])
+
+
 def _per_deal(values: np.ndarray, deal: np.ndarray, deals: int) -> np.ndarray:
-    out = np.zeros((deals,) + values.shape[1:])
-    np.add.at(out, deal, values)
-    return out
+    return sum_by(values, deal, deals)
 
 
 @dataclass
@@ -160,14 +173,25 @@ def reduce_games(games: pl.DataFrame, offers: pl.DataFrame, acquisitions: pl.Dat
     rounds, tiebreak, pair_id) and its offers and acquisitions rows."""
     game_ids = games["game_id"].to_numpy().astype(np.int64)
     rows = np.argsort(game_ids, kind="stable")
-    offered = _bits(_masks(offers, rows, game_ids, False), n_cards)  # (games, cards)
     taken = acquisitions.filter(pl.col("source") != "hand")
-    acquired = _bits(_masks(taken, rows, game_ids, True), n_cards)  # (games, 2, cards)
-    played = _bits(_masks(acquisitions.filter(pl.col("outcome") == "played"), rows,
-                          game_ids, True), n_cards)
+    played = acquisitions.filter(pl.col("outcome") == "played")
+    return reduce_masks(games, _masks(offers, rows, game_ids, False),
+                        _masks(taken, rows, game_ids, True),
+                        _masks(played, rows, game_ids, True), n_cards)
+
+
+def reduce_masks(games: pl.DataFrame, offered: np.ndarray, acquired: np.ndarray,
+                 played: np.ndarray, n_cards: int) -> PerDeal:
+    """Per-deal sums of every metric from a games table and its games' 64-bit card masks
+    (a bit per card_id): offered in the game (games,), acquired from the centre or by
+    expansion and played, per seat (games, 2); the masks of a run's game digests
+    (targi_sim.runner.digests) or of the rows (reduce_games)."""
+    offered = _bits(np.asarray(offered, np.uint64), n_cards)  # (games, cards)
+    acquired = _bits(np.asarray(acquired, np.uint64), n_cards)  # (games, 2, cards)
+    played = _bits(np.asarray(played, np.uint64), n_cards)
     winner = games["winner"].to_numpy().astype(np.int64)
     first = games["first_player"].to_numpy().astype(np.int64)
-    n = len(game_ids)
+    n = len(winner)
     points = np.stack([(winner == s) + 0.5 * (winner == -1) for s in (0, 1)], axis=1)
     deal_ids, deal = np.unique(games["pair_id"].to_numpy().astype(np.int64),
                                return_inverse=True)
@@ -180,7 +204,7 @@ def reduce_games(games: pl.DataFrame, offers: pl.DataFrame, acquisitions: pl.Dat
          "acquire": _per_deal((offered & acquired.any(axis=1)).astype(float), deal, deals),
          "game": _per_deal(game_x, deal, deals)}
     nn = {"play_win": _per_deal(played.sum(axis=1).astype(float), deal, deals),
-         "causal": np.zeros((deals, n_cards)),
+          "causal": np.zeros((deals, n_cards)),
           "acquire": _per_deal(offered.astype(float), deal, deals),
           "game": _per_deal(np.ones((n, 3)), deal, deals)}
     return PerDeal(deal_ids, x, nn)

@@ -1,9 +1,10 @@
-"""The balance measurement of games already played: per-deal sums from a run's tables.
+"""The balance measurement of games already played: per-deal sums from a run's chunks.
 
 Why: `balance` measures the games it plays in memory (measure.play_deals); `compare`
-measures two run directories. Both reduce the same columns with the same function
-(measure.reduce_games), so a run's balance terms are those `balance` computes for the
-same games (tests/test_verdict.py plays them both ways).
+measures two run directories, from each chunk's games table and game digest
+(targi_sim.runner.digests: the card masks reduce_games would build from the rows). Both
+reduce with the same function (measure.reduce_masks), so a run's balance terms are those
+`balance` computes for the same games (tests/test_verdict.py plays them both ways).
 """
 
 from __future__ import annotations
@@ -15,14 +16,23 @@ import polars as pl
 
 from targi_sim.game.classes import CardClasses
 
-from .measure import DeckStats, PerDeal, reduce_games
+from .measure import DeckStats, PerDeal, reduce_masks, sum_by
 
-# the columns reduce_games reads, per run table
-COLUMNS = {"games": ("game_id", "pair_id", "first_player", "winner", "rounds", "tiebreak"),
-           "offers": ("game_id", "card_id"),
-           "acquisitions": ("game_id", "player", "card_id", "source", "outcome")}
+# the games-table columns reduce_masks reads
+GAME_COLUMNS = ("game_id", "pair_id", "first_player", "winner", "rounds", "tiebreak")
 
-Chunk = tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]  # games, offers, acquisitions
+
+def digest_part(games: pl.DataFrame, digest: pl.DataFrame, n_cards: int) -> PerDeal:
+    """One chunk's per-deal sums from its games (GAME_COLUMNS) and game digest, both in
+    game order."""
+    if not games["game_id"].equals(digest["game_id"]):
+        raise ValueError("a chunk's game digest does not list its games")
+
+    def seats(name: str) -> np.ndarray:
+        return np.stack([digest[f"{name}_p{p}"].to_numpy() for p in (0, 1)], axis=1)
+
+    return reduce_masks(games, digest["offered"].to_numpy(), seats("acquired"),
+                        seats("played"), n_cards)
 
 
 def merge_deals(parts: Sequence[PerDeal], block: int = 1) -> PerDeal:
@@ -33,10 +43,7 @@ def merge_deals(parts: Sequence[PerDeal], block: int = 1) -> PerDeal:
     units, row = np.unique(ids, return_inverse=True)
 
     def add(arrays: list[np.ndarray]) -> np.ndarray:
-        stacked = np.concatenate(arrays)
-        out = np.zeros((len(units),) + stacked.shape[1:])
-        np.add.at(out, row, stacked)
-        return out
+        return sum_by(np.concatenate(arrays), row, len(units))
 
     keys = parts[0].x
     return PerDeal(units, {k: add([p.x[k] for p in parts]) for k in keys},
@@ -51,20 +58,20 @@ def _split_last(p: PerDeal) -> tuple[PerDeal, PerDeal]:
     return part(slice(None, -1)), part(slice(-1, None))
 
 
-def measure_chunks(chunks: Iterable[Chunk], n_cards: int, block: int = 1,
+def measure_chunks(chunks: Iterable[PerDeal], block: int = 1,
                    classes: CardClasses | None = None) -> tuple[DeckStats, PerDeal]:
-    """The DeckStats of a run's chunks, each (games, offers, acquisitions) with at least
-    the COLUMNS, with the deal as the cluster exactly as measure.play_deals gives them;
-    and their per-unit sums for a bootstrap, a unit being `block` consecutive deals
-    (merge_deals). Chunks come in game order; one is in memory at a time. `classes`:
-    card columns pooled into classes of identical cards, per deal."""
+    """The DeckStats of a run's chunks, each reduced to its per-deal sums (digest_part),
+    with the deal as the cluster exactly as measure.play_deals gives them; and their
+    per-unit sums for a bootstrap, a unit being `block` consecutive deals (merge_deals).
+    Chunks come in game order; one is in memory at a time. `classes`: card columns
+    pooled into classes of identical cards, per deal."""
     stats: DeckStats | None = None
     units: list[PerDeal] = []
     pending: PerDeal | None = None  # the last deal so far: the next chunk may continue it
-    for games, offers, acquisitions in chunks:
-        if not games.height:
+    for chunk in chunks:
+        if not len(chunk.deal_ids):
             continue
-        part = reduce_games(games, offers, acquisitions, n_cards).pooled(classes)
+        part = chunk.pooled(classes)
         done, pending = _split_last(part if pending is None else merge_deals([pending, part]))
         if len(done.deal_ids):
             stats = done.stats() if stats is None else stats + done.stats()

@@ -40,12 +40,14 @@ class CardClasses:
         return np.array([len(m) for m in self.members], dtype=np.int64)
 
     def pool(self, per_card: np.ndarray) -> np.ndarray:
-        """Sum the card columns (the last axis) of `per_card` into class columns."""
-        a = np.asarray(per_card)
-        out = np.zeros(a.shape[:-1] + (self.size,), dtype=np.result_type(a.dtype, np.float64))
-        for k, m in enumerate(self.members):
-            out[..., k] = a[..., list(m)].sum(axis=-1)
-        return out
+        """Sum the card columns (the last axis) of `per_card` into class columns: a
+        product with the 0/1 card x class matrix (the sums of counts and points it
+        pools are exact in any order)."""
+        a = np.asarray(per_card, dtype=np.result_type(np.asarray(per_card).dtype,
+                                                      np.float64))
+        member = np.zeros((a.shape[-1], self.size))
+        member[np.arange(len(self.of_card)), self.of_card] = 1.0
+        return a @ member
 
     def card_ids(self, k: int) -> str:
         """Class k's card ids as text: '14, 15' for copies, '7' for a lone card."""

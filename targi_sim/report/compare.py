@@ -20,6 +20,7 @@ import polars as pl
 
 from targi_sim.runner.reading import ReportError, RunInfo, read_run_info
 
+from . import plots
 from .build import DEFAULT_MIN_N, analyse, check_min_n
 from .compare_cards import CARD_COLUMNS, with_card_columns
 from .family import ALPHA, POWER, compare_tables, family_size, mde_level, with_mde
@@ -84,10 +85,11 @@ def compare_runs(run_a: str | Path, run_b: str | Path, out_dir: str | Path | Non
     if out.exists() and not out.is_dir():
         raise ReportError(f"--out {str(out)!r} exists and is not a folder")
     step = progress or (lambda _m: None)
-    step(f"analysing A ({a.name})")
-    ra = analyse(a, min_n)
-    step(f"analysing B ({b.name})")
-    rb = analyse(b, min_n)
+    with plots.skipped():  # the comparison shows numbers of A and B, not their plots
+        step(f"analysing A ({a.name})")
+        ra = analyse(a, min_n)
+        step(f"analysing B ({b.name})")
+        rb = analyse(b, min_n)
     step("balance verdict (bootstrap over deals)")
     change = balance_change(a, b)
     step("testing differences")

@@ -26,7 +26,7 @@ from targi_sim.fairness.bootstrap import interval, resamples
 from targi_sim.fairness.measure import DeckStats, PerDeal
 from targi_sim.fairness.objective import TERMS, UNMEASURED, Terms, compared_cards, terms
 from targi_sim.fairness.settings import Objective, load_settings
-from targi_sim.fairness.tables import COLUMNS, Chunk, measure_chunks
+from targi_sim.fairness.tables import GAME_COLUMNS, digest_part, measure_chunks
 from targi_sim.game.classes import CardClasses, common_classes
 from targi_sim.runner.classes import run_classes
 from targi_sim.runner.layout import RunDir
@@ -85,12 +85,14 @@ def run_cards(run: RunInfo) -> RunCards:
                     run_classes(run))
 
 
-def run_chunks(run: RunInfo) -> Iterator[Chunk]:
-    """The run's (games, offers, acquisitions) chunk by chunk, the columns measured."""
-    files = run.files
-    for parts in zip(files["games"], files["offers"], files["acquisitions"], strict=True):
-        yield tuple(_read(p, COLUMNS[t]) for p, t in  # type: ignore[misc]
-                    zip(parts, ("games", "offers", "acquisitions"), strict=True))
+def run_chunks(run: RunInfo, n_cards: int) -> Iterator[PerDeal]:
+    """The run's per-deal sums chunk by chunk, from its games table and game digests
+    (targi_sim.runner.digests: never the log tables, unless a chunk's digest must be
+    computed from them once)."""
+    from targi_sim.runner.digests import chunk_digests
+
+    for path, digest in zip(run.files["games"], chunk_digests(run), strict=True):
+        yield digest_part(_read(path, GAME_COLUMNS), digest, n_cards)
 
 
 def run_measure(run: RunInfo, cards: RunCards, block: int = 1,
@@ -98,7 +100,7 @@ def run_measure(run: RunInfo, cards: RunCards, block: int = 1,
     """What `balance` measures of the same games, from a run's tables: the DeckStats and
     the per-unit sums a bootstrap resamples (targi_sim.fairness.tables.measure_chunks),
     card columns pooled into `classes`. `cards`: the run's (run_cards)."""
-    return measure_chunks(run_chunks(run), cards.n_tribe, block, classes)
+    return measure_chunks(run_chunks(run, cards.n_tribe), block, classes)
 
 
 def run_terms(run: RunInfo, objective: Objective | None = None) -> Terms:

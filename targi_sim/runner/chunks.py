@@ -9,9 +9,9 @@ for up to LOG_GAMES games, those rows are appended to the chunk's six Parquet
 files as one row group each, and the buffer is reused. The files are written
 under temporary names and renamed into place only when all six are whole; then the
 chunk's summary (its sufficient statistics, runner/summaries.py), summed from each log
-buffer before it is reused (sums_arrays.py), is written, and for a sweep's runs its game
-digest (runner/digests.py); the completion marker comes last and records each file's
-size and sha256.
+buffer before it is reused (sums_arrays.py), is written, and its game digest (per-game
+card masks for the paired comparisons, runner/digests.py); the completion marker comes
+last and records each file's size and sha256.
 """
 
 from __future__ import annotations
@@ -147,7 +147,7 @@ def run_chunk(spec: RunSpec, chunk: int) -> dict[str, Any]:
     files = ChunkFiles(rd, chunk)
     start, n = spec.chunk_games(chunk)
     shape = run_shape(spec)
-    summer = ChunkSummer(shape, start, spec.digests) if summaries.enabled() else None
+    summer = ChunkSummer(shape, start) if summaries.enabled() else None
     try:
         for tables in play_batches(spec, chunk, summer):
             files.append(tables)
@@ -167,8 +167,7 @@ def run_chunk(spec: RunSpec, chunk: int) -> dict[str, Any]:
     if summer is not None:
         marker["summary"] = summaries.write(rd, chunk, summer.long(), shape.goods_vp,
                                             shape.gold_vp, shape.classes)
-        if spec.digests:
-            marker[digests.DIGEST] = digests.write(rd, chunk, summer.digest())
+        marker[digests.DIGEST] = digests.write(rd, chunk, summer.digest())
     marker["seconds"] = round(time.perf_counter() - t0, 4)
     rd.write_marker(chunk, marker)
     return marker

@@ -54,7 +54,6 @@ class RunSpec:
     match: Match
     config_hash: str
     tribe_symbol: np.ndarray = field(repr=False)
-    digests: bool = False  # keep each chunk's game digest too (runner/digests.py)
 
     @property
     def n_chunks(self) -> int:
@@ -78,12 +77,11 @@ class ResolvedRun:
     config_hash: str
     pairing: str = SEAT_SWAPPED
 
-    def spec(self, out: Path, *, digests: bool = False) -> RunSpec:
+    def spec(self, out: Path) -> RunSpec:
         return RunSpec(
             out=out.resolve(), games=self.config.games, seed=self.config.seed,
             pairing=self.pairing, chunk_size=self.chunk_size, match=self.match,
             config_hash=self.config_hash, tribe_symbol=self.match.deck.tribe_symbol.copy(),
-            digests=digests,
         )
 
 

@@ -1,13 +1,13 @@
 """Game digests: one row per game of what a paired comparison needs that the games table
-lacks (its card masks, display size and raid losses), written by the worker for runs
-that ask (a sweep's variants) and vouched for by the chunk's marker like a summary.
+lacks (its card masks, display size and raid losses), written by the worker beside the
+chunk's summary and vouched for by the chunk's marker like it.
 
-Why per game: a sweep compares runs deal by deal (the deal is the unit of its paired
-tests, targi_sim.sweep.paired), and the cross-products of two runs' per-deal values
-cannot be summed in advance by either run. So the per-deal values themselves are the
-sufficient statistics; the digest holds them in 12 numbers a game (about 50 bytes a game
-on disk), against the ~300 bytes a game of the six log tables a sweep would otherwise
-re-read. A plain `run` writes none (nothing reads them but a sweep). Every
+Why per game: `compare`'s balance verdict (a bootstrap over deals) and a sweep's paired
+tests (targi_sim.sweep.paired) compare runs deal by deal, and the cross-products of two
+runs' per-deal values cannot be summed in advance by either run. So the per-deal values
+themselves are the sufficient statistics; the digest holds them in 12 numbers a game
+(about 35 bytes a game on disk), against the ~300 bytes a game of the six log tables
+those would otherwise re-read. Every
 column means what its query says (analyses/game_digest.sql, the reference used for a
 chunk whose digest is missing or does not match its marker, and by the tests).
 
@@ -40,8 +40,8 @@ VERSION = 1  # bump when a column or its meaning changes: older digests are reco
 MASKS = ("offered", "acquired_p0", "acquired_p1", "played_p0", "played_p1", "centre_p0",
          "centre_p1")  # the order of the worker's mask columns (sums_kernels.cards_pass)
 SCHEMA = {"game_id": pl.Int64, **dict.fromkeys(MASKS, pl.UInt64),
-          "cards_p0": pl.Int64, "cards_p1": pl.Int64,
-          "raid_losses_p0": pl.Int64, "raid_losses_p1": pl.Int64}
+          "cards_p0": pl.Int16, "cards_p1": pl.Int16,
+          "raid_losses_p0": pl.Int32, "raid_losses_p1": pl.Int32}
 
 
 def frame(game_ids: np.ndarray, masks: np.ndarray, cards: np.ndarray,
@@ -51,8 +51,8 @@ def frame(game_ids: np.ndarray, masks: np.ndarray, cards: np.ndarray,
     cols: dict[str, Any] = {"game_id": np.asarray(game_ids, np.int64)}
     cols |= {name: masks[:, k].astype(np.uint64) for k, name in enumerate(MASKS)}
     for p in (0, 1):
-        cols[f"cards_p{p}"] = cards[:, p].astype(np.int64)
-        cols[f"raid_losses_p{p}"] = raid_losses[:, p].astype(np.int64)
+        cols[f"cards_p{p}"] = cards[:, p].astype(np.int16)
+        cols[f"raid_losses_p{p}"] = raid_losses[:, p].astype(np.int32)
     return pl.DataFrame(cols, schema=SCHEMA)
 
 
@@ -71,7 +71,9 @@ def write(rd: RunDir, chunk: int, digest: pl.DataFrame) -> dict[str, Any]:
     path = rd.digest_path(chunk)
     path.parent.mkdir(parents=True, exist_ok=True)
     table = digest.to_arrow()
-    atomic_write(path, lambda p: pq.write_table(table, p, compression="zstd"))
+    # masks are nearly unique: a dictionary or statistics cost time and save nothing
+    atomic_write(path, lambda p: pq.write_table(table, p, compression="zstd",
+                                                use_dictionary=False, write_statistics=False))
     return {"bytes": path.stat().st_size, "sha256": file_sha256(path), "version": VERSION}
 
 

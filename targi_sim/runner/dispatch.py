@@ -227,7 +227,6 @@ def execute(
     force: bool = False,
     command: list[str] | None = None,
     progress: Callable[[int], None] | None = None,
-    digests: bool = False,
 ) -> RunOutcome:
     """Play every chunk not yet complete in `out`, then mark the run complete.
 
@@ -237,8 +236,7 @@ def execute(
     the old run's files. One writer at a time: a second `execute` into the same
     directory gets InputError. `jobs` above the CPU count is capped (`cap_jobs`).
     `progress(n)` is called with the game count of each finished chunk, including
-    chunks skipped because they were already complete. `digests`: the workers also keep
-    each chunk's game digest (runner/digests.py; a sweep's runs).
+    chunks skipped because they were already complete.
     """
     check_options(jobs, backend, scheduler)
     if backend == "loky" or scheduler is None:
@@ -246,15 +244,14 @@ def execute(
     out = Path(out)
     _check_folder(out)  # before the lock file is made in it
     with RunDir(out).locked():
-        return _execute(run, out, jobs, backend, scheduler, force, command, progress,
-                        digests)
+        return _execute(run, out, jobs, backend, scheduler, force, command, progress)
 
 
 def _execute(run: ResolvedRun, out: Path, jobs: int, backend: str, scheduler: str | None,
              force: bool, command: list[str] | None,
-             progress: Callable[[int], None] | None, digests: bool) -> RunOutcome:
+             progress: Callable[[int], None] | None) -> RunOutcome:
     rd, old = prepare_out(run, out, force=force)
-    spec = run.spec(out, digests=digests)
+    spec = run.spec(out)
     rd.clean_partial_writes()
     rd.make_folders()
     manifest = _manifest(run, spec, command or sys.argv, old, jobs, backend)

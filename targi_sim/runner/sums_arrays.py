@@ -126,9 +126,9 @@ class _Clustered:
 class ChunkSummer:
     """Add a chunk's batches (`add`), then read its summary in long form (`long`)."""
 
-    def __init__(self, shape: RunShape, first_game: int, digest: bool = False) -> None:
+    def __init__(self, shape: RunShape, first_game: int) -> None:
         self.shape = shape
-        self.digest_parts: list[tuple[np.ndarray, ...]] | None = [] if digest else None
+        self.digest_parts: list[tuple[np.ndarray, ...]] = []
         first = int(pair_ids(np.array([first_game]), shape.pairing)[0])
         self.strategies = list(dict.fromkeys(shape.strategies))
         self.strategy_of_seat = np.array([self.strategies.index(s) for s in shape.strategies])
@@ -168,7 +168,7 @@ class ChunkSummer:
                     self.flat["curves"], c["border"].kernel_arg(), c["score_gap"].kernel_arg(),
                     self.lead)
         plays = np.zeros(len(logs["acquisitions"]))
-        masks = np.zeros((n if self.digest_parts is not None else 0, 7), np.uint64)
+        masks = np.zeros((n, 7), np.uint64)
         m = cards_pass(logs["offers"], logs["acquisitions"], game0, pair, points, diff, has,
                        self.shape.classes.of_card, self.symbol_of,
                        c["tribe_pairs"].kernel_arg(), c["symbol_pairs"].kernel_arg(),
@@ -192,15 +192,12 @@ class ChunkSummer:
                 table.add_edges(pairs)
         self.examples["cards"].append(plays[:m])
         self.examples["raids"].append(raids_eq[:k])
-        if self.digest_parts is not None:
-            self.digest_parts.append((ids, masks, last_display, per_game[:, :, 0]))
+        self.digest_parts.append((ids, masks, last_display, per_game[:, :, 0]))
 
     def digest(self) -> pl.DataFrame:
-        """The chunk's game digest (runner/digests.py), if asked for at construction."""
+        """The chunk's game digest (runner/digests.py)."""
         from targi_sim.runner.digests import frame
 
-        if self.digest_parts is None:
-            raise ValueError("this summer was made without digest=True")
         parts = self.digest_parts or [(np.zeros(0, np.int64), np.zeros((0, 7), np.uint64),
                                        np.zeros((0, 2)), np.zeros((0, 2)))]
         return frame(*(np.concatenate(column) for column in zip(*parts, strict=True)))

@@ -181,12 +181,11 @@ def cards_pass(offers, acq, game0, pair, points, diff, has, class_of, symbol_of,
     """classes, symbols (6 x classes or symbols): sums_tribe_pairs.sql's values of each
     card added per class (class_of) and per symbol (symbol_of); tribe (cards x 9):
     sums_tribe.sql; plays: example_plays.sql's values, one per card play (returns how
-    many); masks (games x 7, or no rows: not wanted): the game digest's card masks
+    many); masks (games x 7): the game digest's card masks
     (runner/digests.py: offered, then acquired, played, centre for seats 0 and 1). A card
     offered in a game adds (1, 0, 0, 0, 2, 1) when first seen; the few cards with
     acquisition rows then correct that by their players' flags."""
     n, nc = len(pair), len(class_of)
-    want_masks = masks.shape[0] > 0
     cx, sx = classes[0], symbols[0]
     offered = np.zeros(nc, np.bool_)
     flags = np.zeros((2, nc), np.int8)  # 1 acquired, 2 played, 4 from the centre
@@ -204,8 +203,7 @@ def cards_pass(offers, acq, game0, pair, points, diff, has, class_of, symbol_of,
                 n_shown += 1
                 _add6(cx, class_of[c], 1.0, 0.0, 0.0, 0.0, 2.0, 1.0)
                 _add6(sx, symbol_of[c], 1.0, 0.0, 0.0, 0.0, 2.0, 1.0)
-                if want_masks:
-                    masks[g, 0] |= np.uint64(1) << np.uint64(c)
+                masks[g, 0] |= np.uint64(1) << np.uint64(c)
             io += 1
         while ia < len(acq) and acq[ia, 0] - game0 == g:
             c, src, r = acq[ia, rec.RA_CARD], acq[ia, rec.RA_SOURCE], acq[ia, rec.RA_ROUND]
@@ -235,14 +233,13 @@ def cards_pass(offers, acq, game0, pair, points, diff, has, class_of, symbol_of,
             x1, x2, x3, x4, x5 = 0.0, 0.0, 0.0, 0.0, 0.0
             for p in range(2):
                 f = flags[p, c]
-                if want_masks:
-                    bit = np.uint64(1) << np.uint64(c)
-                    if f & 1:
-                        masks[g, 1 + p] |= bit
-                    if f & 2:
-                        masks[g, 3 + p] |= bit
-                    if f & 4:
-                        masks[g, 5 + p] |= bit
+                bit = np.uint64(1) << np.uint64(c)
+                if f & 1:
+                    masks[g, 1 + p] |= bit
+                if f & 2:
+                    masks[g, 3 + p] |= bit
+                if f & 4:
+                    masks[g, 5 + p] |= bit
                 if o and f & 4:
                     x1 += 1.0
                 if f & 2:

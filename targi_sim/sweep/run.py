@@ -227,8 +227,7 @@ def _run(plan: SweepPlan, out: Path, jobs: int, backend: str, scheduler: str | N
         # a complete variant plays nothing here (the runner checks every chunk against its
         # marker); an interrupted one resumes from its completed chunks
         outcome = execute(resolved[v.key], out / "runs" / v.key, jobs=jobs, backend=backend,
-                          scheduler=scheduler, force=force, command=command, progress=step,
-                          digests=True)  # the paired tests read the digests, not the logs
+                          scheduler=scheduler, force=force, command=command, progress=step)
         played[v.key] = outcome.games_played
         status[v.key] = "complete" if outcome.manifest["status"] == "complete" else "pending"
         manifest["variants"] = _manifest(plan, command, old, status)["variants"]
