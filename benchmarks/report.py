@@ -25,6 +25,11 @@ time without loading the engine) and of wall time. Target: with summaries within
     python benchmarks/report.py [--run DIR] [--games 1e6] [--jobs 2] [--repeats 3]
                                 [--rss-ref-mb MB]
     python benchmarks/report.py --run-cost 2e5 [--jobs 2] [--repeats 3]
+    python benchmarks/report.py --compare [--run DIR] [--repeats 3]
+
+Compare (--compare): times `targi-sim compare DIR DIR` instead (the run against itself:
+both sides read, the balance verdict's bootstrap paired over the deals); target <= 0.2 x
+the run's time for each of the two runs it reads.
 """
 
 from __future__ import annotations
@@ -123,6 +128,8 @@ def main() -> int:
                     help="the 1e6 report's peak RSS: the target becomes 1.2 x this")
     ap.add_argument("--run-cost", metavar="GAMES", default=None,
                     help="instead: the run's games/s with and without the summaries")
+    ap.add_argument("--compare", action="store_true",
+                    help="time `compare RUN RUN` instead of `report RUN`")
     args = ap.parse_args()
     if args.run_cost:
         ok = run_cost(args.run_cost, args.jobs, args.repeats)
@@ -137,7 +144,9 @@ def main() -> int:
         with tempfile.TemporaryDirectory() as out:
             r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
             t0 = time.perf_counter()
-            subprocess.run([*_cli(), "report", str(run), "--out", out, "--quiet"], check=True)
+            command = (["compare", str(run), str(run)] if args.compare
+                       else ["report", str(run)])
+            subprocess.run([*_cli(), *command, "--out", out, "--quiet"], check=True)
             walls.append(time.perf_counter() - t0)
             r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
             cpus.append((r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime))
@@ -147,11 +156,13 @@ def main() -> int:
     note = "" if peak_kb > before else " (at most; an earlier child peaked higher)"
     games = json.loads((run / "manifest.json").read_text()).get("counts", {}).get("games")
     rss_target = RSS_GROWTH * args.rss_ref_mb if args.rss_ref_mb else TARGET_RSS_MB
-    target = TARGET_RATIO * run_seconds
-    print(f"report on {games:,} games, {args.repeats} repeats: wall median {seconds:.1f} s "
+    target = TARGET_RATIO * run_seconds * (2 if args.compare else 1)
+    what = "compare" if args.compare else "report"
+    per = " per run read" if args.compare else ""
+    print(f"{what} on {games:,} games, {args.repeats} repeats: wall median {seconds:.1f} s "
           f"(min {min(walls):.1f}, max {max(walls):.1f}; target <= {target:.1f} s = "
-          f"{TARGET_RATIO} x the run's {run_seconds:.1f} s), peak RSS {rss_mb:.0f} MB, max "
-          f"over repeats{note} (target <= {rss_target:.0f} MB); CPU median "
+          f"{TARGET_RATIO} x the run's {run_seconds:.1f} s{per}), peak RSS {rss_mb:.0f} MB, "
+          f"max over repeats{note} (target <= {rss_target:.0f} MB); CPU median "
           f"{statistics.median(cpus):.1f} s user+sys; load average before/after "
           f"{load0:.2f}/{os.getloadavg()[0]:.2f} (other processes on the machine slow the wall "
           "time)")
