@@ -191,37 +191,40 @@ def cards_pass(offers, acq, game0, pair, points, diff, has, class_of, symbol_of,
     flags = np.zeros((2, nc), np.int8)  # 1 acquired, 2 played, 4 from the centre
     shown = np.zeros(nc, np.int64)  # the game's offered cards
     taken = np.zeros(nc, np.int64)  # the game's cards with acquisition rows
-    io, ia, m = 0, 0, 0
+    counts = np.zeros((nc, 8), np.int64)  # tribe[:, 1:], added as integers
+    for i in range(len(offers)):  # the games' offered masks first: no branch per row
+        c = offers[i, rec.RO_CARD]
+        masks[offers[i, 0] - game0, 0] |= np.uint64(1) << np.uint64(c)
+        tribe[c, 0] += 1.0
+    ia, m = 0, 0
     for g in range(n):
         n_shown, n_taken = 0, 0
-        while io < len(offers) and offers[io, 0] - game0 == g:
-            c = offers[io, rec.RO_CARD]
-            tribe[c, 0] += 1.0
-            if not offered[c]:
+        shown_mask = masks[g, 0]
+        for c in range(nc):
+            if (shown_mask >> np.uint64(c)) & np.uint64(1):
                 offered[c] = True
                 shown[n_shown] = c
                 n_shown += 1
                 _add6(cx, class_of[c], 1.0, 0.0, 0.0, 0.0, 2.0, 1.0)
                 _add6(sx, symbol_of[c], 1.0, 0.0, 0.0, 0.0, 2.0, 1.0)
-                masks[g, 0] |= np.uint64(1) << np.uint64(c)
-            io += 1
         while ia < len(acq) and acq[ia, 0] - game0 == g:
             c, src, r = acq[ia, rec.RA_CARD], acq[ia, rec.RA_SOURCE], acq[ia, rec.RA_ROUND]
             out = acq[ia, rec.RA_OUTCOME]
             got, centre, played = src != rec.SRC_HAND, src == rec.SRC_CENTRE, \
                 out == rec.OUT_PLAYED
             f = got | (played << 1) | (centre << 2)  # no branches: these are random
-            tribe[c, 1] += got
-            tribe[c, 2] += centre
-            tribe[c, 3] += src == rec.SRC_EXPANSION
-            tribe[c, 4] += played
-            tribe[c, 5] += out == rec.OUT_KEPT
-            tribe[c, 6] += out == rec.OUT_DISCARDED
-            tribe[c, 7] += 1.0
-            tribe[c, 8] += r * got
+            tc = counts[c]
+            tc[0] += got
+            tc[1] += centre
+            tc[2] += src == rec.SRC_EXPANSION
+            tc[3] += played
+            tc[4] += out == rec.OUT_KEPT
+            tc[5] += out == rec.OUT_DISCARDED
+            tc[6] += 1
+            tc[7] += r * got
             swing = diff[g, r] - diff[g, r - 1]
             plays[m] = (swing if acq[ia, rec.RA_PLAYER] == 0 else -swing) + 0.0
-            m += played and has[g, r] > 0  # kept only for a play in a round with rows
+            m += played & (has[g, r] > 0)  # kept only for a play in a round with rows
             if flags[0, c] == 0 and flags[1, c] == 0:
                 taken[n_taken] = c
                 n_taken += 1
@@ -256,6 +259,9 @@ def cards_pass(offers, acq, game0, pair, points, diff, has, class_of, symbol_of,
         if g == n - 1 or pair[g + 1] != pair[g]:
             end_pair(classes, pair[g], pair[n - 1])
             end_pair(symbols, pair[g], pair[n - 1])
+    for c in range(nc):
+        for j in range(8):
+            tribe[c, 1 + j] += counts[c, j]
     return m
 
 
