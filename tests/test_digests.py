@@ -1,10 +1,10 @@
 """Game digests (runner/digests.py), what compare's balance verdict and a sweep's paired
-tests read instead of the logs:
-the worker's equal the SQL reference over the chunk's rows (odd chunks that split pairs,
-one game per deal, a resumed run); a sweep's per-deal numbers from them equal the report's
-queries over all the rows; a deleted, truncated, edited or out-of-date digest is
-recomputed from its rows and written back, never used; a run made before digests gets
-them from its rows once."""
+tests read instead of the logs: the worker's equal the SQL reference over the chunk's
+rows (odd chunks that split pairs, one game per deal; a resumed run's:
+tests/test_summaries.py); a sweep's per-deal numbers and the verdict's per-deal sums
+from them equal those from the rows; a deleted, truncated, edited or out-of-date digest
+is recomputed from its rows and written back, never used; a run made before digests
+gets them from its rows once."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ from targi_sim.runner import digests as dig
 from targi_sim.runner.dispatch import execute
 from targi_sim.runner.reading import read_run_info
 from targi_sim.sweep.deals import HEADLINE, deal_data, deal_data_from_rows
+from tests.damage import KINDS, damage
 
 
 def run_to(out: Path, games: int = 31, chunk: int = 7, **kw) -> Path:
@@ -88,23 +89,14 @@ def test_a_run_made_before_digests_gets_them_from_its_rows_once(tmp_path, odd_ru
         assert rd.read_marker(chunk)[dig.DIGEST] == RunDir(odd_run).read_marker(chunk)[dig.DIGEST]
 
 
-@pytest.mark.parametrize("damage", ["delete", "truncate", "edit", "marker"])
-def test_a_damaged_digest_is_recomputed_never_used(tmp_path, odd_run, damage, monkeypatch):
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_damaged_digest_is_recomputed_never_used(tmp_path, odd_run, kind, monkeypatch):
     out = tmp_path / "run"
     shutil.copytree(odd_run, out)
     rd = RunDir(out)
     path = rd.digest_path(2)
-    good = path.read_bytes()
-    if damage == "delete":
-        path.unlink()
-    elif damage == "truncate":
-        path.write_bytes(good[: len(good) // 2])
-    elif damage == "edit":  # a valid Parquet file that lies
-        pl.read_parquet(path).with_columns(pl.col("cards_p0") + 1).write_parquet(path)
-    else:
-        marker = rd.read_marker(2)
-        marker[dig.DIGEST]["version"] = -1
-        rd.write_marker(2, marker)
+    good = damage(rd, 2, path, dig.DIGEST, kind,
+                  lambda df: df.with_columns(pl.col("cards_p0") + 1))
     computed: list[int] = []
     original = dig.compute
 
@@ -120,17 +112,6 @@ def test_a_damaged_digest_is_recomputed_never_used(tmp_path, odd_run, damage, mo
     computed.clear()
     deal_data(read_run_info(out))
     assert computed == []
-
-
-def test_a_resumed_run_keeps_the_same_digests(tmp_path, odd_run):
-    out = run_to(tmp_path / "run")
-    rd = RunDir(out)
-    rd.marker_path(3).unlink()  # as if killed before chunk 3 was marked complete
-    rd.digest_path(3).unlink()
-    run_to(out)
-    for chunk in range(5):
-        assert rd.digest_path(chunk).read_bytes() == \
-            RunDir(odd_run).digest_path(chunk).read_bytes()
 
 
 def test_compares_per_deal_sums_from_digests_equal_the_rows(odd_run):

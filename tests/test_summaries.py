@@ -26,6 +26,7 @@ from targi_sim.runner.classes import run_classes
 from targi_sim.runner.dispatch import execute
 from targi_sim.runner.reading import read_run_info
 from targi_sim.runner.sums import SPECS
+from tests.damage import KINDS, damage
 
 
 def run_to(out: Path, games: int = 31, chunk: int = 7, jobs: int = 1, **kw) -> Path:
@@ -185,24 +186,13 @@ def test_summaries_do_not_depend_on_the_chunking(tmp_path, odd_run):
     assert_same_sums(sums_of(other), sums_of(odd_run))
 
 
-@pytest.mark.parametrize("damage", ["delete", "truncate", "edit", "marker"])
-def test_a_damaged_summary_is_recomputed_never_used(tmp_path, odd_run, damage):
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_damaged_summary_is_recomputed_never_used(tmp_path, odd_run, kind):
     out = tmp_path / "run"
     shutil.copytree(odd_run, out)
     rd = RunDir(out)
     path = rd.summary_path(2)
-    good = path.read_bytes()
-    if damage == "delete":
-        path.unlink()
-    elif damage == "truncate":
-        path.write_bytes(good[: len(good) // 2])
-    elif damage == "edit":  # same size, other numbers: a valid Parquet file that lies
-        long = pl.read_parquet(path).with_columns(pl.col("value") * 2)
-        long.write_parquet(path)
-    else:  # the marker's entry no longer matches (e.g. another version's summary)
-        marker = rd.read_marker(2)
-        marker["summary"]["version"] = -1
-        rd.write_marker(2, marker)
+    good = damage(rd, 2, path, "summary", kind, lambda df: df.with_columns(pl.col("value") * 2))
     recomputed: list[int] = []
     assert_same_sums(sums_of(out, recomputed=recomputed), sums_of(odd_run))
     assert recomputed == [2]
@@ -239,9 +229,13 @@ def test_a_resumed_run_has_the_same_summaries(tmp_path, odd_run):
     rd = RunDir(out)
     rd.marker_path(3).unlink()  # as if killed before chunk 3 was marked complete
     rd.summary_path(3).unlink()
+    rd.digest_path(3).unlink()
     run_to(out)
     assert_worker_sums_are_the_sql_ones(out)
     assert_same_sums(sums_of(out), sums_of(odd_run))
+    for chunk in range(5):  # and the same game digests (runner/digests.py)
+        assert rd.digest_path(chunk).read_bytes() == \
+            RunDir(odd_run).digest_path(chunk).read_bytes()
     assert_same_report(out)
 
 
