@@ -90,13 +90,27 @@ def test_game_shape_of_hand_built_games():
 
 
 class _Info:
-    """A mirror run's tables, built by hand (what _tables reads of a RunInfo)."""
+    """A mirror run's tables, built by hand (what _tables reads of a RunInfo: the games
+    table and the game digests)."""
 
     def __init__(self, **tables: pl.DataFrame):
         self.tables = tables
 
     def read_table(self, name: str) -> pl.DataFrame:
         return self.tables[name]
+
+    def read_digest(self) -> pl.DataFrame:
+        """The game digests' per-seat display size and raid losses, from the tables."""
+        games, rounds, raids = (self.tables[t] for t in ("games", "rounds", "raids"))
+        out = games.select("game_id")
+        for p in (0, 1):
+            seat = {"cards": rounds.filter(pl.col("player") == p).group_by("game_id")
+                    .agg(pl.col("display_count").last().alias(f"cards_p{p}")),
+                    "raids": raids.filter(pl.col("player") == p).group_by("game_id")
+                    .agg(pl.col("amount").sum().alias(f"raid_losses_p{p}"))}
+            for t in seat.values():
+                out = out.join(t, on="game_id", how="left")
+        return out.fill_null(0)
 
 
 class _Report:

@@ -1,6 +1,7 @@
 """The game shape has one definition (targi_sim/game/shape.py) and one SQL twin (the
 player_shape view of analyses/views.sql): both give the same rows on a real run, and
-every table that reports shape figures names them from the one list."""
+every table that reports shape figures names them from the one list; the game digests
+give the same shape as the rows."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import polars as pl
 import pytest
 
 import targi_sim
-from targi_sim.game.shape import PLAYER_NAMES, game_shape, player_rows
+from targi_sim.game.shape import PLAYER_NAMES, digest_shape, game_shape, player_rows
 
 
 @pytest.fixture(scope="module")
@@ -45,6 +46,23 @@ def test_game_shape_means_come_from_the_rows(small_run):
     assert shape["cards_per_player"] == pytest.approx(rows["cards"].mean())
     assert shape["token_vp"] == pytest.approx(rows["token_vp"].mean())
     assert shape["rounds"] == pytest.approx(games["rounds"].mean())
+
+
+def test_the_shape_from_game_digests_is_the_shape_from_the_rows(small_run):
+    """ladder reads a mirror's shape from its games table and game digests."""
+    from targi_sim.runner.digests import chunk_digests
+    from targi_sim.runner.reading import read_run_info
+
+    with targi_sim.open_run(small_run) as run:
+        games = run.table("games").collect()
+        rounds = run.table("rounds").collect()
+        raids = run.table("raids").collect()
+    digest = pl.concat(list(chunk_digests(read_run_info(small_run))))
+    from_rows, from_digest = game_shape(games, rounds, raids), digest_shape(games, digest)
+    assert from_rows.keys() == from_digest.keys()
+    for key, value in from_rows.items():
+        assert from_digest[key] == pytest.approx(value, rel=1e-12, nan_ok=True), key
+    assert from_rows["raid_losses"] > 0 and from_rows["cards_per_player"] > 0
 
 
 def test_report_and_sweep_name_the_same_figures():

@@ -127,6 +127,20 @@ def game_shape(games: pl.DataFrame, rounds: pl.DataFrame, raids: pl.DataFrame) -
     }
 
 
+def digest_shape(games: pl.DataFrame, digest: pl.DataFrame) -> dict:
+    """game_shape of a run's games from its games table and game digests
+    (targi_sim.runner.digests), without its round and raid rows: the digest's per-seat
+    display size and raid losses are what player_rows takes from those rows."""
+    def seats(column: str, name: str, extra: dict) -> pl.DataFrame:
+        return pl.concat([digest.select("game_id", pl.lit(p, dtype=pl.Int8).alias("player"),
+                                        pl.col(f"{column}_p{p}").alias(name),
+                                        *(pl.lit(v).alias(k) for k, v in extra.items()))
+                          for p in (0, 1)])
+
+    return game_shape(games, seats("cards", "display_count", {"round": 0}),
+                      seats("raid_losses", "amount", {}))
+
+
 __all__ = ["CARD_SHARE", "CARD_SHARE_DECIDES", "GAME_FIGURES", "PLAYER_FIGURES",
-           "PLAYER_NAMES", "Figure", "card_point_share", "decided_by", "game_flags",
+           "PLAYER_NAMES", "Figure", "card_point_share", "decided_by", "digest_shape", "game_flags",
            "game_shape", "player_rows"]

@@ -33,7 +33,7 @@ from scipy import stats as sps
 
 from targi_sim.engine.logs import G_WINNER
 from targi_sim.errors import InputError
-from targi_sim.game.shape import game_shape
+from targi_sim.game.shape import digest_shape
 from targi_sim.play.games import run_batch
 from targi_sim.players.strategy import resolve_strategy
 
@@ -321,11 +321,14 @@ def _noise(plan, strategies, rungs, seed, deck, rules, jobs, progress, backend="
                                       "within_deal_sd": pl.Float64, "note": pl.String})
 
 
+def _shape(info) -> dict:
+    """A mirror run's game shape from its games table and game digests (not its logs)."""
+    return digest_shape(info.read_table("games"), info.read_digest())
+
+
 def _tables(plan, names, seat_tables, mirrors) -> dict[str, pl.DataFrame]:
     depth = skill_depth(plan, names, seat_tables)
-    shape = pl.DataFrame([{"rung": names[i], **game_shape(info.read_table("games"),
-                                                         info.read_table("rounds"),
-                                                         info.read_table("raids"))}
+    shape = pl.DataFrame([{"rung": names[i], **_shape(info)}
                           for i, (info, _r) in sorted(mirrors.items())])
     stability = []
     for i, (_info, report) in sorted(mirrors.items()):

@@ -66,14 +66,12 @@ _GAMES = ("game_id", "pair_id", "winner", "first_player", "rounds", "tokens_p0",
 
 def game_columns(run: RunInfo) -> pl.DataFrame:
     """The games table's columns a sweep needs, joined with the game digest, in game order."""
-    from targi_sim.runner.digests import chunk_digests
-
     games = []
     for path in run.files.get("games", []):
         with open(path, "rb") as f:  # a path, never a glob pattern
             games.append(pl.read_parquet(f, columns=list(_GAMES)))
     table = pl.concat(games)
-    digest = pl.concat(list(chunk_digests(run)))
+    digest = run.read_digest()
     if not table["game_id"].equals(digest["game_id"]):
         raise RuntimeError(f"the game digests of {run.path} do not list its games")
     return pl.concat([table, digest.drop("game_id")], how="horizontal")
