@@ -132,13 +132,16 @@ class RunDir:
         self.clean_partial_writes()
 
     def bytes_written(self, markers: list[dict[str, Any]] | None = None) -> int:
-        """Bytes of the run's files: the chunks' (as their markers record them, when
-        given; else every part file) plus cards.parquet."""
+        """Bytes of the run's files: the chunks' parts, summaries and game digests (as
+        their markers record them, when given; else every such file) plus cards.parquet."""
         if markers is not None:
-            total = sum(sum(m["bytes"].values()) for m in markers)
+            total = sum(sum(m["bytes"].values())
+                        + sum(m[k]["bytes"] for k in ("summary", "digest")
+                              if isinstance(m.get(k), dict)) for m in markers)
         else:
-            total = sum(p.stat().st_size for sub in TABLES if (self.root / sub).is_dir()
-                        for p in (self.root / sub).glob("part-*.parquet"))
+            total = sum(p.stat().st_size for sub in (*TABLES, SUMMARIES)
+                        if (self.root / sub).is_dir()
+                        for p in (self.root / sub).glob("*-*.parquet"))
         if self.cards_path.exists():
             total += self.cards_path.stat().st_size
         return total
