@@ -104,5 +104,10 @@ def chunk_digests(run: RunInfo, *, save: bool = True) -> Iterator[pl.DataFrame]:
         yield digest
 
 
+def run_digest(run: RunInfo) -> pl.DataFrame:
+    """The run's game digests, every chunk's (chunk_digests), in game order."""
+    return pl.concat(list(chunk_digests(run)))
+
+
 __all__ = ["DIGEST", "MASKS", "SCHEMA", "chunk_digests", "compute", "entry_matches", "frame",
-           "write"]
+           "run_digest", "write"]

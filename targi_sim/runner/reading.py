@@ -87,13 +87,6 @@ class RunInfo:
         frames = [read_parquet_file(path) for path in self.files.get(table, [])]
         return pl.concat(frames) if frames else pl.DataFrame()
 
-    def read_digest(self) -> pl.DataFrame:
-        """The run's game digests (runner/digests.py: per-game card masks, display size,
-        raid losses), chunk by chunk as their markers vouch for them, in game order."""
-        from targi_sim.runner.digests import chunk_digests
-
-        return pl.concat(list(chunk_digests(self)))
-
     def strategy_fingerprint(self) -> list[tuple[str, str | None]]:
         """(name, sha256) of each seat's strategy as the manifest records it."""
         out = []

@@ -36,6 +36,7 @@ from targi_sim.errors import InputError
 from targi_sim.game.shape import digest_shape
 from targi_sim.play.games import run_batch
 from targi_sim.players.strategy import resolve_strategy
+from targi_sim.runner.digests import run_digest
 
 DEFAULT_RUNGS = ("random", "greedy", "balanced", "tuned", "montecarlo-tuned", "expert")
 DEFAULT_GAMES = 20_000
@@ -323,7 +324,7 @@ def _noise(plan, strategies, rungs, seed, deck, rules, jobs, progress, backend="
 
 def _shape(info) -> dict:
     """A mirror run's game shape from its games table and game digests (not its logs)."""
-    return digest_shape(info.read_table("games"), info.read_digest())
+    return digest_shape(info.read_table("games"), run_digest(info))
 
 
 def _tables(plan, names, seat_tables, mirrors) -> dict[str, pl.DataFrame]:

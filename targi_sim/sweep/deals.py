@@ -18,6 +18,7 @@ import numpy as np
 import polars as pl
 
 from targi_sim.game.shape import PLAYER_NAMES
+from targi_sim.runner.digests import run_digest
 from targi_sim.runner.reading import RunInfo
 
 # headline metrics: key -> (label, kind); kind "rate" (x successes of n) or "mean"
@@ -71,7 +72,7 @@ def game_columns(run: RunInfo) -> pl.DataFrame:
         with open(path, "rb") as f:  # a path, never a glob pattern
             games.append(pl.read_parquet(f, columns=list(_GAMES)))
     table = pl.concat(games)
-    digest = run.read_digest()
+    digest = run_digest(run)
     if not table["game_id"].equals(digest["game_id"]):
         raise RuntimeError(f"the game digests of {run.path} do not list its games")
     return pl.concat([table, digest.drop("game_id")], how="horizontal")
