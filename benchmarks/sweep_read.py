@@ -46,9 +46,19 @@ def main() -> None:
         from targi_sim.runner import RunConfig, resolve_run
         from targi_sim.runner.dispatch import execute
 
-        print(f"playing {int(args.games):,} games into {run} ...", flush=True)
-        t = time.perf_counter()
-        execute(resolve_run(RunConfig(games=int(args.games), seed=20261204)), run, jobs=2)
+        total = int(args.games)
+        print(f"playing {total:,} games into {run} ...", flush=True)
+        t, done = time.perf_counter(), 0
+
+        def step(n: int) -> None:
+            nonlocal done
+            done += n
+            elapsed = time.perf_counter() - t
+            print(f"  {done:,}/{total:,} games, {elapsed:.0f} s elapsed, ETA "
+                  f"{elapsed / done * (total - done):.0f} s", flush=True)
+
+        execute(resolve_run(RunConfig(games=total, seed=20261204)), run, jobs=2,
+                progress=step)
         print(f"  {time.perf_counter() - t:.1f} s", flush=True)
     times: dict[str, list[tuple[float, float]]] = {p: [] for p in PATHS}
     for r in range(args.repeats):

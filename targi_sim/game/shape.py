@@ -48,7 +48,7 @@ CARD_SHARE_DECIDES = 0.5  # at or above it a game "is decided by cards", below b
 PLAYER_NAMES: tuple[str, ...] = tuple(f.name for f in PLAYER_FIGURES)
 
 # the games-table column of each figure read straight from it (suffix _p0 / _p1)
-_GAMES_COLUMNS = {"token_vp": "tokens", "card_vp": "card_vp", "row_bonus": "row_bonus"}
+GAMES_COLUMNS = {"token_vp": "tokens", "card_vp": "card_vp", "row_bonus": "row_bonus"}
 
 
 def player_rows(games: pl.DataFrame, rounds: pl.DataFrame, raids: pl.DataFrame
@@ -68,7 +68,7 @@ def player_rows(games: pl.DataFrame, rounds: pl.DataFrame, raids: pl.DataFrame
         if f"p{p}_strategy" in games.columns:
             cols.append(pl.col(f"p{p}_strategy").alias("strategy"))
         cols += [pl.col(f"{col}_p{p}").cast(pl.Float64).alias(name)
-                 for name, col in _GAMES_COLUMNS.items() if f"{col}_p{p}" in games.columns]
+                 for name, col in GAMES_COLUMNS.items() if f"{col}_p{p}" in games.columns]
         seats.append(games.select(cols))
     rows = pl.concat(seats)
     key = ["game_id", "player"]
@@ -141,6 +141,6 @@ def digest_shape(games: pl.DataFrame, digest: pl.DataFrame) -> dict:
                       seats("raid_losses", "amount", {}))
 
 
-__all__ = ["CARD_SHARE", "CARD_SHARE_DECIDES", "GAME_FIGURES", "PLAYER_FIGURES",
+__all__ = ["CARD_SHARE", "CARD_SHARE_DECIDES", "GAMES_COLUMNS", "GAME_FIGURES", "PLAYER_FIGURES",
            "PLAYER_NAMES", "Figure", "card_point_share", "decided_by", "digest_shape", "game_flags",
            "game_shape", "player_rows"]

@@ -91,7 +91,7 @@ def compare_runs(run_a: str | Path, run_b: str | Path, out_dir: str | Path | Non
         step(f"analysing B ({b.name})")
         rb = analyse(b, min_n)
     step("balance verdict (bootstrap over deals)")
-    change = balance_change(a, b)
+    change = balance_change(a, b, progress=step)
     step("testing differences")
     report = comparison_report(a, b, ra, rb, min_n, correction, change)
     step("writing")

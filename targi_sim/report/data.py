@@ -15,6 +15,7 @@ from pathlib import Path
 import polars as pl
 
 from targi_sim.game.classes import CardClasses
+from targi_sim.runner.reading import read_parquet_file
 from targi_sim.runner.sums import PAID_NAMES, Sums
 from targi_sim.stats.rates import ClusterSums
 
@@ -58,8 +59,7 @@ class ReportData:
 
     def __init__(self, sums: Sums, cards_path: Path) -> None:
         self.sums = sums
-        with open(cards_path, "rb") as f:
-            self.cards = pl.read_parquet(f)
+        self.cards = read_parquet_file(cards_path)
 
     # ---- games: overview, first player, strategies ----
 

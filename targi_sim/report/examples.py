@@ -76,7 +76,7 @@ def choose_examples(run: RunInfo) -> list[Example]:
     rows are read. Typical: the lower median, rank (n + 1) // 2 from the low end."""
     rates = rates_from_manifest(run.manifest)
     per_chunk = []  # (chunk, section, value, count)
-    for chunk, long in zip(_chunks(run), chunk_summaries(run, rates.goods_vp, rates.gold_vp),
+    for chunk, long in zip(run.chunks, chunk_summaries(run, rates.goods_vp, rates.gold_vp),
                            strict=True):
         hist = from_long(SPECS["examples"], long.filter(
             (pl.col("table") == "examples") & pl.col("pair_id").is_null()), ["n"], pair=False)
@@ -100,10 +100,6 @@ def choose_examples(run: RunInfo) -> list[Example]:
             out.append(_pick(run, mine.filter(pl.col("value") == value).sort("chunk"),
                              section, rule, value, k, n, rates))
     return out
-
-
-def _chunks(run: RunInfo) -> list[int]:
-    return [int(p.stem.split("-")[1]) for p in run.files.get("games", [])]
 
 
 def _pick(run: RunInfo, holders: pl.DataFrame, section: str, rule: str, value: float, k: int,

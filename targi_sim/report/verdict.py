@@ -15,7 +15,7 @@ on its own. The verdict rule is `decide`; docs/report.md states it.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from statistics import NormalDist
 
@@ -30,7 +30,7 @@ from targi_sim.fairness.tables import GAME_COLUMNS, digest_part, measure_chunks
 from targi_sim.game.classes import CardClasses, common_classes
 from targi_sim.runner.classes import run_classes
 from targi_sim.runner.layout import RunDir
-from targi_sim.runner.reading import RunInfo
+from targi_sim.runner.reading import RunInfo, read_parquet_file
 
 from .model import Section, Table
 
@@ -71,36 +71,33 @@ class BalanceChange:
     balance_draws: np.ndarray  # bootstrap draws of the change of the Ludii Balance
 
 
-def _read(path, columns: tuple[str, ...]) -> pl.DataFrame:
-    with open(path, "rb") as f:  # opened by Python: a folder name is never a pattern
-        return pl.read_parquet(f, columns=list(columns))
-
-
 def run_cards(run: RunInfo) -> RunCards:
     """The run's tribe cards (cards.parquet, which read_run_info checked) by card_id."""
-    with open(RunDir(run.path).cards_path, "rb") as f:
-        cards = pl.read_parquet(f)
+    cards = read_parquet_file(RunDir(run.path).cards_path)
     tribe = cards.filter(pl.col("card_type") == "tribe").sort("card_id")
     return RunCards(tribe["vp"].cast(pl.Int64).to_numpy(), tuple(tribe["name"].to_list()),
                     run_classes(run))
 
 
-def run_chunks(run: RunInfo, n_cards: int) -> Iterator[PerDeal]:
+def run_chunks(run: RunInfo, n_cards: int, progress: Callable[[str], None] | None = None
+               ) -> Iterator[PerDeal]:
     """The run's per-deal sums chunk by chunk, from its games table and game digests
     (targi_sim.runner.digests: never the log tables, unless a chunk's digest must be
-    computed from them once)."""
+    computed from them once; `progress` says so)."""
     from targi_sim.runner.digests import chunk_digests
 
-    for path, digest in zip(run.files["games"], chunk_digests(run), strict=True):
-        yield digest_part(_read(path, GAME_COLUMNS), digest, n_cards)
+    for path, digest in zip(run.files["games"], chunk_digests(run, progress=progress),
+                            strict=True):
+        yield digest_part(read_parquet_file(path, GAME_COLUMNS), digest, n_cards)
 
 
 def run_measure(run: RunInfo, cards: RunCards, block: int = 1,
-                classes: CardClasses | None = None) -> tuple[DeckStats, PerDeal]:
+                classes: CardClasses | None = None,
+                progress: Callable[[str], None] | None = None) -> tuple[DeckStats, PerDeal]:
     """What `balance` measures of the same games, from a run's tables: the DeckStats and
     the per-unit sums a bootstrap resamples (targi_sim.fairness.tables.measure_chunks),
     card columns pooled into `classes`. `cards`: the run's (run_cards)."""
-    return measure_chunks(run_chunks(run, cards.n_tribe), block, classes)
+    return measure_chunks(run_chunks(run, cards.n_tribe, progress), block, classes)
 
 
 def run_terms(run: RunInfo, objective: Objective | None = None) -> Terms:
@@ -115,7 +112,7 @@ def run_terms(run: RunInfo, objective: Objective | None = None) -> Terms:
 def _deals(run: RunInfo) -> pl.DataFrame:
     """Every game's deal: game_id, pair_id, seed and first player, by game_id."""
     cols = ("game_id", "pair_id", "seed", "first_player")
-    return pl.concat([_read(p, cols) for p in run.files["games"]]).sort("game_id")
+    return pl.concat([read_parquet_file(p, cols) for p in run.files["games"]]).sort("game_id")
 
 
 def _values(t: Terms, obj: Objective) -> dict[str, float]:
@@ -127,10 +124,12 @@ def _weights(obj: Objective) -> dict[str, float]:
 
 
 def balance_change(a: RunInfo, b: RunInfo, objective: Objective | None = None,
-                   count: int = RESAMPLES, seed: int = SEED) -> BalanceChange:
+                   count: int = RESAMPLES, seed: int = SEED,
+                   progress: Callable[[str], None] | None = None) -> BalanceChange:
     """Run A's and run B's balance terms, each change's 95% bootstrap interval and the
     verdict. The spread compares the cards A's measurement compares (as `balance`
-    validates a proposal against its base deck), unless the decks differ in size."""
+    validates a proposal against its base deck), unless the decks differ in size.
+    `progress` hears of game digests computed from a run's rows (an older run)."""
     obj = objective or load_settings().objective
     da, db = _deals(a), _deals(b)
     paired = da.equals(db)
@@ -141,7 +140,8 @@ def balance_change(a: RunInfo, b: RunInfo, objective: Objective | None = None,
     # copies in both decks are one class; a copy edited in one deck stands alone in both
     ka, kb = ((common_classes(ca.classes, cb.classes, ca.tribe_names),) * 2 if same
               else (ca.classes, cb.classes))
-    (sa, pa), (sb, pb) = run_measure(a, ca, block, ka), run_measure(b, cb, block, kb)
+    (sa, pa), (sb, pb) = (run_measure(a, ca, block, ka, progress),
+                          run_measure(b, cb, block, kb, progress))
     paired = paired and np.array_equal(pa.deal_ids, pb.deal_ids)
     fixed = (compared_cards(ca, terms(sa, ca, obj, classes=ka),  # type: ignore[arg-type]
                             obj.min_plays, ka) if same else None)

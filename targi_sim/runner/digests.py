@@ -20,8 +20,8 @@ to raids).
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -30,10 +30,10 @@ import polars as pl
 import pyarrow.parquet as pq
 
 from targi_sim._utils.atomic import atomic_write
-from targi_sim.errors import InputError
 from targi_sim.runner.layout import RunDir
 from targi_sim.runner.markers import file_matches, file_sha256
-from targi_sim.runner.reading import TABLES, RunInfo, read_parquet_file
+from targi_sim.runner.reading import RunInfo, chunk_info
+from targi_sim.runner.recompute import Recomputing, vouched_files
 
 DIGEST = "digest"  # the marker's entry
 VERSION = 1  # bump when a column or its meaning changes: older digests are recomputed
@@ -60,9 +60,7 @@ def compute(root: Path, chunk: int) -> pl.DataFrame:
     """One chunk's digest from its part files (checked by the caller): the SQL reference."""
     from targi_sim.runner.queries import Analyses
 
-    rd = RunDir(root)
-    info = RunInfo(root, {}, {t: [rd.table_path(t, chunk)] for t in TABLES})
-    with Analyses(info) as a:
+    with Analyses(chunk_info(root, chunk)) as a:
         return a.frame("game_digest").select(*(pl.col(c).cast(t) for c, t in SCHEMA.items()))
 
 
@@ -83,30 +81,23 @@ def entry_matches(rd: RunDir, chunk: int, entry: Any) -> bool:
             and file_matches(rd.digest_path(chunk), entry))
 
 
-def chunk_digests(run: RunInfo, *, save: bool = True) -> Iterator[pl.DataFrame]:
+def chunk_digests(run: RunInfo, *, save: bool = True,
+                  progress: Callable[[str], None] | None = None) -> Iterator[pl.DataFrame]:
     """Every verified chunk's digest of `run`, in chunk order: the stored file when its
-    marker vouches for it, else computed from the chunk's rows and, when `save`, written
-    back with the marker updated (never when a run holds the directory's lock or it is
-    read-only: then it is used unsaved)."""
+    marker vouches for it, else computed from the chunk's rows (`progress` says so, with
+    elapsed time and ETA) and, when `save`, written back with the marker updated
+    (runner/recompute.save_entry)."""
     rd = RunDir(run.path)
-    for path in run.files.get("games", []):
-        chunk = int(path.stem.split("-")[1])
-        marker = rd.read_marker(chunk)
-        if entry_matches(rd, chunk, marker.get(DIGEST)):
-            yield read_parquet_file(rd.digest_path(chunk))
-            continue
-        digest = compute(run.path, chunk)
-        if save:
-            with contextlib.suppress(InputError, OSError), rd.locked():
-                if rd.read_marker(chunk) == marker:  # not replayed meanwhile
-                    marker[DIGEST] = write(rd, chunk, digest)
-                    rd.write_marker(chunk, marker)
-        yield digest
+    note = Recomputing("digesting", "its game digest missing, changed or from an older "
+                       "version", len(run.chunks), progress)
+    yield from vouched_files(
+        run, DIGEST, lambda chunk, entry: entry_matches(rd, chunk, entry), rd.digest_path,
+        lambda chunk: compute(run.path, chunk), partial(write, rd), save, note)
 
 
-def run_digest(run: RunInfo) -> pl.DataFrame:
+def run_digest(run: RunInfo, progress: Callable[[str], None] | None = None) -> pl.DataFrame:
     """The run's game digests, every chunk's (chunk_digests), in game order."""
-    return pl.concat(list(chunk_digests(run)))
+    return pl.concat(list(chunk_digests(run, progress=progress)))
 
 
 __all__ = ["DIGEST", "MASKS", "SCHEMA", "chunk_digests", "compute", "entry_matches", "frame",

@@ -3,7 +3,7 @@
 A chunk is complete when its marker `chunks/chunk-NNNNNN.json` exists and its six
 table files match the sizes and checksums the marker records (markers.py); its
 summary `summaries/part-NNNNNN.parquet` is vouched for the same way (summaries.py), as
-is the game digest `summaries/games-NNNNNN.parquet` a sweep's runs keep (digests.py). The
+is its game digest `summaries/games-NNNNNN.parquet` (digests.py). The
 marker is written after the files, all atomically, so a run killed at any moment
 resumes by replaying the chunks without a matching marker. One writer at a time:
 `locked()` holds an exclusive lock on the directory for a whole run.

@@ -7,6 +7,7 @@ A run directory is untrusted input: its manifest is checked like a deck file
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,10 +37,11 @@ class IncompleteRunError(ReportError):
     or changed (targi_sim.open_run can still read the rest: allow_incomplete)."""
 
 
-def read_parquet_file(path: Path) -> pl.DataFrame:
-    """One Parquet file, opened by Python (no character of the path acts as a pattern)."""
+def read_parquet_file(path: Path, columns: Sequence[str] | None = None) -> pl.DataFrame:
+    """One Parquet file (`columns` of it), opened by Python: no character of the path
+    acts as a pattern."""
     with open(path, "rb") as f:
-        return pl.read_parquet(f)
+        return pl.read_parquet(f, columns=list(columns) if columns is not None else None)
 
 
 @dataclass(frozen=True)
@@ -49,6 +51,11 @@ class RunInfo:
     path: Path
     manifest: dict[str, Any]
     files: dict[str, list[Path]] = field(default_factory=dict)  # table -> checked part files
+
+    @property
+    def chunks(self) -> list[int]:
+        """The numbers of the chunks whose files were checked, in order."""
+        return [int(p.stem.split("-")[1]) for p in self.files.get("games", [])]
 
     @property
     def name(self) -> str:
@@ -96,6 +103,13 @@ class RunInfo:
             else:
                 out.append((str(s), None))
         return out
+
+
+def chunk_info(root: Path, chunk: int) -> RunInfo:
+    """One chunk of a run directory as a RunInfo of its six part files (checked by the
+    caller): what a chunk file is recomputed from (runner/summaries.py, digests.py)."""
+    rd = RunDir(root)
+    return RunInfo(root, {}, {t: [rd.table_path(t, chunk)] for t in TABLES})
 
 
 def read_run_info(path: str | Path) -> RunInfo:

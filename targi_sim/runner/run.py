@@ -119,7 +119,7 @@ class Run:
         if self._db is None:
             from targi_sim.runner.queries import Analyses
 
-            # the report's views (same files, same columns); DuckDB's own memory limit
+            # the report's views (same files, same columns); limits from the machine
             self._db = Analyses(self._info)
         return self._db.con
 

@@ -15,7 +15,6 @@ the marker last) when the run directory is not locked by a writer.
 
 from __future__ import annotations
 
-import contextlib
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -25,12 +24,12 @@ import polars as pl
 import pyarrow.parquet as pq
 
 from targi_sim._utils.atomic import atomic_write
-from targi_sim.errors import InputError
 from targi_sim.game.classes import CardClasses
 from targi_sim.runner.classes import run_classes
 from targi_sim.runner.layout import RunDir
 from targi_sim.runner.markers import file_matches, file_sha256
-from targi_sim.runner.reading import TABLES, RunInfo, read_parquet_file
+from targi_sim.runner.reading import RunInfo, chunk_info
+from targi_sim.runner.recompute import Recomputing, vouched_files
 from targi_sim.runner.sums import VERSION, Sums, long_of, merge
 
 SUMMARY = "summary"  # the marker's entry
@@ -54,9 +53,7 @@ def compute(root: Path, chunk: int, goods_vp: float, gold_vp: float, classes: Ca
     from targi_sim.runner.queries import Analyses
     from targi_sim.runner.sums_sql import summarise
 
-    rd = RunDir(root)
-    info = RunInfo(root, {}, {t: [rd.table_path(t, chunk)] for t in TABLES})
-    with Analyses(info, threads=threads) as a:
+    with Analyses(chunk_info(root, chunk), threads=threads) as a:
         ends = a.con.sql("SELECT pair_id FROM games WHERE game_id = (SELECT min(game_id) "
                          "FROM games) OR game_id = (SELECT max(game_id) FROM games)").fetchall()
         wide, open_rows = summarise(a, [int(r[0]) for r in ends], goods_vp, gold_vp, classes)
@@ -95,30 +92,13 @@ def chunk_summaries(run: RunInfo, goods_vp: float, gold_vp: float,
     classes = classes or own
     save = save and classes.members == own.members
     rd = RunDir(run.path)
-    chunks = [int(p.stem.split("-")[1]) for p in run.files.get("games", [])]
-    for chunk in chunks:
-        marker = rd.read_marker(chunk)
-        if entry_matches(rd, chunk, marker.get(SUMMARY), goods_vp, gold_vp, classes):
-            yield read_parquet_file(rd.summary_path(chunk))
-            continue
-        if progress is not None:
-            progress(f"summarising chunk {chunk + 1} of {len(chunks)} from its rows (missing, "
-                     "changed, from an older version or of other card classes)")
-        long = compute(run.path, chunk, goods_vp, gold_vp, classes)
-        if save:
-            _save(rd, chunk, marker, long, goods_vp, gold_vp, classes)
-        yield long
-
-
-def _save(rd: RunDir, chunk: int, marker: dict[str, Any], long: pl.DataFrame,
-          goods_vp: float, gold_vp: float, classes: CardClasses) -> None:
-    """Write a recomputed summary and its marker entry, unless a run is writing into the
-    directory (its lock is held) or the folder is read-only: then it is used unsaved."""
-    with contextlib.suppress(InputError, OSError), rd.locked():
-        if rd.read_marker(chunk) != marker:  # the chunk was replayed meanwhile
-            return
-        marker[SUMMARY] = write(rd, chunk, long, goods_vp, gold_vp, classes)
-        rd.write_marker(chunk, marker)
+    note = Recomputing("summarising", "missing, changed, from an older version or of other "
+                       "card classes", len(run.chunks), progress)
+    yield from vouched_files(
+        run, SUMMARY,
+        lambda chunk, entry: entry_matches(rd, chunk, entry, goods_vp, gold_vp, classes),
+        rd.summary_path, lambda chunk: compute(run.path, chunk, goods_vp, gold_vp, classes),
+        lambda chunk, long: write(rd, chunk, long, goods_vp, gold_vp, classes), save, note)
 
 
 def run_sums(run: RunInfo, goods_vp: float, gold_vp: float,

@@ -21,7 +21,7 @@ def report_sweep(result, correction: str = "holm",
         say(f"analysing {v.key}")
         info = read_run_info(out / "runs" / v.key)
         runs[v.key] = (out / "runs" / v.key).relative_to(out)
-        data[v.key] = deal_data(info)
+        data[v.key] = deal_data(info, say)
         games[v.key] = int(info.manifest["counts"]["games"])
     spec = plan.spec
     first = plan.inputs[plan.variants[0].key]

@@ -2,7 +2,7 @@
 
 Why per deal: a paired test needs each deal's own numbers in both runs (the deal is the
 independent unit; a seat-swapped pair's two games are one deal), and the cross-products
-of two runs cannot be summed by either run alone. A sweep's runs keep, per chunk, a game
+of two runs cannot be summed by either run alone. Every run keeps, per chunk, a game
 digest (targi_sim.runner.digests: card masks, display size, raid losses) beside the
 games table, so a sweep reads two small tables, never the logs; a chunk without a valid
 digest has it computed from its rows once. The definitions are the report's
@@ -12,14 +12,15 @@ tests hold the digest path equal to those queries over the rows.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 import polars as pl
 
-from targi_sim.game.shape import PLAYER_NAMES
+from targi_sim.game.shape import GAMES_COLUMNS, PLAYER_NAMES
 from targi_sim.runner.digests import run_digest
-from targi_sim.runner.reading import RunInfo
+from targi_sim.runner.reading import RunInfo, read_parquet_file
 
 # headline metrics: key -> (label, kind); kind "rate" (x successes of n) or "mean"
 HEADLINE = {
@@ -65,22 +66,19 @@ _GAMES = ("game_id", "pair_id", "winner", "first_player", "rounds", "tokens_p0",
           "card_vp_p0", "card_vp_p1", "row_bonus_p0", "row_bonus_p1")
 
 
-def game_columns(run: RunInfo) -> pl.DataFrame:
-    """The games table's columns a sweep needs, joined with the game digest, in game order."""
-    games = []
-    for path in run.files.get("games", []):
-        with open(path, "rb") as f:  # a path, never a glob pattern
-            games.append(pl.read_parquet(f, columns=list(_GAMES)))
-    table = pl.concat(games)
-    digest = run_digest(run)
+def game_columns(run: RunInfo, progress: Callable[[str], None] | None = None
+                 ) -> pl.DataFrame:
+    """The games table's columns a sweep needs, joined with the game digest, in game order
+    (`progress` hears of digests computed from a chunk's rows)."""
+    table = pl.concat([read_parquet_file(p, _GAMES) for p in run.files.get("games", [])])
+    digest = run_digest(run, progress)
     if not table["game_id"].equals(digest["game_id"]):
         raise RuntimeError(f"the game digests of {run.path} do not list its games")
     return pl.concat([table, digest.drop("game_id")], how="horizontal")
 
 
 def _tribe_cards(run: RunInfo) -> pl.DataFrame:
-    with open(run.path / "cards.parquet", "rb") as f:  # a path, never a glob pattern
-        return pl.read_parquet(f).filter(pl.col("card_type") == "tribe")
+    return read_parquet_file(run.path / "cards.parquet").filter(pl.col("card_type") == "tribe")
 
 
 def _seats(games: pl.DataFrame, column: str) -> np.ndarray:
@@ -88,9 +86,9 @@ def _seats(games: pl.DataFrame, column: str) -> np.ndarray:
     return np.stack([games[f"{column}_p{p}"].to_numpy() for p in (0, 1)], axis=1).ravel()
 
 
-def deal_data(run: RunInfo) -> DealData:
+def deal_data(run: RunInfo, progress: Callable[[str], None] | None = None) -> DealData:
     """Every headline and per-card metric of `run` as per-deal sums."""
-    games = game_columns(run)
+    games = game_columns(run, progress)
     cards = _tribe_cards(run)
     pair = games["pair_id"].to_numpy()
     deals, ig = np.unique(pair, return_inverse=True)
@@ -103,10 +101,9 @@ def deal_data(run: RunInfo) -> DealData:
     headline = {k: (_per_deal(deals, ig, v, size), n_games) for k, v in head.items()}
     im = np.repeat(ig, 2)  # per game x seat
     players = 2.0 * n_games
-    figures = {"cards": "cards", "token_vp": "tokens", "card_vp": "card_vp",
-               "row_bonus": "row_bonus", "raid_losses": "raid_losses"}
-    for f in SHAPE:
-        headline[f] = (_per_deal(deals, im, _seats(games, figures[f]), size), players)
+    for f in SHAPE:  # the games table's columns, else the digest's (cards, raid_losses)
+        column = GAMES_COLUMNS.get(f, f)
+        headline[f] = (_per_deal(deals, im, _seats(games, column), size), players)
 
     points = np.stack([(winner == p) + 0.5 * (winner == -1) for p in (0, 1)], axis=1).ravel()
     offered = np.repeat(games["offered"].to_numpy(), 2)
