@@ -120,6 +120,30 @@ def test_batches_that_split_pairs_sum_as_the_sql_does(tmp_path, monkeypatch):
     assert_same_sums(sums_of(out), sums_of(out, rows=True))
 
 
+def test_card_play_swings_outside_the_kernels_histogram_sum_as_the_sql_does(tmp_path,
+                                                                           monkeypatch):
+    """cards_pass counts the card plays' swings within +-PLAY_SWINGS and lists the rest:
+    with a histogram of -1..1, most swings take the listed path, and the two meet."""
+    from targi_sim.runner import sums_arrays
+
+    monkeypatch.setattr(sums_arrays, "PLAY_SWINGS", 1)
+    out = run_to(tmp_path / "run", games=30, chunk=11)
+    assert_worker_sums_are_the_sql_ones(out)
+    keys = pl.read_parquet(RunDir(out).summary_path(0)).filter(
+        pl.col("table") == "examples")["key"].to_list()
+    swings = [k["value"] for k in map(json.loads, keys) if k["section"] == "cards"]
+    assert any(abs(v) > 1 for v in swings) and any(abs(v) <= 1 for v in swings)
+
+
+def test_both_ways_of_settling_a_pair_are_exercised():
+    """end_pair settles a table of few groups by flat indices, others row by row: the
+    equality tests above cover both only while the run's tables fall on both sides."""
+    from targi_sim.runner.sums_arrays import RAIDS, ROUNDS
+    from targi_sim.runner.sums_kernels import FLAT_GROUPS
+
+    assert RAIDS < FLAT_GROUPS <= ROUNDS
+
+
 def test_one_game_per_deal_and_one_strategy_sum_as_the_sql_does(tmp_path):
     cfg = RunConfig(games=23, seed=3, p0="balanced", p1="balanced", chunk_size=9,
                     pairing="one_per_deal")

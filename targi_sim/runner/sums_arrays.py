@@ -18,9 +18,11 @@ exact, so the order of addition does not change a bit.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import polars as pl
+import pyarrow as pa
 
 from targi_sim.engine import logs as rec
 from targi_sim.engine.constants import END_REASON_NAMES, SYMBOL_NAMES
@@ -32,7 +34,6 @@ from targi_sim.runner.sums import (
     Spec,
     canonical,
     key_text,
-    long_of,
 )
 from targi_sim.runner.sums_kernels import (
     cards_pass,
@@ -45,6 +46,7 @@ from targi_sim.runner.sums_kernels import (
 
 ROUNDS = rec.MAX_ROUNDS + 1  # round numbers 0..MAX_ROUNDS (the engine's bound)
 RAIDS = rec.MAX_RAID_ROWS // 2 + 1  # raid numbers 0..4: a row per player and raid
+PLAY_SWINGS = 256  # card-play swings -256..256 are counted in the kernel, others listed
 _KEY_TEXTS: dict[tuple, np.ndarray] = {}  # a worker's chunks share their group keys' JSON
 GAME_TABLES = ("matchups", "end_reason", "shape", "swing")  # summed per pair by games_pass
 KINDS = len(rec.PAID_NAMES)
@@ -76,6 +78,10 @@ class _Clustered:
         self.b = np.array([at[b] for _, b in spec.products], dtype=np.int64)
         self.positive = np.array([at[n] for n in spec.positive], dtype=np.int64)
         self.nv, self.groups = len(spec.values), groups
+        # settle_flat's indices: product j of group h is x[a[j], h] * x[b[j], h]
+        h = np.arange(groups)
+        self.ia, self.ib, self.ip = ((v[:, None] * groups + h).ravel()
+                                     for v in (self.a, self.b, self.positive))
         self.sums = np.zeros((len(spec.stats), groups))
         self.edge = np.zeros((2, self.nv, groups))
         self.carry: tuple[int, np.ndarray] | None = None
@@ -85,8 +91,9 @@ class _Clustered:
         """The tuple a kernel settles this table's pairs into (sums_kernels' note); its
         edge rows go to `add_edges` after the kernel."""
         self.edge = np.zeros((2, self.nv, self.groups))
-        return (np.zeros((self.nv, self.groups)), self.sums, self.edge, self.a, self.b,
-                self.positive)
+        scratch = np.zeros((self.nv, self.groups))
+        return (scratch, self.sums, self.edge, self.a, self.b, self.positive, self.ia,
+                self.ib, self.ip, scratch.reshape(-1), self.sums.reshape(-1))
 
     def add_edges(self, pairs: np.ndarray) -> None:
         """After a kernel: the batch's first and last pairs (`pairs`: the batch's pair
@@ -143,6 +150,7 @@ class ChunkSummer:
         self.flat = {t: np.zeros((*d, len(SPECS[t].values))) for t, d in dims.items()}
         self.symbol_of = np.asarray(shape.tribe_symbol, np.int64)
         self.lead = np.zeros((ROUNDS, ROUNDS, ROUNDS + 1, 2))  # games per lead_counts key
+        self.play_hist = np.zeros(2 * PLAY_SWINGS + 2, np.int64)  # cards_pass's counts
         self.examples: dict[str, list[np.ndarray]] = {"cards": [], "raids": []}
 
     def add(self, G: np.ndarray, logs: dict[str, np.ndarray]) -> None:
@@ -164,23 +172,20 @@ class ChunkSummer:
         diff, has = np.zeros((n, ROUNDS)), np.zeros((n, ROUNDS))
         last_display = np.zeros((n, 2))
         c = self.clustered
+        arg = {name: table.kernel_arg() for name, table in c.items() if name not in GAME_TABLES}
         rounds_pass(logs["rounds"], game0, pair, first, w, points, diff, has, last_display,
-                    self.flat["curves"], c["border"].kernel_arg(), c["score_gap"].kernel_arg(),
-                    self.lead)
-        plays = np.zeros(len(logs["acquisitions"]))
+                    self.flat["curves"], arg["border"], arg["score_gap"], self.lead)
+        plays = np.zeros(len(logs["acquisitions"]), np.int64)
         masks = np.zeros((n, 7), np.uint64)
         m = cards_pass(logs["offers"], logs["acquisitions"], game0, pair, points, diff, has,
-                       self.shape.classes.of_card, self.symbol_of,
-                       c["tribe_pairs"].kernel_arg(), c["symbol_pairs"].kernel_arg(),
-                       self.flat["tribe"], plays, masks)
+                       self.shape.classes.of_card, self.symbol_of, arg["tribe_pairs"],
+                       arg["symbol_pairs"], self.flat["tribe"], self.play_hist, plays, masks)
         per_game = np.zeros((n, 2, 4))
         if len(logs["raids"]) and logs["raids"][:, rec.RD_RAID].max() >= RAIDS:
             raise ValueError(f"raid numbers must be below {RAIDS}")
         raids_pass(logs["raids"], game0, pair, points, self.shape.goods_vp,
-                   self.shape.gold_vp, c["raid_pairs"].kernel_arg(), self.flat["raids"],
-                   per_game)
-        goods_pass(logs["goods"], game0, pair, points, c["goods_pairs"].kernel_arg(),
-                   self.flat["goods"])
+                   self.shape.gold_vp, arg["raid_pairs"], self.flat["raids"], per_game)
+        goods_pass(logs["goods"], game0, pair, points, arg["goods_pairs"], self.flat["goods"])
         raids_eq = np.zeros(n)
         per_pair = {t: np.zeros((len(pairs), c[t].nv, c[t].groups)) for t in GAME_TABLES}
         k = games_pass(g, pair, points, last_display, per_game, self.strategy_of_seat,
@@ -215,17 +220,22 @@ class ChunkSummer:
         for name, sums in self.flat.items():
             parts.append(self._rows(name, sums.reshape(-1, sums.shape[-1]),
                                     SPECS[name].values, None))
-        cols = {c: np.concatenate([p[c] for p in parts]) for c in LONG_SCHEMA}
-        dense = pl.DataFrame({c: v.tolist() if v.dtype == object else v
-                              for c, v in cols.items()}, schema=LONG_SCHEMA).with_columns(
-            pl.when(pl.col("pair_id") >= 0).then("pair_id").alias("pair_id"))  # -1: none
         at = np.nonzero(self.lead)
-        lead = pl.DataFrame({**dict(zip(SPECS["lead"].keys, at, strict=True)),
-                             "games": self.lead[at]}, schema={**SPECS["lead"].keys,
-                                                              "games": pl.Float64})
-        examples = pl.concat([_histogram(s, np.concatenate(v))
-                              for s, v in self.examples.items()])
-        return canonical([dense, long_of({"lead": lead, "examples": examples}, {})])
+        parts.append(_keyed_rows("lead", dict(zip(SPECS["lead"].keys, at, strict=True)),
+                                 "games", self.lead[at]))
+        at = np.flatnonzero(self.play_hist[:-1])
+        for section, (value, n) in {
+                "cards": _histogram(np.concatenate(self.examples["cards"]), at - PLAY_SWINGS,
+                                    self.play_hist[at]),
+                "raids": _histogram(np.concatenate(self.examples["raids"]))}.items():
+            parts.append(_keyed_rows("examples", {"section": [section] * len(value),
+                                                  "value": value}, "n", n))
+        cols = {c: np.concatenate([p[c] for p in parts]) for c in LONG_SCHEMA}
+        pair_id = cols["pair_id"]
+        cols["pair_id"] = pa.array(pair_id, mask=pair_id < 0)  # -1: none
+        return canonical([pl.DataFrame({c: v.tolist() if isinstance(v, np.ndarray)
+                                        and v.dtype == object else v
+                                        for c, v in cols.items()}, schema=LONG_SCHEMA)])
 
     def _rows(self, name: str, x: np.ndarray, stats: tuple[str, ...], pid: int | None
               ) -> dict[str, np.ndarray]:
@@ -271,19 +281,24 @@ class ChunkSummer:
         return pl.DataFrame({k: cols[k] for k in SPECS[name].keys}, schema=SPECS[name].keys)
 
 
-def _histogram(section: str, values: np.ndarray) -> pl.DataFrame:
-    """(section, value, n): how many candidates have each value (whole numbers, the card
-    plays' swings, by a bincount; others, the raids' VP-equivalents, by sorting)."""
-    whole = values.astype(np.int64)
-    if len(values) and np.array_equal(whole, values):
-        low = int(whole.min())
-        counts = np.bincount(whole - low)
-        at = np.flatnonzero(counts)
-        value, n = (at + low).astype(np.float64), counts[at].astype(np.float64)
-    else:
-        value, n = np.unique(values, return_counts=True)
-    return pl.DataFrame({"section": section, "value": value + 0.0, "n": n.astype(np.float64)},
-                        schema={"section": pl.String, "value": pl.Float64, "n": pl.Float64})
+def _keyed_rows(table: str, keys: dict[str, Any], stat: str, values: np.ndarray
+                ) -> dict[str, np.ndarray]:
+    """Long rows of one stat of `table` for the groups `keys` (columns of key values)."""
+    spec = SPECS[table]
+    text = key_text(spec, pl.DataFrame(keys, schema=spec.keys)) if len(values) else []
+    return {"table": np.full(len(values), table, dtype=object),
+            "key": np.array(text, dtype=object), "pair_id": np.full(len(values), -1),
+            "stat": np.full(len(values), stat, dtype=object),
+            "value": np.asarray(values, np.float64)}
 
 
-__all__ = ["ChunkSummer", "RunShape"]
+def _histogram(values: np.ndarray, counted: np.ndarray | None = None,
+               counts: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(value, n): how many candidates have each value: `values` counted here (sorted),
+    plus the whole numbers `counted` already counted `counts` times (the card plays'
+    swings, counted by cards_pass; the values it passes on lie outside them)."""
+    value, n = np.unique(values, return_counts=True)
+    if counted is not None:
+        value = np.concatenate([counted.astype(np.float64), value])
+        n = np.concatenate([counts, n])
+    return value + 0.0, n.astype(np.float64)

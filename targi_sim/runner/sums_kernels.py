@@ -11,7 +11,7 @@ Conventions: `game0` is the batch's first game id (its ids are consecutive), `pa
 game g's pair within the batch, `points[g, p]` seat p's result (1, 1/2, 0). Kernels add
 into their output arrays; each output's comment names the query of sums_sql.py (or
 analyses/) whose values it holds. A clustered table comes as a tuple `t` (scratch,
-sums, edge, a, b, positive; sums_arrays._Clustered.kernel_arg): a pair's values build up
+sums, edge, indices, flat views; sums_arrays._Clustered.kernel_arg): a pair's values build up
 in the scratch (values x groups), and when the pair ends `end_pair` settles it into the
 sums (the values, the products x[a] * x[b], the pairs with x[positive] > 0), except the
 batch's first and last pairs, which go to `edge` for the caller: the next batch or
@@ -25,6 +25,8 @@ import numpy as np
 from targi_sim.engine import compile_cache
 from targi_sim.engine import logs as rec
 from targi_sim.engine.jit import jit_alloc, jit_inline
+
+FLAT_GROUPS = 8  # end_pair settles a table of fewer groups by settle_flat
 
 
 def settle_row(x, a, b, positive, sums):
@@ -73,15 +75,31 @@ def settle(x, a, b, positive, sums):
             sums[j, h] += acc
 
 
+def settle_flat(x, ia, ib, ip, s):
+    """settle_row for a table of few groups, on x and sums flattened (row-major): one
+    loop per kind of stat over flat indices (ia, ib, ip: sums_arrays._Clustered), where
+    a loop per stat of a few groups cost more than its sums."""
+    n, m = len(x), len(x) + len(ia)
+    for i in range(len(ia)):
+        s[n + i] += x[ia[i]] * x[ib[i]]
+    for i in range(len(ip)):
+        s[m + i] += 1.0 * (x[ip[i]] > 0)
+    for i in range(n):
+        s[i] += x[i]
+        x[i] = 0.0
+
+
 def end_pair(t, q, last):
     """Pair q of the batch has all its values in t's scratch (see the module's note)."""
-    x, sums, edge, a, b, positive = t
+    x, sums, edge, a, b, positive, ia, ib, ip, xf, sf = t
     if q == 0 or q == last:
         e = 0 if q == 0 else 1
         for j in range(x.shape[0]):
             for h in range(x.shape[1]):
                 edge[e, j, h] = x[j, h]
                 x[j, h] = 0.0
+    elif x.shape[1] < FLAT_GROUPS:
+        settle_flat(xf, ia, ib, ip, sf)
     else:
         settle_row(x, a, b, positive, sums)
 
@@ -167,8 +185,7 @@ def _count_lead(code, n_rounds, winner, lead):
     lead[n_rounds, changes, last + 1 if decided else 0, decided] += 1.0
 
 
-def _add6(x, h, x0, x1, x2, x3, x4, x5):
-    x[0, h] += x0
+def _add5(x, h, x1, x2, x3, x4, x5):
     x[1, h] += x1
     x[2, h] += x2
     x[3, h] += x3
@@ -176,20 +193,30 @@ def _add6(x, h, x0, x1, x2, x3, x4, x5):
     x[5, h] += x5
 
 
+def _offered_in_full(x):
+    """A pair's card values (6 x groups) hold, of each offered card's (1, 0, 0, 0, 2, 1),
+    only the 1: add the rest (one add per offered card instead of six)."""
+    for h in range(x.shape[1]):
+        x[4, h] += 2.0 * x[0, h]
+        x[5, h] += x[0, h]
+
+
 def cards_pass(offers, acq, game0, pair, points, diff, has, class_of, symbol_of, classes,
-               symbols, tribe, plays, masks):
+               symbols, tribe, play_hist, plays, masks):
     """classes, symbols (6 x classes or symbols): sums_tribe_pairs.sql's values of each
     card added per class (class_of) and per symbol (symbol_of); tribe (cards x 9):
-    sums_tribe.sql; plays: example_plays.sql's values, one per card play (returns how
-    many); masks (games x 7): the game digest's card masks
-    (runner/digests.py: offered, then acquired, played, centre for seats 0 and 1). A card
-    offered in a game adds (1, 0, 0, 0, 2, 1) when first seen; the few cards with
-    acquisition rows then correct that by their players' flags."""
+    sums_tribe.sql; play_hist: example_plays.sql's values counted (value v at v + half
+    its length minus one; its last slot unused), and the rare value outside it in
+    `plays` (returns how many); masks (games x 7): the game digest's card masks
+    (runner/digests.py: offered, then acquired, played, centre for seats 0 and 1). A
+    card offered in a game adds (1, 0, 0, 0, 2, 1) (_offered_in_full); the few cards
+    with acquisition rows then correct that by their players' flags. Branch-free where
+    the data is random: a mispredicted branch costs more than the sums."""
     n, nc = len(pair), len(class_of)
     cx, sx = classes[0], symbols[0]
-    offered = np.zeros(nc, np.bool_)
-    flags = np.zeros((2, nc), np.int8)  # 1 acquired, 2 played, 4 from the centre
-    shown = np.zeros(nc, np.int64)  # the game's offered cards
+    offset = (len(play_hist) - 2) // 2
+    offered = np.zeros(nc, np.int64)  # 0/1: the game's offered cards
+    flags = np.zeros((2, nc), np.int64)  # 1 acquired, 2 played, 4 from the centre, 8 a row
     taken = np.zeros(nc, np.int64)  # the game's cards with acquisition rows
     counts = np.zeros((nc, 8), np.int64)  # tribe[:, 1:], added as integers
     for i in range(len(offers)):  # the games' offered masks first: no branch per row
@@ -198,65 +225,58 @@ def cards_pass(offers, acq, game0, pair, points, diff, has, class_of, symbol_of,
         tribe[c, 0] += 1.0
     ia, m = 0, 0
     for g in range(n):
-        n_shown, n_taken = 0, 0
-        shown_mask = masks[g, 0]
+        n_taken = 0
+        shown = masks[g, 0]
         for c in range(nc):
-            if (shown_mask >> np.uint64(c)) & np.uint64(1):
-                offered[c] = True
-                shown[n_shown] = c
-                n_shown += 1
-                _add6(cx, class_of[c], 1.0, 0.0, 0.0, 0.0, 2.0, 1.0)
-                _add6(sx, symbol_of[c], 1.0, 0.0, 0.0, 0.0, 2.0, 1.0)
+            o = np.int64((shown >> np.uint64(c)) & np.uint64(1))
+            offered[c] = o
+            cx[0, class_of[c]] += o
+            sx[0, symbol_of[c]] += o
         while ia < len(acq) and acq[ia, 0] - game0 == g:
             c, src, r = acq[ia, rec.RA_CARD], acq[ia, rec.RA_SOURCE], acq[ia, rec.RA_ROUND]
-            out = acq[ia, rec.RA_OUTCOME]
-            got, centre, played = src != rec.SRC_HAND, src == rec.SRC_CENTRE, \
-                out == rec.OUT_PLAYED
-            f = got | (played << 1) | (centre << 2)  # no branches: these are random
-            tc = counts[c]
-            tc[0] += got
-            tc[1] += centre
-            tc[2] += src == rec.SRC_EXPANSION
-            tc[3] += played
-            tc[4] += out == rec.OUT_KEPT
-            tc[5] += out == rec.OUT_DISCARDED
-            tc[6] += 1
-            tc[7] += r * got
-            swing = diff[g, r] - diff[g, r - 1]
-            plays[m] = (swing if acq[ia, rec.RA_PLAYER] == 0 else -swing) + 0.0
-            m += played & (has[g, r] > 0)  # kept only for a play in a round with rows
-            if flags[0, c] == 0 and flags[1, c] == 0:
-                taken[n_taken] = c
-                n_taken += 1
-            flags[acq[ia, rec.RA_PLAYER], c] |= 8 | f  # 8: has a row
+            out, p = acq[ia, rec.RA_OUTCOME], acq[ia, rec.RA_PLAYER]
+            got, centre, played = np.int64(src != rec.SRC_HAND), \
+                np.int64(src == rec.SRC_CENTRE), np.int64(out == rec.OUT_PLAYED)
+            counts[c, 0] += got
+            counts[c, 1] += centre
+            counts[c, 2] += src == rec.SRC_EXPANSION
+            counts[c, 3] += played
+            counts[c, 4] += out == rec.OUT_KEPT
+            counts[c, 5] += out == rec.OUT_DISCARDED
+            counts[c, 6] += 1
+            counts[c, 7] += r * got
+            # a play in a round with rows: its swing for the seat (a whole number)
+            value = np.int64(diff[g, r] - diff[g, r - 1]) * (1 - 2 * p)
+            count = played & np.int64(has[g, r] > 0)
+            inside = np.int64(-offset <= value <= offset)
+            play_hist[value + offset if inside else len(play_hist) - 1] += count
+            plays[m] = value
+            m += count & (1 - inside)
+            taken[n_taken] = c
+            n_taken += (flags[0, c] | flags[1, c]) == 0
+            flags[p, c] |= 8 | got | (played << 1) | (centre << 2)
             ia += 1
         for t in range(n_taken):
             c = taken[t]
-            o = offered[c]
-            x1, x2, x3, x4, x5 = 0.0, 0.0, 0.0, 0.0, 0.0
+            o, bit = offered[c], np.uint64(c)
+            x1, x2, x3, x4, x5 = 0, 0, 0.0, 0, 0.0
             for p in range(2):
                 f = flags[p, c]
-                bit = np.uint64(1) << np.uint64(c)
-                if f & 1:
-                    masks[g, 1 + p] |= bit
-                if f & 2:
-                    masks[g, 3 + p] |= bit
-                if f & 4:
-                    masks[g, 5 + p] |= bit
-                if o and f & 4:
-                    x1 += 1.0
-                if f & 2:
-                    x2 += 1.0
-                    x3 += points[g, p]
-                if o and f & 1:
-                    x4 -= 1.0
-                    x5 -= points[g, p]
+                got, played, centre = f & 1, (f >> 1) & 1, (f >> 2) & 1
+                masks[g, 1 + p] |= np.uint64(got) << bit
+                masks[g, 3 + p] |= np.uint64(played) << bit
+                masks[g, 5 + p] |= np.uint64(centre) << bit
+                x1 += o & centre
+                x2 += played
+                x3 += played * points[g, p]
+                x4 -= o & got
+                x5 -= (o & got) * points[g, p]
                 flags[p, c] = 0
-            _add6(cx, class_of[c], 0.0, x1, x2, x3, x4, x5)
-            _add6(sx, symbol_of[c], 0.0, x1, x2, x3, x4, x5)
-        for t in range(n_shown):
-            offered[shown[t]] = False
+            _add5(cx, class_of[c], x1, x2, x3, x4, x5)
+            _add5(sx, symbol_of[c], x1, x2, x3, x4, x5)
         if g == n - 1 or pair[g + 1] != pair[g]:
+            _offered_in_full(cx)
+            _offered_in_full(sx)
             end_pair(classes, pair[g], pair[n - 1])
             end_pair(symbols, pair[g], pair[n - 1])
     for c in range(nc):
@@ -381,11 +401,13 @@ def games_pass(G, pair, points, last_display, per_game, strategy_of_seat, matchu
 # there recompiles them, as numba's own per-file cache would not notice.
 with compile_cache():
     settle_row = jit_inline(settle_row)
+    settle_flat = jit_inline(settle_flat)
     settle = jit_alloc(settle)
     end_pair = jit_inline(end_pair)
     rounds_pass = jit_alloc(rounds_pass)
     _count_lead = jit_inline(_count_lead)
-    _add6 = jit_inline(_add6)
+    _add5 = jit_inline(_add5)
+    _offered_in_full = jit_inline(_offered_in_full)
     cards_pass = jit_alloc(cards_pass)
     raids_pass = jit_alloc(raids_pass)
     goods_pass = jit_alloc(goods_pass)
