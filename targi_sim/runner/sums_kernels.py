@@ -115,54 +115,54 @@ def rounds_pass(rows, game0, pair, first, winner, points, diff, has, last_displa
     n = len(pair)
     bx, gx = border[0], gap[0]
     k = bx.shape[1]
-    placed = np.zeros((2, k + 1), np.int64)
-    robbed = np.zeros(k + 1, np.int64)
+    placed = np.zeros((2, k + 1), np.int64)  # [p, 0]: a placement off the border cards
+    robbed = np.zeros(k + 1, np.int64)  # branch-free: positions are random
     i = 0
     for g in range(n):
         rounds = 0
+        fg = first[g]
         while i < len(rows) and rows[i, 0] - game0 == g:
             p, r, s = rows[i, rec.RR_PLAYER], rows[i, rec.RR_ROUND], rows[i, rec.RR_SCORE]
-            diff[g, r] += s if p == 0 else -s
+            diff[g, r] += s * (1 - 2 * p)
             has[g, r] = 1.0
             last_display[g, p] = rows[i, rec.RR_DISPLAY_N]
-            role = 0 if p == first[g] else 1
-            curves[r, p, role, 0] += 1.0
-            curves[r, p, role, 1] += s
-            curves[r, p, role, 2] += rows[i, rec.RR_VP]
-            curves[r, p, role, 3] += rows[i, rec.RR_GOLD]
-            curves[r, p, role, 4] += (rows[i, rec.RR_DATES] + rows[i, rec.RR_SALT]
-                                      + rows[i, rec.RR_PEPPER])
-            curves[r, p, role, 5] += rows[i, rec.RR_DISPLAY_N]
-            if p == 0:
-                rounds += 1
-                if 1 <= rows[i, rec.RR_ROBBER] <= k:
-                    robbed[rows[i, rec.RR_ROBBER]] += 1
+            role = np.int64(p != fg)
+            cv = curves[r, p, role]
+            cv[0] += 1.0
+            cv[1] += s
+            cv[2] += rows[i, rec.RR_VP]
+            cv[3] += rows[i, rec.RR_GOLD]
+            cv[4] += rows[i, rec.RR_DATES] + rows[i, rec.RR_SALT] + rows[i, rec.RR_PEPPER]
+            cv[5] += rows[i, rec.RR_DISPLAY_N]
+            is0 = np.int64(p == 0)
+            rounds += is0
+            rb = rows[i, rec.RR_ROBBER]
+            robbed[rb if 1 <= rb <= k else 0] += is0
             for j in range(3):
                 pos = rows[i, rec.RR_TARGI + j]
-                if 1 <= pos <= k:
-                    placed[p, pos] += 1
+                placed[p, pos if 1 <= pos <= k else 0] += 1
             i += 1
         for pos in range(1, k + 1):  # placements, open_rounds, used_points, used_n
             bx[1, pos - 1] += rounds - robbed[pos]
             robbed[pos] = 0
             for p in range(2):
                 m = placed[p, pos]
-                if m > 0:
-                    bx[0, pos - 1] += m
-                    bx[2, pos - 1] += points[g, p]
-                    bx[3, pos - 1] += 1.0
-                    placed[p, pos] = 0
-        sign = 1.0 if first[g] == 0 else -1.0
+                u = np.int64(m > 0)
+                bx[0, pos - 1] += m
+                bx[2, pos - 1] += u * points[g, p]
+                bx[3, pos - 1] += u
+                placed[p, pos] = 0
+        sign = 1.0 if fg == 0 else -1.0
         code, n_rounds = 0, 0
         for r in range(1, diff.shape[1]):
-            if has[g, r] > 0:
-                d = diff[g, r]
-                gx[0, r] += 1.0
-                gx[1, r] += sign * d
-                gx[2, r] += d * d
-                n_rounds += 1
-                code |= (1 if d > 0 else (2 if d < 0 else 0)) << (2 * (r - 1))
-        if n_rounds > 0:  # a game without round rows has no leader codes
+            h = has[g, r]
+            d = diff[g, r]
+            gx[0, r] += h
+            gx[1, r] += sign * d
+            gx[2, r] += d * d
+            n_rounds += np.int64(h > 0)
+            code |= (np.int64(d > 0) + 2 * np.int64(d < 0)) << (2 * (r - 1))
+        if n_rounds > 0:
             _count_lead(code, n_rounds, winner[g], lead)
         if g == n - 1 or pair[g + 1] != pair[g]:
             end_pair(border, pair[g], pair[n - 1])
@@ -175,14 +175,14 @@ def _count_lead(code, n_rounds, winner, lead):
     winner was not strictly ahead, 0 without a winner)."""
     ahead = 1 if winner == 0 else 2
     changes, last = 0, 0
+    prev = code & 3
     for i in range(n_rounds):
         leader = (code >> (2 * i)) & 3
-        if i > 0 and leader != (code >> (2 * (i - 1))) & 3:
-            changes += 1
-        if leader != ahead:
-            last = i + 1
+        changes += np.int64(leader != prev)
+        prev = leader
+        last = i + 1 if leader != ahead else last
     decided = 1 if winner >= 0 else 0
-    lead[n_rounds, changes, last + 1 if decided else 0, decided] += 1.0
+    lead[n_rounds, changes, (last + 1) * decided, decided] += 1.0
 
 
 def _add5(x, h, x1, x2, x3, x4, x5):
@@ -328,21 +328,21 @@ def goods_pass(rows, game0, pair, points, goods_pairs, flat):
     n = len(pair)
     x = goods_pairs[0]
     k = x.shape[1]
-    took = np.zeros((2, k), np.bool_)
+    took = np.zeros((2, k), np.int64)  # 0/1: no branch on these random flags
     i = 0
     for g in range(n):
         while i < len(rows) and rows[i, 0] - game0 == g:
             c = rows[i, rec.RG_CARD]
-            took[rows[i, rec.RG_PLAYER], c] = True
+            took[rows[i, rec.RG_PLAYER], c] = 1
             flat[c, 0] += 1.0
-            flat[c, 1 + rows[i, rec.RG_SOURCE]] += 1.0  # 0 centre, 1 border
+            flat[c, 1 + rows[i, rec.RG_SOURCE]] += 1.0
             i += 1
         for c in range(k):
             for p in range(2):
-                if took[p, c]:
-                    x[0, c] += 1.0
-                    x[1, c] += points[g, p]
-                    took[p, c] = False
+                t = took[p, c]
+                x[0, c] += t
+                x[1, c] += t * points[g, p]
+                took[p, c] = 0
         if g == n - 1 or pair[g + 1] != pair[g]:
             end_pair(goods_pairs, pair[g], pair[n - 1])
 
