@@ -28,6 +28,7 @@ from pathlib import Path
 from targi_sim.runner import RunConfig, RunDir, resolve_run
 from targi_sim.runner import summaries as summ
 from targi_sim.runner.chunks import run_chunk, warm_summaries
+from targi_sim.runner.config import DEFAULT_CHUNK
 
 TARGET = 0.05
 
@@ -39,10 +40,9 @@ def main() -> int:
     args = ap.parse_args()
     if args.pairs < 1:
         ap.error("--pairs must be at least 1")
-    probe = resolve_run(RunConfig(games=1, seed=args.seed, p0="balanced", p1="balanced"))
-    chunk = probe.spec(Path("unused")).chunk_size
-    games = chunk * (2 * args.pairs + 1)
-    run = resolve_run(RunConfig(games=games, seed=args.seed, p0="balanced", p1="balanced"))
+    chunk = DEFAULT_CHUNK
+    run = resolve_run(RunConfig(games=chunk * (2 * args.pairs + 1), seed=args.seed,
+                                p0="balanced", p1="balanced"))
     with tempfile.TemporaryDirectory() as tmp:
         spec = run.spec(Path(tmp) / "run")
         RunDir(spec.out).make_folders()

@@ -248,9 +248,8 @@ class ChunkSummer:
                 key_text(SPECS[name], self._keys(name)) if SPECS[name].keys else ["{}"],
                 dtype=object)
         g, j = np.nonzero(x)
-        return {"table": np.full(len(g), name, dtype=object), "key": keys[g],
-                "pair_id": np.full(len(g), -1 if pid is None else pid, dtype=np.int64), "stat":
-                np.array(stats, dtype=object)[j], "value": x[g, j]}
+        return _long_columns(name, keys[g], -1 if pid is None else pid,
+                             np.array(stats, dtype=object)[j], x[g, j])
 
     def _keys(self, name: str) -> pl.DataFrame:
         """The group keys of a table's dense groups, in their order."""
@@ -281,15 +280,22 @@ class ChunkSummer:
         return pl.DataFrame({k: cols[k] for k in SPECS[name].keys}, schema=SPECS[name].keys)
 
 
+def _long_columns(table: str, keys: np.ndarray, pair_id: int, stats: Any,
+                  values: np.ndarray) -> dict[str, np.ndarray]:
+    """The columns of long rows (LONG_SCHEMA) of one table; pair_id -1: none."""
+    n = len(values)
+    return {"table": np.full(n, table, dtype=object), "key": keys,
+            "pair_id": np.full(n, pair_id, dtype=np.int64),
+            "stat": np.broadcast_to(np.asarray(stats, dtype=object), (n,)),
+            "value": np.asarray(values, np.float64)}
+
+
 def _keyed_rows(table: str, keys: dict[str, Any], stat: str, values: np.ndarray
                 ) -> dict[str, np.ndarray]:
     """Long rows of one stat of `table` for the groups `keys` (columns of key values)."""
     spec = SPECS[table]
     text = key_text(spec, pl.DataFrame(keys, schema=spec.keys)) if len(values) else []
-    return {"table": np.full(len(values), table, dtype=object),
-            "key": np.array(text, dtype=object), "pair_id": np.full(len(values), -1),
-            "stat": np.full(len(values), stat, dtype=object),
-            "value": np.asarray(values, np.float64)}
+    return _long_columns(table, np.array(text, dtype=object), -1, stat, values)
 
 
 def _histogram(values: np.ndarray, counted: np.ndarray | None = None,

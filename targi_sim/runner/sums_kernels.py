@@ -162,7 +162,7 @@ def rounds_pass(rows, game0, pair, first, winner, points, diff, has, last_displa
             gx[2, r] += d * d
             n_rounds += np.int64(h > 0)
             code |= (np.int64(d > 0) + 2 * np.int64(d < 0)) << (2 * (r - 1))
-        if n_rounds > 0:
+        if n_rounds > 0:  # a game without round rows has no leader codes
             _count_lead(code, n_rounds, winner[g], lead)
         if g == n - 1 or pair[g + 1] != pair[g]:
             end_pair(border, pair[g], pair[n - 1])
