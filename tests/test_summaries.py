@@ -135,15 +135,6 @@ def test_card_play_swings_outside_the_kernels_histogram_sum_as_the_sql_does(tmp_
     assert any(abs(v) > 1 for v in swings) and any(abs(v) <= 1 for v in swings)
 
 
-def test_both_ways_of_settling_a_pair_are_exercised():
-    """end_pair settles a table of few groups by flat indices, others row by row: the
-    equality tests above cover both only while the run's tables fall on both sides."""
-    from targi_sim.runner.sums_arrays import RAIDS, ROUNDS
-    from targi_sim.runner.sums_kernels import FLAT_GROUPS
-
-    assert RAIDS < FLAT_GROUPS <= ROUNDS
-
-
 def test_one_game_per_deal_and_one_strategy_sum_as_the_sql_does(tmp_path):
     cfg = RunConfig(games=23, seed=3, p0="balanced", p1="balanced", chunk_size=9,
                     pairing="one_per_deal")

@@ -11,12 +11,18 @@ and Dask-made runs.
 Per batch, each clustered table is a dense array (pairs, groups, values); a pair is
 reduced to its sums and products once no later batch can add to it (a batch's last pair
 waits for the next batch), and the chunk's first and last pairs stay open, as
-sums_sql.py keeps them. Values are counts, points (halves) and VP: their float sums are
-exact, so the order of addition does not change a bit.
+sums_sql.py keeps them. Settling a pair vectorises over its groups, so two tables are
+kept in a layout of more groups than their specs have, and read back in the specs'
+(`ChunkSummer._spec_tables`): the card classes' and symbols' tables, which share their
+values, side by side in one ("cards"), and the raids' by raid and kind (RAID_KINDS).
+Values are counts, points (halves) and VP: their float sums are exact, so the order of
+addition does not change a bit.
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,6 +37,8 @@ from targi_sim.play.pairing import pair_ids
 from targi_sim.runner.sums import (
     LONG_SCHEMA,
     SPECS,
+    I,
+    S,
     Spec,
     canonical,
     key_text,
@@ -51,6 +59,26 @@ _KEY_TEXTS: dict[tuple, np.ndarray] = {}  # a worker's chunks share their group 
 GAME_TABLES = ("matchups", "end_reason", "shape", "swing")  # summed per pair by games_pass
 KINDS = len(rec.PAID_NAMES)
 ENDS = len(END_REASON_NAMES)
+# raid_pairs as the kernel keeps it: groups (raid, kind), the raid's facing repeated in
+# every kind's column; each stat of SPECS["raid_pairs"] is one of these at one kind
+RAID_KINDS = Spec("raid_pairs", {"raid": I, "paid": S}, ("n", "points", "facing"),
+                  (("facing", "facing"), ("points", "points"), ("points", "n"), ("n", "n"),
+                   ("n", "facing")), ("facing", "n"))
+
+
+def _by_kind(stats: tuple[str, ...], kinds_stats: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """For each raid_pairs stat (`stats`), its index in RAID_KINDS' `kinds_stats` and its
+    kind's column (facing's: kind 0)."""
+    at, kind = [], []
+    for stat in stats:
+        found = {m.group(2) for m in re.finditer(r"\b(n|points)_([a-z_]+)", stat)}
+        kind.append(rec.PAID_NAMES.index(found.pop()) if found else 0)
+        at.append(kinds_stats.index(re.sub(r"\b(n|points)_[a-z_]+", r"\1", stat)))
+    return np.array(at), np.array(kind)
+
+
+_RAID_STATS = _by_kind(tuple(SPECS["raid_pairs"].stats), RAID_KINDS.stats)
+_RAID_VALUES = _by_kind(SPECS["raid_pairs"].values, list(RAID_KINDS.values))
 
 
 @dataclass(frozen=True)
@@ -78,10 +106,6 @@ class _Clustered:
         self.b = np.array([at[b] for _, b in spec.products], dtype=np.int64)
         self.positive = np.array([at[n] for n in spec.positive], dtype=np.int64)
         self.nv, self.groups = len(spec.values), groups
-        # settle_flat's indices: product j of group h is x[a[j], h] * x[b[j], h]
-        h = np.arange(groups)
-        self.ia, self.ib, self.ip = ((v[:, None] * groups + h).ravel()
-                                     for v in (self.a, self.b, self.positive))
         self.sums = np.zeros((len(spec.stats), groups))
         self.edge = np.zeros((2, self.nv, groups))
         self.carry: tuple[int, np.ndarray] | None = None
@@ -91,9 +115,8 @@ class _Clustered:
         """The tuple a kernel settles this table's pairs into (sums_kernels' note); its
         edge rows go to `add_edges` after the kernel."""
         self.edge = np.zeros((2, self.nv, self.groups))
-        scratch = np.zeros((self.nv, self.groups))
-        return (scratch, self.sums, self.edge, self.a, self.b, self.positive, self.ia,
-                self.ib, self.ip, scratch.reshape(-1), self.sums.reshape(-1))
+        return (np.zeros((self.nv, self.groups)), self.sums, self.edge, self.a, self.b,
+                self.positive)
 
     def add_edges(self, pairs: np.ndarray) -> None:
         """After a kernel: the batch's first and last pairs (`pairs`: the batch's pair
@@ -141,14 +164,17 @@ class ChunkSummer:
         self.strategy_of_seat = np.array([self.strategies.index(s) for s in shape.strategies])
         self.n_tribe = len(shape.tribe_symbol)
         groups = {"matchups": 1, "end_reason": ENDS, "score_gap": ROUNDS,
-                  "shape": len(self.strategies), "tribe_pairs": shape.classes.size,
-                  "symbol_pairs": len(SYMBOL_NAMES), "border": shape.n_border,
-                  "goods_pairs": shape.n_goods, "raid_pairs": RAIDS, "swing": 1}
+                  "shape": len(self.strategies), "border": shape.n_border,
+                  "goods_pairs": shape.n_goods, "swing": 1}
         self.clustered = {t: _Clustered(SPECS[t], k, first) for t, k in groups.items()}
+        self.clustered["cards"] = _Clustered(SPECS["tribe_pairs"],  # then symbol_pairs'
+                                             shape.classes.size + len(SYMBOL_NAMES), first)
+        self.clustered["raid_pairs"] = _Clustered(RAID_KINDS, RAIDS * KINDS, first)
         dims = {"game_length": (ROUNDS, ENDS), "tribe": (self.n_tribe,),
                 "goods": (shape.n_goods,), "raids": (RAIDS, KINDS), "curves": (ROUNDS, 2, 2)}
         self.flat = {t: np.zeros((*d, len(SPECS[t].values))) for t, d in dims.items()}
-        self.symbol_of = np.asarray(shape.tribe_symbol, np.int64)
+        # each card's symbol's group in the cards table
+        self.symbol_of = np.asarray(shape.tribe_symbol, np.int64) + shape.classes.size
         self.lead = np.zeros((ROUNDS, ROUNDS, ROUNDS + 1, 2))  # games per lead_counts key
         self.play_hist = np.zeros(2 * PLAY_SWINGS + 2, np.int64)  # cards_pass's counts
         self.examples: dict[str, list[np.ndarray]] = {"cards": [], "raids": []}
@@ -178,8 +204,8 @@ class ChunkSummer:
         plays = np.zeros(len(logs["acquisitions"]), np.int64)
         masks = np.zeros((n, 7), np.uint64)
         m = cards_pass(logs["offers"], logs["acquisitions"], game0, pair, points, diff, has,
-                       self.shape.classes.of_card, self.symbol_of, arg["tribe_pairs"],
-                       arg["symbol_pairs"], self.flat["tribe"], self.play_hist, plays, masks)
+                       self.shape.classes.of_card, self.symbol_of, arg["cards"],
+                       self.flat["tribe"], self.play_hist, plays, masks)
         per_game = np.zeros((n, 2, 4))
         if len(logs["raids"]) and logs["raids"][:, rec.RD_RAID].max() >= RAIDS:
             raise ValueError(f"raid numbers must be below {RAIDS}")
@@ -213,10 +239,11 @@ class ChunkSummer:
         """The chunk's summary in long form (what runner/sums.long_of makes of the same
         tables, built from the dense arrays: only their nonzero numbers)."""
         parts: list[dict[str, np.ndarray]] = []
-        for name, acc in self.clustered.items():
+        for acc in self.clustered.values():
             acc.finish()
-            parts.append(self._rows(name, acc.sums.T, SPECS[name].stats, None))
-            parts += [self._rows(name, x.T, SPECS[name].values, pid) for pid, x in acc.open]
+        for name, sums, open_rows in self._spec_tables():
+            parts.append(self._rows(name, sums.T, SPECS[name].stats, None))
+            parts += [self._rows(name, x.T, SPECS[name].values, pid) for pid, x in open_rows]
         for name, sums in self.flat.items():
             parts.append(self._rows(name, sums.reshape(-1, sums.shape[-1]),
                                     SPECS[name].values, None))
@@ -236,6 +263,23 @@ class ChunkSummer:
         return canonical([pl.DataFrame({c: v.tolist() if isinstance(v, np.ndarray)
                                         and v.dtype == object else v
                                         for c, v in cols.items()}, schema=LONG_SCHEMA)])
+
+    def _spec_tables(self) -> Iterator[tuple[str, np.ndarray, list[tuple[int, np.ndarray]]]]:
+        """Each clustered table of SPECS as (name, sums (stats x groups), open pairs'
+        (pair_id, values x groups)), read from the kernels' layout (module note)."""
+        for name, acc in self.clustered.items():
+            if name not in ("cards", "raid_pairs"):
+                yield name, acc.sums, acc.open
+        cards, k = self.clustered["cards"], self.shape.classes.size
+        for name, part in (("tribe_pairs", slice(None, k)), ("symbol_pairs", slice(k, None))):
+            yield name, cards.sums[:, part], [(pid, x[:, part]) for pid, x in cards.open]
+        raids = self.clustered["raid_pairs"]
+
+        def spec_layout(x: np.ndarray, at: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+            return x.reshape(len(x), RAIDS, KINDS)[at[0], :, at[1]]
+
+        yield ("raid_pairs", spec_layout(raids.sums, _RAID_STATS),
+               [(pid, spec_layout(x, _RAID_VALUES)) for pid, x in raids.open])
 
     def _rows(self, name: str, x: np.ndarray, stats: tuple[str, ...], pid: int | None
               ) -> dict[str, np.ndarray]:

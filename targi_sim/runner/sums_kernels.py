@@ -11,11 +11,13 @@ Conventions: `game0` is the batch's first game id (its ids are consecutive), `pa
 game g's pair within the batch, `points[g, p]` seat p's result (1, 1/2, 0). Kernels add
 into their output arrays; each output's comment names the query of sums_sql.py (or
 analyses/) whose values it holds. A clustered table comes as a tuple `t` (scratch,
-sums, edge, indices, flat views; sums_arrays._Clustered.kernel_arg): a pair's values build up
-in the scratch (values x groups), and when the pair ends `end_pair` settles it into the
-sums (the values, the products x[a] * x[b], the pairs with x[positive] > 0), except the
+sums, edge, indices; sums_arrays._Clustered.kernel_arg): a pair's values build up in the
+scratch (values x groups), and when the pair ends `end_pair` settles it into the sums
+(the values, the products x[a] * x[b], the pairs with x[positive] > 0), except the
 batch's first and last pairs, which go to `edge` for the caller: the next batch or
-chunk may add to them.
+chunk may add to them. Settling vectorises over the groups, so each kernel's tables are
+laid out with many groups (sums_arrays: the cards' classes and symbols side by side,
+the raids by raid and kind).
 """
 
 from __future__ import annotations
@@ -25,8 +27,6 @@ import numpy as np
 from targi_sim.engine import compile_cache
 from targi_sim.engine import logs as rec
 from targi_sim.engine.jit import jit_alloc, jit_inline
-
-FLAT_GROUPS = 8  # end_pair settles a table of fewer groups by settle_flat
 
 
 def settle_row(x, a, b, positive, sums):
@@ -75,31 +75,15 @@ def settle(x, a, b, positive, sums):
             sums[j, h] += acc
 
 
-def settle_flat(x, ia, ib, ip, s):
-    """settle_row for a table of few groups, on x and sums flattened (row-major): one
-    loop per kind of stat over flat indices (ia, ib, ip: sums_arrays._Clustered), where
-    a loop per stat of a few groups cost more than its sums."""
-    n, m = len(x), len(x) + len(ia)
-    for i in range(len(ia)):
-        s[n + i] += x[ia[i]] * x[ib[i]]
-    for i in range(len(ip)):
-        s[m + i] += 1.0 * (x[ip[i]] > 0)
-    for i in range(n):
-        s[i] += x[i]
-        x[i] = 0.0
-
-
 def end_pair(t, q, last):
     """Pair q of the batch has all its values in t's scratch (see the module's note)."""
-    x, sums, edge, a, b, positive, ia, ib, ip, xf, sf = t
+    x, sums, edge, a, b, positive = t
     if q == 0 or q == last:
         e = 0 if q == 0 else 1
         for j in range(x.shape[0]):
             for h in range(x.shape[1]):
                 edge[e, j, h] = x[j, h]
                 x[j, h] = 0.0
-    elif x.shape[1] < FLAT_GROUPS:
-        settle_flat(xf, ia, ib, ip, sf)
     else:
         settle_row(x, a, b, positive, sums)
 
@@ -201,10 +185,11 @@ def _offered_in_full(x):
         x[5, h] += x[0, h]
 
 
-def cards_pass(offers, acq, game0, pair, points, diff, has, class_of, symbol_of, classes,
-               symbols, tribe, play_hist, plays, masks):
-    """classes, symbols (6 x classes or symbols): sums_tribe_pairs.sql's values of each
-    card added per class (class_of) and per symbol (symbol_of); tribe (cards x 9):
+def cards_pass(offers, acq, game0, pair, points, diff, has, class_of, symbol_of, cards,
+               tribe, play_hist, plays, masks):
+    """cards (6 x groups): sums_tribe_pairs.sql's values of each card added to its
+    class's group (class_of) and to its symbol's (symbol_of: sums_symbol_pairs.sql's
+    groups follow the classes' in the same table); tribe (cards x 9):
     sums_tribe.sql; play_hist: example_plays.sql's values counted (value v at v + half
     its length minus one; its last slot unused), and the rare value outside it in
     `plays` (returns how many); masks (games x 7): the game digest's card masks
@@ -213,7 +198,7 @@ def cards_pass(offers, acq, game0, pair, points, diff, has, class_of, symbol_of,
     with acquisition rows then correct that by their players' flags. Branch-free where
     the data is random: a mispredicted branch costs more than the sums."""
     n, nc = len(pair), len(class_of)
-    cx, sx = classes[0], symbols[0]
+    cx = cards[0]
     offset = (len(play_hist) - 2) // 2
     offered = np.zeros(nc, np.int64)  # 0/1: the game's offered cards
     flags = np.zeros((2, nc), np.int64)  # 1 acquired, 2 played, 4 from the centre, 8 a row
@@ -231,7 +216,7 @@ def cards_pass(offers, acq, game0, pair, points, diff, has, class_of, symbol_of,
             o = np.int64((shown >> np.uint64(c)) & np.uint64(1))
             offered[c] = o
             cx[0, class_of[c]] += o
-            sx[0, symbol_of[c]] += o
+            cx[0, symbol_of[c]] += o
         while ia < len(acq) and acq[ia, 0] - game0 == g:
             c, src, r = acq[ia, rec.RA_CARD], acq[ia, rec.RA_SOURCE], acq[ia, rec.RA_ROUND]
             out, p = acq[ia, rec.RA_OUTCOME], acq[ia, rec.RA_PLAYER]
@@ -273,12 +258,10 @@ def cards_pass(offers, acq, game0, pair, points, diff, has, class_of, symbol_of,
                 x5 -= (o & got) * points[g, p]
                 flags[p, c] = 0
             _add5(cx, class_of[c], x1, x2, x3, x4, x5)
-            _add5(sx, symbol_of[c], x1, x2, x3, x4, x5)
+            _add5(cx, symbol_of[c], x1, x2, x3, x4, x5)
         if g == n - 1 or pair[g + 1] != pair[g]:
             _offered_in_full(cx)
-            _offered_in_full(sx)
-            end_pair(classes, pair[g], pair[n - 1])
-            end_pair(symbols, pair[g], pair[n - 1])
+            end_pair(cards, pair[g], pair[n - 1])
     for c in range(nc):
         for j in range(8):
             tribe[c, 1 + j] += counts[c, j]
@@ -286,19 +269,23 @@ def cards_pass(offers, acq, game0, pair, points, diff, has, class_of, symbol_of,
 
 
 def raids_pass(rows, game0, pair, points, goods_vp, gold_vp, raid_pairs, flat, per_game):
-    """raid_pairs ((1 + 2 kinds) x raids): sums_raid_pairs.sql (facing, then n and points
-    per kind); flat (raids x kinds x 5): sums_raids.sql; per_game (games x 2 seats x 4):
-    amount lost, cost in VP exactly and in VP-equivalents (raids_swing.sql), rows."""
+    """raid_pairs (3 x raids x kinds, sums_arrays.RAID_KINDS): sums_raid_pairs.sql's
+    values per raid and kind: n, points, and the raid's facing in every kind's column
+    (its products with each kind's n); flat (raids x kinds x 5): sums_raids.sql;
+    per_game (games x 2 seats x 4): amount lost, cost in VP exactly and in
+    VP-equivalents (raids_swing.sql), rows."""
     n = len(pair)
     x = raid_pairs[0]
+    kinds = flat.shape[1]
     i = 0
     for g in range(n):
         while i < len(rows) and rows[i, 0] - game0 == g:
             p, raid, kind = rows[i, rec.RD_PLAYER], rows[i, rec.RD_RAID], rows[i, rec.RD_PAID]
             amount, bonus = rows[i, rec.RD_AMOUNT], rows[i, rec.RD_BONUS]
-            x[0, raid] += 1.0
-            x[1 + 2 * kind, raid] += 1.0
-            x[2 + 2 * kind, raid] += points[g, p]
+            x[0, raid * kinds + kind] += 1.0
+            x[1, raid * kinds + kind] += points[g, p]
+            for k in range(kinds):
+                x[2, raid * kinds + k] += 1.0
             flat[raid, kind, 0] += 1.0
             flat[raid, kind, 1] += amount
             flat[raid, kind, 2] += rows[i, rec.RD_GOLD]
@@ -401,7 +388,6 @@ def games_pass(G, pair, points, last_display, per_game, strategy_of_seat, matchu
 # there recompiles them, as numba's own per-file cache would not notice.
 with compile_cache():
     settle_row = jit_inline(settle_row)
-    settle_flat = jit_inline(settle_flat)
     settle = jit_alloc(settle)
     end_pair = jit_inline(end_pair)
     rounds_pass = jit_alloc(rounds_pass)
