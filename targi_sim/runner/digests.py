@@ -42,8 +42,14 @@ MASKS = ("offered", "acquired_p0", "acquired_p1", "played_p0", "played_p1", "cen
 SCHEMA = {"game_id": pl.Int64, **dict.fromkeys(MASKS, pl.UInt64),
           "cards_p0": pl.Int16, "cards_p1": pl.Int16,
           "raid_losses_p0": pl.Int32, "raid_losses_p1": pl.Int32}
+# How the worker writes a digest, for its CPU time (it is part of the run's): the masks
+# are nearly unique, so a dictionary or statistics cost time and save nothing, and zstd
+# would take two thirds of the write to halve them (a chunk's 2.2 instead of 6.1 ms, 58
+# instead of 35 bytes a game); the consecutive ids and the small counts delta-encode,
+# then compress.
 DELTA_ENCODED = {c: "DELTA_BINARY_PACKED" for c in ("game_id", "cards_p0", "cards_p1",
                                                    "raid_losses_p0", "raid_losses_p1")}
+COMPRESSION = {c: "none" if c in MASKS else "zstd" for c in SCHEMA}
 
 
 def frame(game_ids: np.ndarray, masks: np.ndarray, cards: np.ndarray,
@@ -71,9 +77,7 @@ def write(rd: RunDir, chunk: int, digest: pl.DataFrame) -> dict[str, Any]:
     path = rd.digest_path(chunk)
     path.parent.mkdir(parents=True, exist_ok=True)
     table = digest.to_arrow()
-    # masks are nearly unique: a dictionary or statistics cost time and save nothing;
-    # the consecutive ids and the small counts delta-encode in a fifth of zstd's time
-    atomic_write(path, lambda p: pq.write_table(table, p, compression="zstd",
+    atomic_write(path, lambda p: pq.write_table(table, p, compression=COMPRESSION,
                                                 use_dictionary=False, write_statistics=False,
                                                 column_encoding=DELTA_ENCODED))
     return {"bytes": path.stat().st_size, "sha256": file_sha256(path), "version": VERSION}

@@ -204,10 +204,17 @@ def cards_pass(offers, acq, game0, pair, points, diff, has, class_of, symbol_of,
     flags = np.zeros((2, nc), np.int64)  # 1 acquired, 2 played, 4 from the centre, 8 a row
     taken = np.zeros(nc, np.int64)  # the game's cards with acquisition rows
     counts = np.zeros((nc, 8), np.int64)  # tribe[:, 1:], added as integers
-    for i in range(len(offers)):  # the games' offered masks first: no branch per row
-        c = offers[i, rec.RO_CARD]
-        masks[offers[i, 0] - game0, 0] |= np.uint64(1) << np.uint64(c)
-        tribe[c, 0] += 1.0
+    shown_rounds = np.zeros(nc, np.int64)  # tribe[:, 0]
+    g, shown = 0, np.uint64(0)  # a game's offered mask builds up in a register
+    for i in range(len(offers)):  # the games' offered masks first
+        c, h = offers[i, rec.RO_CARD], offers[i, 0] - game0
+        if h != g:
+            masks[g, 0] = shown
+            g, shown = h, np.uint64(0)
+        shown |= np.uint64(1) << np.uint64(c)
+        shown_rounds[c] += 1
+    if len(offers):
+        masks[g, 0] = shown
     ia, m = 0, 0
     for g in range(n):
         n_taken = 0
@@ -263,6 +270,7 @@ def cards_pass(offers, acq, game0, pair, points, diff, has, class_of, symbol_of,
             _offered_in_full(cx)
             end_pair(cards, pair[g], pair[n - 1])
     for c in range(nc):
+        tribe[c, 0] += shown_rounds[c]
         for j in range(8):
             tribe[c, 1 + j] += counts[c, j]
     return m
