@@ -6,7 +6,7 @@ Why per game: `compare`'s balance verdict (a bootstrap over deals) and a sweep's
 tests (targi_sim.sweep.paired) compare runs deal by deal, and the cross-products of two
 runs' per-deal values cannot be summed in advance by either run. So the per-deal values
 themselves are the sufficient statistics; the digest holds them in 12 numbers a game
-(about 36 bytes a game on disk), against the ~300 bytes a game of the six log tables
+(about 58 bytes a game on disk), against the ~300 bytes a game of the six log tables
 those would otherwise re-read. Every column means what the `game_digest` view of
 analyses/views.sql says (game_digest.sql: the reference used for a chunk whose digest
 is missing or does not match its marker, and by the tests).
