@@ -22,8 +22,8 @@ worker process reads it, so on an external Dask cluster set it on the workers), 
 interleaved --repeats times; prints the median games/s of each (the manifest's, play
 time without loading the engine) and of wall time. With --together the two runs start at
 the same moment and share the machine, so that its drift over minutes (several percent
-on a shared VM, more than the cost measured) slows both alike. Target: with summaries
-within 5%.
+on a shared VM, more than the cost measured) slows both alike; a status line shows
+their chunks, elapsed time and ETA. Target: with summaries within 5%.
 
     python benchmarks/report.py [--run DIR] [--games 1e6] [--jobs 2] [--repeats 3]
                                 [--rss-ref-mb MB]
@@ -86,6 +86,18 @@ def ensure_run(run: Path, games: str, jobs: int) -> float:
     return seconds
 
 
+def _env(mode: str) -> dict[str, str]:
+    """The environment of a run `with` or `without` the workers' summaries."""
+    env = {k: v for k, v in os.environ.items() if k != OFF}
+    if mode == "without":
+        env[OFF] = "1"
+    return env
+
+
+def _markers(run: Path) -> list[Path]:
+    return list((run / "chunks").glob("*.json"))
+
+
 def run_cost(games: str, jobs: int, repeats: int) -> bool:
     """Median games/s of `run` with and without the workers' summaries, interleaved."""
     speed: dict[str, list[float]] = {"with": [], "without": []}
@@ -94,9 +106,7 @@ def run_cost(games: str, jobs: int, repeats: int) -> bool:
     loads = [os.getloadavg()[0]]
     for _ in range(repeats):
         for mode in speed:
-            env = {k: v for k, v in os.environ.items() if k != OFF}
-            if mode == "without":
-                env[OFF] = "1"
+            env = _env(mode)
             with tempfile.TemporaryDirectory() as tmp:
                 out = Path(tmp) / "run"
                 r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -128,27 +138,29 @@ def run_cost_together(games: str, jobs: int, repeats: int) -> bool:
     drifts over minutes; side by side, the drift slows both alike. Each run's speed is
     counted over the same window, from the start until the first of the two finished
     (its games then: the chunks whose markers were written by then), so that the other
-    one's last minutes alone on the machine do not count; their ratio is the measure."""
+    one's last minutes alone on the machine do not count; their ratio is the measure
+    (that window ends at a chunk's marker: meaningful for runs of many chunks)."""
     ratios: list[float] = []
     for k in range(repeats):
         with tempfile.TemporaryDirectory() as tmp:
+            runs = {mode: Path(tmp) / mode for mode in ("with", "without")}
             procs = {}
             start = time.time()  # the markers' clock
-            for mode in ("with", "without"):
-                env = {key: v for key, v in os.environ.items() if key != OFF}
-                if mode == "without":
-                    env[OFF] = "1"
+            for mode, out in runs.items():
                 procs[mode] = subprocess.Popen(
                     [*_cli(), "run", "--games", games, "--jobs", str(jobs), "--seed", "4",
-                     "--out", str(Path(tmp) / mode), "--quiet"], env=env,
-                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-            for proc in procs.values():
-                _, err = proc.communicate()
+                     "--out", str(out), "--quiet"], env=_env(mode),
+                    stdout=subprocess.DEVNULL, stderr=(Path(tmp) / f"{mode}.err").open("w"))
+            while any(proc.poll() is None for proc in procs.values()):
+                time.sleep(2)
+                _progress(k, repeats, start, runs)
+            print(file=sys.stderr)
+            for mode, proc in procs.items():
                 if proc.returncode != 0:
-                    sys.exit(f"run failed ({proc.returncode}):\n{err}")
+                    sys.exit(f"run failed ({proc.returncode}):\n"
+                             f"{(Path(tmp) / f'{mode}.err').read_text()}")
             done = {mode: [(f.stat().st_mtime, json.loads(f.read_text())["games"])
-                           for f in (Path(tmp) / mode / "chunks").glob("*.json")]
-                    for mode in procs}
+                           for f in _markers(out)] for mode, out in runs.items()}
             end = min(max(t for t, _ in chunks) for chunks in done.values())
             speed = {mode: sum(n for t, n in chunks if t <= end) / (end - start)
                      for mode, chunks in done.items()}
@@ -160,6 +172,28 @@ def run_cost_together(games: str, jobs: int, repeats: int) -> bool:
           f"side, {repeats} repeats: with summaries {100 * (ratio - 1):+.1f}% games/s (median; "
           f"target >= {-100 * RUN_COST:.0f}%)")
     return ratio >= 1 - RUN_COST
+
+
+def _progress(k: int, repeats: int, start: float, runs: dict[str, Path]) -> None:
+    """One status line: the side-by-side runs' chunks so far, elapsed time and ETA (from
+    the slower run's share of its chunks)."""
+    elapsed = time.time() - start
+    markers = {mode: _markers(run) for mode, run in runs.items()}
+    share = min(len(m) for m in markers.values()) / max(1, _chunks(runs))
+    eta = f"ETA {elapsed * (1 - share) / share:.0f} s" if share else "ETA --"
+    counts = ", ".join(f"{mode} {len(m)} chunks" for mode, m in markers.items())
+    print(f"\rrepeat {k + 1}/{repeats}: {counts}; {elapsed:.0f} s elapsed, {eta}   ",
+          end="", file=sys.stderr, flush=True)
+
+
+def _chunks(runs: dict[str, Path]) -> int:
+    """A run's chunk count, from the manifest the first of the runs has written (0 before)."""
+    for run in runs.values():
+        try:
+            return int(json.loads((run / "manifest.json").read_text())["chunks"])
+        except (OSError, ValueError, KeyError):
+            continue
+    return 0
 
 
 def main() -> int:

@@ -21,7 +21,6 @@ addition does not change a bit.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -69,11 +68,14 @@ RAID_KINDS = Spec("raid_pairs", {"raid": I, "paid": S}, ("n", "points", "facing"
 def _by_kind(stats: tuple[str, ...], kinds_stats: list[str]) -> tuple[np.ndarray, np.ndarray]:
     """For each raid_pairs stat (`stats`), its index in RAID_KINDS' `kinds_stats` and its
     kind's column (facing's: kind 0)."""
+    token = {"facing": ("facing", 0)} | {f"{v}_{name}": (v, k) for k, name in
+                                         enumerate(rec.PAID_NAMES) for v in ("n", "points")}
     at, kind = [], []
     for stat in stats:
-        found = {m.group(2) for m in re.finditer(r"\b(n|points)_([a-z_]+)", stat)}
-        kind.append(rec.PAID_NAMES.index(found.pop()) if found else 0)
-        at.append(kinds_stats.index(re.sub(r"\b(n|points)_[a-z_]+", r"\1", stat)))
+        base = stat.removesuffix(">0")
+        parts = [token[t] for t in base.split("*")]
+        at.append(kinds_stats.index("*".join(v for v, _ in parts) + stat[len(base):]))
+        kind.append(max(k for _, k in parts))  # facing (kind 0) pairs with any kind
     return np.array(at), np.array(kind)
 
 
