@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import polars as pl
@@ -24,6 +27,7 @@ from targi_sim.runner import RunConfig, RunDir, resolve_run
 from targi_sim.runner import summaries as summ
 from targi_sim.runner.classes import run_classes
 from targi_sim.runner.dispatch import execute
+from targi_sim.runner.markers import file_sha256
 from targi_sim.runner.reading import read_run_info
 from targi_sim.runner.sums import SPECS
 from tests.damage import KINDS, damage
@@ -102,7 +106,7 @@ def test_the_run_writes_a_summary_per_chunk_under_its_marker(odd_run):
         entry = rd.read_marker(chunk)["summary"]
         path = rd.summary_path(chunk)
         assert entry["bytes"] == path.stat().st_size
-        assert entry["sha256"] == summ.file_sha256(path)
+        assert entry["sha256"] == file_sha256(path)
 
 
 def test_the_workers_summaries_are_the_sql_references(odd_run):
@@ -118,6 +122,33 @@ def test_batches_that_split_pairs_sum_as_the_sql_does(tmp_path, monkeypatch):
     out = run_to(tmp_path / "run", games=41, chunk=13)
     assert_worker_sums_are_the_sql_ones(out)
     assert_same_sums(sums_of(out), sums_of(out, rows=True))
+
+
+_NOJIT_CHILD = """
+import sys
+from pathlib import Path
+from targi_sim.runner import sums_kernels
+from tests.test_summaries import run_to
+assert type(sums_kernels.cards_pass).__name__ == "function", "numba must be off"
+run_to(Path(sys.argv[1]), games=23, chunk=9, seed=6)
+"""
+
+
+def test_the_summary_kernels_write_the_same_files_without_numba(tmp_path):
+    """NUMBA_DISABLE_JIT=1 (debugging) runs the same kernels as plain Python: their
+    bit masks and unsigned indices give the same summaries and digests, byte for byte
+    (warnings are errors in the child: numpy warns where integers would wrap)."""
+    env = dict(os.environ, NUMBA_DISABLE_JIT="1",
+               PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    proc = subprocess.run([sys.executable, "-W", "error", "-c", _NOJIT_CHILD,
+                           str(tmp_path / "plain")], cwd=Path(__file__).parents[1], env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    run_to(tmp_path / "compiled", games=23, chunk=9, seed=6)
+    plain, compiled = RunDir(tmp_path / "plain"), RunDir(tmp_path / "compiled")
+    for chunk in range(3):
+        for entry in ("summary", "digest"):
+            assert plain.read_marker(chunk)[entry] == compiled.read_marker(chunk)[entry]
 
 
 def test_card_play_swings_outside_the_kernels_histogram_sum_as_the_sql_does(tmp_path,

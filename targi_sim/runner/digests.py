@@ -27,11 +27,9 @@ from typing import Any
 
 import numpy as np
 import polars as pl
-import pyarrow.parquet as pq
 
-from targi_sim._utils.atomic import atomic_write
 from targi_sim.runner.layout import RunDir
-from targi_sim.runner.markers import file_matches, file_sha256
+from targi_sim.runner.markers import file_matches, write_vouched_parquet
 from targi_sim.runner.reading import RunInfo, chunk_info
 from targi_sim.runner.recompute import Recomputing, vouched_files
 
@@ -74,13 +72,10 @@ def compute(root: Path, chunk: int) -> pl.DataFrame:
 
 def write(rd: RunDir, chunk: int, digest: pl.DataFrame) -> dict[str, Any]:
     """Write a chunk's digest atomically; returns the marker's `digest` entry."""
-    path = rd.digest_path(chunk)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    table = digest.to_arrow()
-    atomic_write(path, lambda p: pq.write_table(table, p, compression=COMPRESSION,
-                                                use_dictionary=False, write_statistics=False,
-                                                column_encoding=DELTA_ENCODED))
-    return {"bytes": path.stat().st_size, "sha256": file_sha256(path), "version": VERSION}
+    written = write_vouched_parquet(rd.digest_path(chunk), digest.to_arrow(),
+                                    compression=COMPRESSION, use_dictionary=False,
+                                    write_statistics=False, column_encoding=DELTA_ENCODED)
+    return {**written, "version": VERSION}
 
 
 def entry_matches(rd: RunDir, chunk: int, entry: Any) -> bool:

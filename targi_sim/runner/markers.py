@@ -15,6 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from targi_sim._utils.atomic import atomic_write
 from targi_sim.runner.layout import RunDir
 
 from ..errors import DataError, FieldReader
@@ -25,6 +29,20 @@ def file_sha256(path: Path) -> str:
     """sha256 of a file's bytes (hashlib reads it in blocks)."""
     with open(path, "rb") as f:
         return hashlib.file_digest(f, "sha256").hexdigest()
+
+
+def write_vouched_parquet(path: Path, table: pa.Table, **options: Any) -> dict[str, Any]:
+    """Write `table` to `path` atomically; returns the size and sha256 a marker records.
+
+    Why in memory first: a worker writes two such small files per chunk (its summary
+    and game digest), and hashing the bytes it holds costs less than writing them to a
+    file and reading that back."""
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink, **options)
+    data = sink.getvalue()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(path, lambda p: Path(p).write_bytes(data))
+    return {"bytes": data.size, "sha256": hashlib.sha256(data).hexdigest()}
 
 
 def file_matches(path: Path, entry: dict[str, Any]) -> bool:

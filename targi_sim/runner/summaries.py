@@ -21,13 +21,11 @@ from pathlib import Path
 from typing import Any
 
 import polars as pl
-import pyarrow.parquet as pq
 
-from targi_sim._utils.atomic import atomic_write
 from targi_sim.game.classes import CardClasses
 from targi_sim.runner.classes import run_classes
 from targi_sim.runner.layout import RunDir
-from targi_sim.runner.markers import file_matches, file_sha256
+from targi_sim.runner.markers import file_matches, write_vouched_parquet
 from targi_sim.runner.reading import RunInfo, chunk_info
 from targi_sim.runner.recompute import Recomputing, vouched_files
 from targi_sim.runner.sums import VERSION, Sums, long_of, merge
@@ -63,12 +61,10 @@ def compute(root: Path, chunk: int, goods_vp: float, gold_vp: float, classes: Ca
 def write(rd: RunDir, chunk: int, long: pl.DataFrame, goods_vp: float, gold_vp: float,
           classes: CardClasses) -> dict[str, Any]:
     """Write a chunk's summary file atomically; returns the marker's `summary` entry."""
-    path = rd.summary_path(chunk)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    table = long.to_arrow()
-    atomic_write(path, lambda p: pq.write_table(table, p, compression="zstd"))
-    return {"bytes": path.stat().st_size, "sha256": file_sha256(path), "version": VERSION,
-            "goods_vp": goods_vp, "gold_vp": gold_vp, "classes": _class_list(classes)}
+    written = write_vouched_parquet(rd.summary_path(chunk), long.to_arrow(),
+                                    compression="zstd")
+    return {**written, "version": VERSION, "goods_vp": goods_vp, "gold_vp": gold_vp,
+            "classes": _class_list(classes)}
 
 
 def entry_matches(rd: RunDir, chunk: int, entry: Any, goods_vp: float, gold_vp: float,

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 import polars as pl
@@ -39,7 +38,6 @@ from targi_sim.runner.sums import (
     I,
     S,
     Spec,
-    canonical,
     key_text,
 )
 from targi_sim.runner.sums_kernels import (
@@ -197,13 +195,13 @@ class ChunkSummer:
                           axis=1)
         game0 = int(ids[0])
 
-        diff, has = np.zeros((n, ROUNDS)), np.zeros((n, ROUNDS))
+        diff, has = np.zeros((n, ROUNDS), np.int32), np.zeros((n, ROUNDS), np.uint8)
         last_display = np.zeros((n, 2))
         c = self.clustered
         arg = {name: table.kernel_arg() for name, table in c.items() if name not in GAME_TABLES}
         rounds_pass(logs["rounds"], game0, pair, first, w, points, diff, has, last_display,
                     self.flat["curves"], arg["border"], arg["score_gap"], self.lead)
-        plays = np.zeros(len(logs["acquisitions"]), np.int64)
+        plays = np.empty(len(logs["acquisitions"]), np.int64)  # the first m are set
         masks = np.zeros((n, 7), np.uint64)
         m = cards_pass(logs["offers"], logs["acquisitions"], game0, pair, points, diff, has,
                        self.shape.classes.of_card, self.symbol_of, arg["cards"],
@@ -214,7 +212,7 @@ class ChunkSummer:
         raids_pass(logs["raids"], game0, pair, points, self.shape.goods_vp,
                    self.shape.gold_vp, arg["raid_pairs"], self.flat["raids"], per_game)
         goods_pass(logs["goods"], game0, pair, points, arg["goods_pairs"], self.flat["goods"])
-        raids_eq = np.zeros(n)
+        raids_eq = np.empty(n)  # the first k are set
         per_pair = {t: np.zeros((len(pairs), c[t].nv, c[t].groups)) for t in GAME_TABLES}
         k = games_pass(g, pair, points, last_display, per_game, self.strategy_of_seat,
                        *per_pair.values(), self.flat["game_length"], raids_eq)
@@ -238,33 +236,43 @@ class ChunkSummer:
     # ---- the chunk's summary ----
 
     def long(self) -> pl.DataFrame:
-        """The chunk's summary in long form (what runner/sums.long_of makes of the same
-        tables, built from the dense arrays: only their nonzero numbers)."""
-        parts: list[dict[str, np.ndarray]] = []
+        """The chunk's summary in long form: what runner/sums.long_of makes of the same
+        tables (only their nonzero numbers, in its canonical order), built from the
+        dense arrays. Rows are ordered by integer ranks of their texts (_Rows), as
+        sorting the texts themselves took most of a chunk's summary write."""
+        rows = _Rows()
         for acc in self.clustered.values():
             acc.finish()
         for name, sums, open_rows in self._spec_tables():
-            parts.append(self._rows(name, sums.T, SPECS[name].stats, None))
-            parts += [self._rows(name, x.T, SPECS[name].values, pid) for pid, x in open_rows]
+            self._dense(rows, name, sums.T, SPECS[name].stats, -1)
+            for pid, x in open_rows:
+                self._dense(rows, name, x.T, SPECS[name].values, pid)
         for name, sums in self.flat.items():
-            parts.append(self._rows(name, sums.reshape(-1, sums.shape[-1]),
-                                    SPECS[name].values, None))
+            self._dense(rows, name, sums.reshape(-1, sums.shape[-1]), SPECS[name].values, -1)
         at = np.nonzero(self.lead)
-        parts.append(_keyed_rows("lead", dict(zip(SPECS["lead"].keys, at, strict=True)),
-                                 "games", self.lead[at]))
+        rows.keyed("lead", list(zip(*(a.tolist() for a in at), strict=True)), "games",
+                   self.lead[at])
         at = np.flatnonzero(self.play_hist[:-1])
-        for section, (value, n) in {
-                "cards": _histogram(np.concatenate(self.examples["cards"]), at - PLAY_SWINGS,
-                                    self.play_hist[at]),
-                "raids": _histogram(np.concatenate(self.examples["raids"]))}.items():
-            parts.append(_keyed_rows("examples", {"section": [section] * len(value),
-                                                  "value": value}, "n", n))
-        cols = {c: np.concatenate([p[c] for p in parts]) for c in LONG_SCHEMA}
-        pair_id = cols["pair_id"]
-        cols["pair_id"] = pa.array(pair_id, mask=pair_id < 0)  # -1: none
-        return canonical([pl.DataFrame({c: v.tolist() if isinstance(v, np.ndarray)
-                                        and v.dtype == object else v
-                                        for c, v in cols.items()}, schema=LONG_SCHEMA)])
+        examples = {
+            "cards": _histogram(np.concatenate(self.examples["cards"]), at - PLAY_SWINGS,
+                                self.play_hist[at]),
+            "raids": _histogram(np.concatenate(self.examples["raids"]))}
+        rows.keyed("examples", [(section, v) for section, (value, _) in examples.items()
+                                for v in value.tolist()],
+                   "n", np.concatenate([n for _, n in examples.values()]))
+        return rows.frame()
+
+    def _dense(self, rows: _Rows, name: str, x: np.ndarray, stats: tuple[str, ...] | list[str],
+               pid: int) -> None:
+        """The nonzero numbers of x (groups x stats) as long rows; pid -1: none."""
+        at = (name, self.shape.strategies, self.shape.n_border, self.shape.n_goods,
+              self.n_tribe, tuple(self.shape.classes.first().tolist()))
+        keys = _KEY_TEXTS.get(at)
+        if keys is None:
+            text = key_text(SPECS[name], self._keys(name)) if SPECS[name].keys else ["{}"]
+            keys = _KEY_TEXTS[at] = (np.array(text, dtype=object), _ranks(text))
+        g, j = np.nonzero(x)
+        rows.add(name, keys[0][g], keys[1][g], pid, tuple(stats), j, x[g, j])
 
     def _spec_tables(self) -> Iterator[tuple[str, np.ndarray, list[tuple[int, np.ndarray]]]]:
         """Each clustered table of SPECS as (name, sums (stats x groups), open pairs'
@@ -282,20 +290,6 @@ class ChunkSummer:
 
         yield ("raid_pairs", spec_layout(raids.sums, _RAID_STATS),
                [(pid, spec_layout(x, _RAID_VALUES)) for pid, x in raids.open])
-
-    def _rows(self, name: str, x: np.ndarray, stats: tuple[str, ...], pid: int | None
-              ) -> dict[str, np.ndarray]:
-        """The nonzero numbers of x (groups x stats) as the columns of long rows."""
-        at = (name, self.shape.strategies, self.shape.n_border, self.shape.n_goods,
-              self.n_tribe, tuple(self.shape.classes.first().tolist()))
-        keys = _KEY_TEXTS.get(at)
-        if keys is None:
-            keys = _KEY_TEXTS[at] = np.array(
-                key_text(SPECS[name], self._keys(name)) if SPECS[name].keys else ["{}"],
-                dtype=object)
-        g, j = np.nonzero(x)
-        return _long_columns(name, keys[g], -1 if pid is None else pid,
-                             np.array(stats, dtype=object)[j], x[g, j])
 
     def _keys(self, name: str) -> pl.DataFrame:
         """The group keys of a table's dense groups, in their order."""
@@ -326,22 +320,69 @@ class ChunkSummer:
         return pl.DataFrame({k: cols[k] for k in SPECS[name].keys}, schema=SPECS[name].keys)
 
 
-def _long_columns(table: str, keys: np.ndarray, pair_id: int, stats: Any,
-                  values: np.ndarray) -> dict[str, np.ndarray]:
-    """The columns of long rows (LONG_SCHEMA) of one table; pair_id -1: none."""
-    n = len(values)
-    return {"table": np.full(n, table, dtype=object), "key": keys,
-            "pair_id": np.full(n, pair_id, dtype=np.int64),
-            "stat": np.broadcast_to(np.asarray(stats, dtype=object), (n,)),
-            "value": np.asarray(values, np.float64)}
+def _ranks(texts: list[str]) -> np.ndarray:
+    """Each text's rank in sorted order (Python compares str as polars sorts String:
+    by code point)."""
+    order = sorted(range(len(texts)), key=texts.__getitem__)
+    rank = np.empty(len(texts), np.int64)
+    rank[order] = np.arange(len(texts))
+    return rank
 
 
-def _keyed_rows(table: str, keys: dict[str, Any], stat: str, values: np.ndarray
-                ) -> dict[str, np.ndarray]:
-    """Long rows of one stat of `table` for the groups `keys` (columns of key values)."""
-    spec = SPECS[table]
-    text = key_text(spec, pl.DataFrame(keys, schema=spec.keys)) if len(values) else []
-    return _long_columns(table, np.array(text, dtype=object), -1, stat, values)
+_STAT_RANKS: dict[tuple[str, ...], tuple[np.ndarray, np.ndarray]] = {}
+_TABLE_RANK = {name: k for k, name in enumerate(sorted([*SPECS, "lead", "examples"]))}
+_KEYED_TEXTS: dict[tuple[str, tuple], str] = {}  # lead's and examples' keys, as JSON
+
+
+class _Rows:
+    """Long rows (LONG_SCHEMA) gathered table by table, each with the integer ranks of
+    its table, key and stat texts, then put in sums.canonical's order by one integer
+    sort (a stat's rank is over its table's names; a key's over its table's keys)."""
+
+    def __init__(self) -> None:
+        self.cols: dict[str, list[np.ndarray]] = {c: [] for c in
+                                                  (*LONG_SCHEMA, "t", "k", "s")}
+
+    def add(self, table: str, keys: np.ndarray, key_ranks: np.ndarray, pair_id: int,
+            stats: tuple[str, ...], stat_at: np.ndarray, values: np.ndarray) -> None:
+        ranked = _STAT_RANKS.get(stats)
+        if ranked is None:
+            ranked = _STAT_RANKS[stats] = (np.array(stats, dtype=object),
+                                           _ranks(list(stats)))
+        n = len(values)
+        for c, v in (("table", np.full(n, table, dtype=object)), ("key", keys),
+                     ("pair_id", np.full(n, pair_id, np.int64)),
+                     ("stat", ranked[0][stat_at]),
+                     ("value", np.asarray(values, np.float64)),
+                     ("t", np.full(n, _TABLE_RANK[table], np.int64)), ("k", key_ranks),
+                     ("s", ranked[1][stat_at])):
+            self.cols[c].append(v)
+
+    def keyed(self, table: str, keys: list[tuple], stat: str, values: np.ndarray) -> None:
+        """Rows of one stat for the groups `keys` (tuples of key values in the order of
+        the table's keys): their JSON texts are cached, as the same groups recur."""
+        spec = SPECS[table]
+        missing = list(dict.fromkeys(k for k in keys if (table, k) not in _KEYED_TEXTS))
+        if missing:
+            if len(_KEYED_TEXTS) > 100_000:  # a bound for long-lived workers
+                _KEYED_TEXTS.clear()
+            frame = pl.DataFrame(missing, schema=spec.keys, orient="row")
+            _KEYED_TEXTS.update(zip(((table, k) for k in missing), key_text(spec, frame),
+                                    strict=True))
+        texts = [_KEYED_TEXTS[table, k] for k in keys]
+        self.add(table, np.array(texts, dtype=object), _ranks(texts), -1, (stat,),
+                 np.zeros(len(texts), np.int64), values)
+
+    def frame(self) -> pl.DataFrame:
+        cols = {c: np.concatenate(v) for c, v in self.cols.items()}
+        keep = cols["value"] != 0
+        order = np.lexsort((cols["s"][keep], cols["pair_id"][keep], cols["k"][keep],
+                            cols["t"][keep]))
+        out = {c: cols[c][keep][order] for c in LONG_SCHEMA}
+        pair_id = out["pair_id"]
+        out["pair_id"] = pa.array(pair_id, mask=pair_id < 0)  # -1: none, sorted first
+        return pl.DataFrame({c: v.tolist() if isinstance(v, np.ndarray) and v.dtype == object
+                             else v for c, v in out.items()}, schema=LONG_SCHEMA)
 
 
 def _histogram(values: np.ndarray, counted: np.ndarray | None = None,

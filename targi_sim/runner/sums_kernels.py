@@ -28,6 +28,8 @@ from targi_sim.engine import compile_cache
 from targi_sim.engine import logs as rec
 from targi_sim.engine.jit import jit_alloc, jit_inline
 
+ALL = np.uint64(0xFFFF_FFFF_FFFF_FFFF)  # a seat's mask selector: 0 or 1 times this
+
 
 def settle_row(x, a, b, positive, sums):
     """sums (stats x groups) += one pair's x (values x groups): the values, the products
@@ -90,25 +92,31 @@ def end_pair(t, q, last):
 
 def rounds_pass(rows, game0, pair, first, winner, points, diff, has, last_display, curves,
                 border, gap, lead):
-    """diff, has (games x rounds): round_diff.sql (seat 0's score minus seat 1's, whether
-    the round has rows); last_display (games x 2): the display at each seat's last round;
-    curves (round, seat, role 0 first / 1 second, 6): sums_curves.sql; border (4 x
+    """diff, has (games x rounds, int32 and uint8): round_diff.sql (seat 0's score minus
+    seat 1's, whether the round has rows); last_display (games x 2): the display at each
+    seat's last round; curves (round, seat, role 0 first / 1 second, 6): sums_curves.sql; border (4 x
     positions 1..): sums_border.sql; gap (3 x rounds): sums_score_gap.sql; lead (rounds R,
     lead changes, decisive round, decided): games, as runner/sums.lead_counts counts them
     from sums_lead_codes.sql's codes."""
     n = len(pair)
     bx, gx = border[0], gap[0]
     k = bx.shape[1]
-    placed = np.zeros((2, k + 1), np.int64)  # [p, 0]: a placement off the border cards
-    robbed = np.zeros(k + 1, np.int64)  # branch-free: positions are random
+    # the pair's placements and robbed rounds by border position (slot 0: off the
+    # border cards), added to the border table when the pair ends: branch-free, as
+    # positions are random
+    placed = np.zeros(k + 1, np.int64)
+    robbed = np.zeros(k + 1, np.int64)
+    pair_rounds = 0
+    zero, one = np.uint64(0), np.uint64(1)
     i = 0
     for g in range(n):
         rounds = 0
         fg = first[g]
+        used0, used1 = zero, zero  # the positions each seat placed on (bit = position)
         while i < len(rows) and rows[i, 0] - game0 == g:
             p, r, s = rows[i, rec.RR_PLAYER], rows[i, rec.RR_ROUND], rows[i, rec.RR_SCORE]
             diff[g, r] += s * (1 - 2 * p)
-            has[g, r] = 1.0
+            has[g, r] = 1
             last_display[g, p] = rows[i, rec.RR_DISPLAY_N]
             role = np.int64(p != fg)
             cv = curves[r, p, role]
@@ -122,25 +130,27 @@ def rounds_pass(rows, game0, pair, first, winner, points, diff, has, last_displa
             rounds += is0
             rb = rows[i, rec.RR_ROBBER]
             robbed[rb if 1 <= rb <= k else 0] += is0
+            seat1 = np.uint64(p) * ALL  # every bit set for seat 1
+            used = zero
             for j in range(3):
                 pos = rows[i, rec.RR_TARGI + j]
-                placed[p, pos if 1 <= pos <= k else 0] += 1
+                at = pos if 1 <= pos <= k else 0
+                placed[at] += 1
+                used |= one << np.uint64(at)
+            used0 |= used & ~seat1
+            used1 |= used & seat1
             i += 1
-        for pos in range(1, k + 1):  # placements, open_rounds, used_points, used_n
-            bx[1, pos - 1] += rounds - robbed[pos]
-            robbed[pos] = 0
-            for p in range(2):
-                m = placed[p, pos]
-                u = np.int64(m > 0)
-                bx[0, pos - 1] += m
-                bx[2, pos - 1] += u * points[g, p]
-                bx[3, pos - 1] += u
-                placed[p, pos] = 0
+        pair_rounds += rounds
+        points0, points1 = points[g, 0], points[g, 1]
+        for pos in range(1, k + 1):  # used_points, used_n
+            u0 = np.int64((used0 >> np.uint64(pos)) & one)
+            u1 = np.int64((used1 >> np.uint64(pos)) & one)
+            bx[2, pos - 1] += u0 * points0 + u1 * points1
+            bx[3, pos - 1] += u0 + u1
         sign = 1.0 if fg == 0 else -1.0
         code, n_rounds = 0, 0
         for r in range(1, diff.shape[1]):
-            h = has[g, r]
-            d = diff[g, r]
+            h, d = np.int64(has[g, r]), np.int64(diff[g, r])
             gx[0, r] += h
             gx[1, r] += sign * d
             gx[2, r] += d * d
@@ -149,6 +159,11 @@ def rounds_pass(rows, game0, pair, first, winner, points, diff, has, last_displa
         if n_rounds > 0:  # a game without round rows has no leader codes
             _count_lead(code, n_rounds, winner[g], lead)
         if g == n - 1 or pair[g + 1] != pair[g]:
+            for pos in range(1, k + 1):  # placements, open_rounds
+                bx[0, pos - 1] += placed[pos]
+                bx[1, pos - 1] += pair_rounds - robbed[pos]
+                placed[pos], robbed[pos] = 0, 0
+            pair_rounds = 0
             end_pair(border, pair[g], pair[n - 1])
             end_pair(gap, pair[g], pair[n - 1])
 
@@ -200,10 +215,10 @@ def cards_pass(offers, acq, game0, pair, points, diff, has, class_of, symbol_of,
     n, nc = len(pair), len(class_of)
     cx = cards[0]
     offset = (len(play_hist) - 2) // 2
-    offered = np.zeros(nc, np.int64)  # 0/1: the game's offered cards
-    flags = np.zeros((2, nc), np.int64)  # 1 acquired, 2 played, 4 from the centre, 8 a row
     taken = np.zeros(nc, np.int64)  # the game's cards with acquisition rows
-    counts = np.zeros((nc, 8), np.int64)  # tribe[:, 1:], added as integers
+    by_source = np.zeros((nc, 4), np.int64)  # acquisition rows by card and source
+    by_outcome = np.zeros((nc, 4), np.int64)  # and by outcome
+    got_rounds = np.zeros(nc, np.int64)  # the sum of its acquisitions' rounds
     shown_rounds = np.zeros(nc, np.int64)  # tribe[:, 0]
     g, shown = 0, np.uint64(0)  # a game's offered mask builds up in a register
     for i in range(len(offers)):  # the games' offered masks first
@@ -216,63 +231,77 @@ def cards_pass(offers, acq, game0, pair, points, diff, has, class_of, symbol_of,
     if len(offers):
         masks[g, 0] = shown
     ia, m = 0, 0
+    zero, one = np.uint64(0), np.uint64(1)
     for g in range(n):
-        n_taken = 0
         shown = masks[g, 0]
         for c in range(nc):
-            o = np.int64((shown >> np.uint64(c)) & np.uint64(1))
-            offered[c] = o
+            o = np.int64((shown >> np.uint64(c)) & one)
             cx[0, class_of[c]] += o
             cx[0, symbol_of[c]] += o
+        # the game's cards with rows, and each seat's flags as masks, in registers
+        n_taken, seen = 0, zero
+        got0, got1, played0, played1, centre0, centre1 = zero, zero, zero, zero, zero, zero
         while ia < len(acq) and acq[ia, 0] - game0 == g:
-            c, src, r = acq[ia, rec.RA_CARD], acq[ia, rec.RA_SOURCE], acq[ia, rec.RA_ROUND]
-            out, p = acq[ia, rec.RA_OUTCOME], acq[ia, rec.RA_PLAYER]
+            # unsigned: numba then indexes without checking for negative indices
+            row = acq[ia]
+            c, src, out = np.uint32(row[rec.RA_CARD]), np.uint32(row[rec.RA_SOURCE]), \
+                np.uint32(row[rec.RA_OUTCOME])
+            r, p = np.uint32(row[rec.RA_ROUND]), row[rec.RA_PLAYER]
             got, centre, played = np.int64(src != rec.SRC_HAND), \
                 np.int64(src == rec.SRC_CENTRE), np.int64(out == rec.OUT_PLAYED)
-            counts[c, 0] += got
-            counts[c, 1] += centre
-            counts[c, 2] += src == rec.SRC_EXPANSION
-            counts[c, 3] += played
-            counts[c, 4] += out == rec.OUT_KEPT
-            counts[c, 5] += out == rec.OUT_DISCARDED
-            counts[c, 6] += 1
-            counts[c, 7] += r * got
+            by_source[c, src] += 1
+            by_outcome[c, out] += 1
+            got_rounds[c] += np.int64(r) * got
             # a play in a round with rows: its swing for the seat (a whole number)
-            value = np.int64(diff[g, r] - diff[g, r - 1]) * (1 - 2 * p)
+            value = np.int64(diff[g, r] - diff[g, np.int64(r) - 1]) * (1 - 2 * p)
             count = played & np.int64(has[g, r] > 0)
             inside = np.int64(-offset <= value <= offset)
             play_hist[value + offset if inside else len(play_hist) - 1] += count
             plays[m] = value
             m += count & (1 - inside)
+            bit = np.uint64(c)
             taken[n_taken] = c
-            n_taken += (flags[0, c] | flags[1, c]) == 0
-            flags[p, c] |= 8 | got | (played << 1) | (centre << 2)
+            n_taken += np.int64((seen >> bit) & one) ^ 1
+            seen |= one << bit
+            seat1 = np.uint64(p) * ALL  # every bit set for seat 1
+            seat0 = ~seat1
+            gb, pb, cb = np.uint64(got) << bit, np.uint64(played) << bit, \
+                np.uint64(centre) << bit
+            got0 |= gb & seat0
+            got1 |= gb & seat1
+            played0 |= pb & seat0
+            played1 |= pb & seat1
+            centre0 |= cb & seat0
+            centre1 |= cb & seat1
             ia += 1
+        masks[g, 1], masks[g, 2], masks[g, 3] = got0, got1, played0
+        masks[g, 4], masks[g, 5], masks[g, 6] = played1, centre0, centre1
+        points0, points1 = points[g, 0], points[g, 1]
         for t in range(n_taken):
             c = taken[t]
-            o, bit = offered[c], np.uint64(c)
-            x1, x2, x3, x4, x5 = 0, 0, 0.0, 0, 0.0
-            for p in range(2):
-                f = flags[p, c]
-                got, played, centre = f & 1, (f >> 1) & 1, (f >> 2) & 1
-                masks[g, 1 + p] |= np.uint64(got) << bit
-                masks[g, 3 + p] |= np.uint64(played) << bit
-                masks[g, 5 + p] |= np.uint64(centre) << bit
-                x1 += o & centre
-                x2 += played
-                x3 += played * points[g, p]
-                x4 -= o & got
-                x5 -= (o & got) * points[g, p]
-                flags[p, c] = 0
-            _add5(cx, class_of[c], x1, x2, x3, x4, x5)
-            _add5(cx, symbol_of[c], x1, x2, x3, x4, x5)
+            bit = np.uint64(c)
+            o = np.int64((shown >> bit) & one)
+            g0, g1 = np.int64((got0 >> bit) & one) & o, np.int64((got1 >> bit) & one) & o
+            p0, p1 = np.int64((played0 >> bit) & one), np.int64((played1 >> bit) & one)
+            x1 = o * (np.int64((centre0 >> bit) & one) + np.int64((centre1 >> bit) & one))
+            x3 = p0 * points0 + p1 * points1
+            x5 = -(g0 * points0 + g1 * points1)
+            _add5(cx, class_of[c], x1, p0 + p1, x3, -(g0 + g1), x5)
+            _add5(cx, symbol_of[c], x1, p0 + p1, x3, -(g0 + g1), x5)
         if g == n - 1 or pair[g + 1] != pair[g]:
             _offered_in_full(cx)
             end_pair(cards, pair[g], pair[n - 1])
     for c in range(nc):
+        rows = by_source[c, 0] + by_source[c, 1] + by_source[c, 2] + by_source[c, 3]
         tribe[c, 0] += shown_rounds[c]
-        for j in range(8):
-            tribe[c, 1 + j] += counts[c, j]
+        tribe[c, 1] += rows - by_source[c, rec.SRC_HAND]
+        tribe[c, 2] += by_source[c, rec.SRC_CENTRE]
+        tribe[c, 3] += by_source[c, rec.SRC_EXPANSION]
+        tribe[c, 4] += by_outcome[c, rec.OUT_PLAYED]
+        tribe[c, 5] += by_outcome[c, rec.OUT_KEPT]
+        tribe[c, 6] += by_outcome[c, rec.OUT_DISCARDED]
+        tribe[c, 7] += rows
+        tribe[c, 8] += got_rounds[c]
     return m
 
 
@@ -323,23 +352,31 @@ def goods_pass(rows, game0, pair, points, goods_pairs, flat):
     n = len(pair)
     x = goods_pairs[0]
     k = x.shape[1]
-    took = np.zeros((2, k), np.int64)  # 0/1: no branch on these random flags
+    counts = np.zeros((k, 3), np.int64)  # flat's, added as integers
+    zero, one = np.uint64(0), np.uint64(1)
     i = 0
     for g in range(n):
+        took0, took1 = zero, zero  # the cards each seat took (bit = card): branch-free
         while i < len(rows) and rows[i, 0] - game0 == g:
-            c = rows[i, rec.RG_CARD]
-            took[rows[i, rec.RG_PLAYER], c] = 1
-            flat[c, 0] += 1.0
-            flat[c, 1 + rows[i, rec.RG_SOURCE]] += 1.0
+            c = np.uint32(rows[i, rec.RG_CARD])
+            seat1 = np.uint64(rows[i, rec.RG_PLAYER]) * ALL  # every bit set for seat 1
+            bit = one << np.uint64(c)
+            took0 |= bit & ~seat1
+            took1 |= bit & seat1
+            counts[c, 0] += 1
+            counts[c, 1 + rows[i, rec.RG_SOURCE]] += 1
             i += 1
+        points0, points1 = points[g, 0], points[g, 1]
         for c in range(k):
-            for p in range(2):
-                t = took[p, c]
-                x[0, c] += t
-                x[1, c] += t * points[g, p]
-                took[p, c] = 0
+            t0 = np.int64((took0 >> np.uint64(c)) & one)
+            t1 = np.int64((took1 >> np.uint64(c)) & one)
+            x[0, c] += t0 + t1
+            x[1, c] += t0 * points0 + t1 * points1
         if g == n - 1 or pair[g + 1] != pair[g]:
             end_pair(goods_pairs, pair[g], pair[n - 1])
+    for c in range(k):
+        for j in range(3):
+            flat[c, j] += counts[c, j]
 
 
 def games_pass(G, pair, points, last_display, per_game, strategy_of_seat, matchups,
