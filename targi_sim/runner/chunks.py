@@ -63,12 +63,12 @@ def play_batches(spec: RunSpec, chunk: int, summer: ChunkSummer | None = None
         nxt = play_plan(m, seeds, first, ids, G, L, done, S)
         if L[H_OVERFLOW]:
             raise RuntimeError("engine log overflow: a game produced more rows than allowed")
+        if summer is not None:  # first, while the engine's rows may still be in cache
+            summer.add(G[done:nxt], {name: table(L, t) for name, t, _ in LOGS})
         tables = {"games": games_table(G[done:nxt], seeds[done:nxt], spec.pairing,
                                        m.strategies)}
         for name, t, columns in LOGS:
             tables[name] = log_table(name, table(L, t), columns, spec.tribe_symbol)
-        if summer is not None:
-            summer.add(G[done:nxt], {name: table(L, t) for name, t, _ in LOGS})
         yield tables
         reset(L)
         done = nxt
