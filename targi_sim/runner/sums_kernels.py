@@ -17,7 +17,10 @@ scratch (values x groups), and when the pair ends `end_pair` settles it into the
 batch's first and last pairs, which go to `edge` for the caller: the next batch or
 chunk may add to them. Settling vectorises over the groups, so each kernel's tables are
 laid out with many groups (sums_arrays: the cards' classes and symbols side by side,
-the raids by raid and kind).
+the raids by raid and kind). A game's per-card or per-position flags (cards offered,
+taken, played; border positions used; goods cards taken) are kept as 64-bit masks in
+registers, one per seat, rather than or-ed into memory row by row: the engine's bounds
+(64 tribe and goods cards, 16 border cards) fit them.
 """
 
 from __future__ import annotations
@@ -94,10 +97,10 @@ def rounds_pass(rows, game0, pair, first, winner, points, diff, has, last_displa
                 border, gap, lead):
     """diff, has (games x rounds, int32 and uint8): round_diff.sql (seat 0's score minus
     seat 1's, whether the round has rows); last_display (games x 2): the display at each
-    seat's last round; curves (round, seat, role 0 first / 1 second, 6): sums_curves.sql; border (4 x
-    positions 1..): sums_border.sql; gap (3 x rounds): sums_score_gap.sql; lead (rounds R,
-    lead changes, decisive round, decided): games, as runner/sums.lead_counts counts them
-    from sums_lead_codes.sql's codes."""
+    seat's last round; curves (round, seat, role 0 first / 1 second, 6):
+    sums_curves.sql; border (4 x positions 1..): sums_border.sql; gap (3 x rounds):
+    sums_score_gap.sql; lead (rounds R, lead changes, decisive round, decided): games,
+    as runner/sums.lead_counts counts them from sums_lead_codes.sql's codes."""
     n = len(pair)
     bx, gx = border[0], gap[0]
     k = bx.shape[1]
@@ -314,6 +317,13 @@ def raids_pass(rows, game0, pair, points, goods_vp, gold_vp, raid_pairs, flat, p
     n = len(pair)
     x = raid_pairs[0]
     kinds = flat.shape[1]
+    # by kind: VP-equivalents of the amount and of the gold column, exact VP of the amount
+    # (a table, not branches: kinds come in random order)
+    rates = np.zeros((kinds, 3))
+    rates[rec.PAID_VP, 0], rates[rec.PAID_VP, 2] = 1.0, 1.0
+    rates[rec.PAID_GOODS, 0] = goods_vp
+    rates[rec.PAID_GOLD, 0] = gold_vp
+    rates[rec.PAID_GOODS_GOLD, 0], rates[rec.PAID_GOODS_GOLD, 1] = goods_vp, gold_vp
     i = 0
     for g in range(n):
         while i < len(rows) and rows[i, 0] - game0 == g:
@@ -321,28 +331,22 @@ def raids_pass(rows, game0, pair, points, goods_vp, gold_vp, raid_pairs, flat, p
             amount, bonus = rows[i, rec.RD_AMOUNT], rows[i, rec.RD_BONUS]
             x[0, raid * kinds + kind] += 1.0
             x[1, raid * kinds + kind] += points[g, p]
-            for k in range(kinds):
-                x[2, raid * kinds + k] += 1.0
+            x[2, raid * kinds] += 1.0  # the facing: copied to the other kinds per pair
             flat[raid, kind, 0] += 1.0
             flat[raid, kind, 1] += amount
             flat[raid, kind, 2] += rows[i, rec.RD_GOLD]
             flat[raid, kind, 3] += bonus
             flat[raid, kind, 4] += points[g, p]
-            eq = 0.0
-            if kind == rec.PAID_VP:
-                eq = amount
-            elif kind == rec.PAID_GOODS:
-                eq = amount * goods_vp
-            elif kind == rec.PAID_GOLD:
-                eq = amount * gold_vp
-            elif kind == rec.PAID_GOODS_GOLD:
-                eq = amount * goods_vp + rows[i, rec.RD_GOLD] * gold_vp
+            eq = amount * rates[kind, 0] + rows[i, rec.RD_GOLD] * rates[kind, 1]
             per_game[g, p, 0] += amount
-            per_game[g, p, 1] += (amount if kind == rec.PAID_VP else 0) + bonus
+            per_game[g, p, 1] += amount * rates[kind, 2] + bonus
             per_game[g, p, 2] += eq + bonus
             per_game[g, p, 3] += 1.0
             i += 1
         if g == n - 1 or pair[g + 1] != pair[g]:
+            for at in range(0, x.shape[1], kinds):
+                for k in range(1, kinds):
+                    x[2, at + k] = x[2, at]
             end_pair(raid_pairs, pair[g], pair[n - 1])
 
 
