@@ -23,11 +23,18 @@ interleaved --repeats times; prints the median games/s of each (the manifest's, 
 time without loading the engine) and of wall time. With --together the two runs start at
 the same moment and share the machine, so that its drift over minutes (several percent
 on a shared VM, more than the cost measured) slows both alike; a status line shows
-their chunks, elapsed time and ETA. Target: with summaries within 5%.
+their chunks, elapsed time and ETA. Side by side, each run gets half the cores' workers
+(--jobs defaults to cores / 2: one worker per core in all, as a run alone with --jobs
+= cores has). With --jobs 2 each on 2 cores, four workers would time-share two cores,
+and the switches cost the run whose worker touches more memory more than its own work:
+4e6 games side by side, with vs without summaries, -5.5% at --jobs 2 each, -3.8% at
+--jobs 1 each (1.6e6 games), where chunk by chunk in one process (summary_cost.py) they
+cost 3.9%; two runs without summaries side by side at --jobs 2: -1.0%. Target: with
+summaries within 5%.
 
     python benchmarks/report.py [--run DIR] [--games 1e6] [--jobs 2] [--repeats 3]
                                 [--rss-ref-mb MB]
-    python benchmarks/report.py --run-cost 2e5 [--jobs 2] [--repeats 3] [--together]
+    python benchmarks/report.py --run-cost 2e5 [--jobs N] [--repeats 3] [--together]
     python benchmarks/report.py --compare [--run DIR] [--repeats 3]
 
 Compare (--compare): times `targi-sim compare DIR DIR` instead (the run against itself:
@@ -98,8 +105,20 @@ def _markers(run: Path) -> list[Path]:
     return list((run / "chunks").glob("*.json"))
 
 
+def warm_compile_cache() -> None:
+    """Play a few games with summaries first, so that neither measured run compiles: a
+    cache made stale by an edit would otherwise be rebuilt inside the run with summaries
+    (the engine and the summary kernels, several seconds) and counted as its play."""
+    print("warming the compile cache (a 20-game run with summaries) ...", file=sys.stderr)
+    with tempfile.TemporaryDirectory() as tmp:
+        subprocess.run([*_cli(), "run", "--games", "20", "--jobs", "1", "--seed", "4",
+                        "--out", str(Path(tmp) / "warm"), "--quiet"], env=_env("with"),
+                       check=True, stdout=subprocess.DEVNULL)
+
+
 def run_cost(games: str, jobs: int, repeats: int) -> bool:
     """Median games/s of `run` with and without the workers' summaries, interleaved."""
+    warm_compile_cache()
     speed: dict[str, list[float]] = {"with": [], "without": []}
     walls: dict[str, list[float]] = {"with": [], "without": []}
     cpus: dict[str, list[float]] = {"with": [], "without": []}
@@ -140,6 +159,7 @@ def run_cost_together(games: str, jobs: int, repeats: int) -> bool:
     (its games then: the chunks whose markers were written by then), so that the other
     one's last minutes alone on the machine do not count; their ratio is the measure
     (that window ends at a chunk's marker: meaningful for runs of many chunks)."""
+    warm_compile_cache()
     ratios: list[float] = []
     for k in range(repeats):
         with tempfile.TemporaryDirectory() as tmp:
@@ -200,7 +220,8 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--run", default="runs/bench-balanced-1e6")
     ap.add_argument("--games", default="1e6")
-    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--jobs", type=int, default=None,
+                    help="workers per run (default 2; with --together, cores / 2)")
     ap.add_argument("--repeats", type=int, default=3, help="report runs; the median is printed")
     ap.add_argument("--rss-ref-mb", type=float, default=None,
                     help="the 1e6 report's peak RSS: the target becomes 1.2 x this")
@@ -211,6 +232,8 @@ def main() -> int:
     ap.add_argument("--compare", action="store_true",
                     help="time `compare RUN RUN` instead of `report RUN`")
     args = ap.parse_args()
+    if args.jobs is None:
+        args.jobs = max(1, (os.cpu_count() or 2) // 2) if args.together else 2
     if args.run_cost:
         cost = run_cost_together if args.together else run_cost
         ok = cost(args.run_cost, args.jobs, args.repeats)
