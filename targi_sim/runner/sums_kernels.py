@@ -218,7 +218,9 @@ def cards_pass(offers, acq, game0, pair, points, diff, has, class_of, symbol_of,
     n, nc = len(pair), len(class_of)
     cx = cards[0]
     offset = (len(play_hist) - 2) // 2
-    taken = np.zeros(nc, np.int64)  # the game's cards with acquisition rows
+    # the game's cards with acquisition rows; each row writes a slot before it counts,
+    # so a game that touched every card still has one to write
+    taken = np.zeros(nc + 1, np.int64)
     by_source = np.zeros((nc, 4), np.int64)  # acquisition rows by card and source
     by_outcome = np.zeros((nc, 4), np.int64)  # and by outcome
     got_rounds = np.zeros(nc, np.int64)  # the sum of its acquisitions' rounds
