@@ -9,7 +9,6 @@ The backend only decides where chunks run; the files are the same.
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 import os
 import platform
 import sys
@@ -20,9 +19,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import pyarrow as pa
-import pyarrow.parquet as pq
-
 from targi_sim._utils.atomic import atomic_write
 from targi_sim._version import __version__
 from targi_sim.errors import InputError
@@ -30,7 +26,7 @@ from targi_sim.runner.chunks import run_chunk
 from targi_sim.runner.config import ResolvedRun, RunSpec, describe_inputs, differences
 from targi_sim.runner.layout import RunDir, check_writable, looks_like_other_data
 from targi_sim.runner.manifest import ManifestError
-from targi_sim.runner.markers import ChunkMismatch, ChunkPlan, check_chunks
+from targi_sim.runner.markers import ChunkMismatch, ChunkPlan, check_chunks, parquet_bytes, vouch
 from targi_sim.runner.tables import TABLES, cards_table
 
 BACKENDS = ("loky", "dask")
@@ -279,12 +275,10 @@ def _execute(run: ResolvedRun, out: Path, jobs: int, backend: str, scheduler: st
 def _write_cards(rd: RunDir, run: ResolvedRun) -> dict[str, Any]:
     """cards.parquet (rewritten unless it already holds exactly the deck's table);
     its size and sha256 for the manifest."""
-    sink = pa.BufferOutputStream()
-    pq.write_table(cards_table(run.match.deck), sink)
-    data = sink.getvalue().to_pybytes()
+    data = parquet_bytes(cards_table(run.match.deck))
     if not (rd.cards_path.is_file() and rd.cards_path.read_bytes() == data):
         atomic_write(rd.cards_path, lambda p: Path(p).write_bytes(data))
-    return {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+    return vouch(data)
 
 
 def _finish(rd: RunDir, manifest: dict[str, Any], spec: RunSpec, done: dict[int, dict],

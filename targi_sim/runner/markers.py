@@ -31,18 +31,28 @@ def file_sha256(path: Path) -> str:
         return hashlib.file_digest(f, "sha256").hexdigest()
 
 
+def parquet_bytes(table: pa.Table, **options: Any) -> bytes:
+    """`table` as a Parquet file's bytes (pyarrow's write_table `options`)."""
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink, **options)
+    return sink.getvalue().to_pybytes()
+
+
+def vouch(data: bytes) -> dict[str, Any]:
+    """The size and sha256 a marker or manifest records of a file's bytes."""
+    return {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+
+
 def write_vouched_parquet(path: Path, table: pa.Table, **options: Any) -> dict[str, Any]:
     """Write `table` to `path` atomically; returns the size and sha256 a marker records.
 
     Why in memory first: a worker writes two such small files per chunk (its summary
     and game digest), and hashing the bytes it holds costs less than writing them to a
     file and reading that back."""
-    sink = pa.BufferOutputStream()
-    pq.write_table(table, sink, **options)
-    data = sink.getvalue()
+    data = parquet_bytes(table, **options)
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write(path, lambda p: Path(p).write_bytes(data))
-    return {"bytes": data.size, "sha256": hashlib.sha256(data).hexdigest()}
+    return vouch(data)
 
 
 def file_matches(path: Path, entry: dict[str, Any]) -> bool:

@@ -163,6 +163,9 @@ class ChunkSummer:
         self.strategies = list(dict.fromkeys(shape.strategies))
         self.strategy_of_seat = np.array([self.strategies.index(s) for s in shape.strategies])
         self.n_tribe = len(shape.tribe_symbol)
+        # what the group keys' texts depend on besides the table (_KEY_TEXTS' key)
+        self._layout = (shape.strategies, shape.n_border, shape.n_goods, self.n_tribe,
+                        tuple(shape.classes.first().tolist()))
         groups = {"matchups": 1, "end_reason": ENDS, "score_gap": ROUNDS,
                   "shape": len(self.strategies), "border": shape.n_border,
                   "goods_pairs": shape.n_goods, "swing": 1}
@@ -265,8 +268,7 @@ class ChunkSummer:
     def _dense(self, rows: _Rows, name: str, x: np.ndarray, stats: tuple[str, ...] | list[str],
                pid: int) -> None:
         """The nonzero numbers of x (groups x stats) as long rows; pid -1: none."""
-        at = (name, self.shape.strategies, self.shape.n_border, self.shape.n_goods,
-              self.n_tribe, tuple(self.shape.classes.first().tolist()))
+        at = (name, *self._layout)
         keys = _KEY_TEXTS.get(at)
         if keys is None:
             text = key_text(SPECS[name], self._keys(name)) if SPECS[name].keys else ["{}"]

@@ -34,6 +34,18 @@ from targi_sim.engine.jit import jit_alloc, jit_inline
 ALL = np.uint64(0xFFFF_FFFF_FFFF_FFFF)  # a seat's mask selector: 0 or 1 times this
 
 
+def _bit(mask, i):
+    """Bit i of a 64-bit mask, as 0 or 1."""
+    return np.int64((mask >> np.uint64(i)) & np.uint64(1))
+
+
+def _by_seat(mask0, mask1, bits, seat):
+    """(mask0, mask1) with `bits` or-ed into seat 0's or 1's: branch-free, as seats come
+    in random order."""
+    seat1 = np.uint64(seat) * ALL  # every bit set for seat 1
+    return mask0 | (bits & ~seat1), mask1 | (bits & seat1)
+
+
 def settle_row(x, a, b, positive, sums):
     """sums (stats x groups) += one pair's x (values x groups): the values, the products
     x[a] * x[b], the count of x[positive] > 0; x is left zero. Groups are the inner axis:
@@ -133,21 +145,18 @@ def rounds_pass(rows, game0, pair, first, winner, points, diff, has, last_displa
             rounds += is0
             rb = rows[i, rec.RR_ROBBER]
             robbed[rb if 1 <= rb <= k else 0] += is0
-            seat1 = np.uint64(p) * ALL  # every bit set for seat 1
             used = zero
             for j in range(3):
                 pos = rows[i, rec.RR_TARGI + j]
                 at = pos if 1 <= pos <= k else 0
                 placed[at] += 1
                 used |= one << np.uint64(at)
-            used0 |= used & ~seat1
-            used1 |= used & seat1
+            used0, used1 = _by_seat(used0, used1, used, p)
             i += 1
         pair_rounds += rounds
         points0, points1 = points[g, 0], points[g, 1]
         for pos in range(1, k + 1):  # used_points, used_n
-            u0 = np.int64((used0 >> np.uint64(pos)) & one)
-            u1 = np.int64((used1 >> np.uint64(pos)) & one)
+            u0, u1 = _bit(used0, pos), _bit(used1, pos)
             bx[2, pos - 1] += u0 * points0 + u1 * points1
             bx[3, pos - 1] += u0 + u1
         sign = 1.0 if fg == 0 else -1.0
@@ -240,7 +249,7 @@ def cards_pass(offers, acq, game0, pair, points, diff, has, class_of, symbol_of,
     for g in range(n):
         shown = masks[g, 0]
         for c in range(nc):
-            o = np.int64((shown >> np.uint64(c)) & one)
+            o = _bit(shown, c)
             cx[0, class_of[c]] += o
             cx[0, symbol_of[c]] += o
         # the game's cards with rows, and each seat's flags as masks, in registers
@@ -266,29 +275,21 @@ def cards_pass(offers, acq, game0, pair, points, diff, has, class_of, symbol_of,
             m += count & (1 - inside)
             bit = np.uint64(c)
             taken[n_taken] = c
-            n_taken += np.int64((seen >> bit) & one) ^ 1
+            n_taken += _bit(seen, c) ^ 1
             seen |= one << bit
-            seat1 = np.uint64(p) * ALL  # every bit set for seat 1
-            seat0 = ~seat1
-            gb, pb, cb = np.uint64(got) << bit, np.uint64(played) << bit, \
-                np.uint64(centre) << bit
-            got0 |= gb & seat0
-            got1 |= gb & seat1
-            played0 |= pb & seat0
-            played1 |= pb & seat1
-            centre0 |= cb & seat0
-            centre1 |= cb & seat1
+            got0, got1 = _by_seat(got0, got1, np.uint64(got) << bit, p)
+            played0, played1 = _by_seat(played0, played1, np.uint64(played) << bit, p)
+            centre0, centre1 = _by_seat(centre0, centre1, np.uint64(centre) << bit, p)
             ia += 1
         masks[g, 1], masks[g, 2], masks[g, 3] = got0, got1, played0
         masks[g, 4], masks[g, 5], masks[g, 6] = played1, centre0, centre1
         points0, points1 = points[g, 0], points[g, 1]
         for t in range(n_taken):
             c = taken[t]
-            bit = np.uint64(c)
-            o = np.int64((shown >> bit) & one)
-            g0, g1 = np.int64((got0 >> bit) & one) & o, np.int64((got1 >> bit) & one) & o
-            p0, p1 = np.int64((played0 >> bit) & one), np.int64((played1 >> bit) & one)
-            x1 = o * (np.int64((centre0 >> bit) & one) + np.int64((centre1 >> bit) & one))
+            o = _bit(shown, c)
+            g0, g1 = _bit(got0, c) & o, _bit(got1, c) & o
+            p0, p1 = _bit(played0, c), _bit(played1, c)
+            x1 = o * (_bit(centre0, c) + _bit(centre1, c))
             x3 = p0 * points0 + p1 * points1
             x5 = -(g0 * points0 + g1 * points1)
             _add5(cx, class_of[c], x1, p0 + p1, x3, -(g0 + g1), x5)
@@ -365,17 +366,13 @@ def goods_pass(rows, game0, pair, points, goods_pairs, flat):
         took0, took1 = zero, zero  # the cards each seat took (bit = card): branch-free
         while i < len(rows) and rows[i, 0] - game0 == g:
             c = np.uint32(rows[i, rec.RG_CARD])
-            seat1 = np.uint64(rows[i, rec.RG_PLAYER]) * ALL  # every bit set for seat 1
-            bit = one << np.uint64(c)
-            took0 |= bit & ~seat1
-            took1 |= bit & seat1
+            took0, took1 = _by_seat(took0, took1, one << np.uint64(c), rows[i, rec.RG_PLAYER])
             counts[c, 0] += 1
             counts[c, 1 + rows[i, rec.RG_SOURCE]] += 1
             i += 1
         points0, points1 = points[g, 0], points[g, 1]
         for c in range(k):
-            t0 = np.int64((took0 >> np.uint64(c)) & one)
-            t1 = np.int64((took1 >> np.uint64(c)) & one)
+            t0, t1 = _bit(took0, c), _bit(took1, c)
             x[0, c] += t0 + t1
             x[1, c] += t0 * points0 + t1 * points1
         if g == n - 1 or pair[g + 1] != pair[g]:
@@ -443,6 +440,8 @@ with compile_cache():
     end_pair = jit_inline(end_pair)
     rounds_pass = jit_alloc(rounds_pass)
     _count_lead = jit_inline(_count_lead)
+    _bit = jit_inline(_bit)
+    _by_seat = jit_inline(_by_seat)
     _add5 = jit_inline(_add5)
     _offered_in_full = jit_inline(_offered_in_full)
     cards_pass = jit_alloc(cards_pass)
