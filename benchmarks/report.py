@@ -116,15 +116,32 @@ def warm_compile_cache() -> None:
                        check=True, stdout=subprocess.DEVNULL)
 
 
+def chunk_cpu(run: Path) -> tuple[list[float], list[float]]:
+    """Each chunk's process CPU seconds and, of them, its summaries' (add, long form,
+    digest, both writes), from the completion markers, in chunk order."""
+    markers = sorted((json.loads(p.read_text()) for p in _markers(run)),
+                     key=lambda m: m["chunk"])
+    return ([float(m["cpu_seconds"]) for m in markers],
+            [float(m.get("summary_cpu_seconds", 0.0)) for m in markers])
+
+
 def run_cost(games: str, jobs: int, repeats: int) -> bool:
-    """Median games/s of `run` with and without the workers' summaries, interleaved."""
+    """Median games/s of `run` with and without the workers' summaries, in ABBA order
+    (with, without, then without, with, ...): which one goes first moved a single pair
+    by more than the bar's margin, as the VM's speed drifts over minutes. Also from the
+    markers: the summaries' share of the chunks' CPU inside the runs with them, and each
+    mode's median chunk CPU, which the drift of wall time between runs affects less."""
     warm_compile_cache()
     speed: dict[str, list[float]] = {"with": [], "without": []}
     walls: dict[str, list[float]] = {"with": [], "without": []}
     cpus: dict[str, list[float]] = {"with": [], "without": []}
+    chunk: dict[str, list[float]] = {"with": [], "without": []}
+    summary: list[float] = []
     loads = [os.getloadavg()[0]]
-    for _ in range(repeats):
-        for mode in speed:
+    for k in range(repeats):
+        for mode in ("with", "without") if k % 2 == 0 else ("without", "with"):
+            print(f"repeat {k + 1}/{repeats}: run --games {games} {mode} summaries ...",
+                  file=sys.stderr)
             env = _env(mode)
             with tempfile.TemporaryDirectory() as tmp:
                 out = Path(tmp) / "run"
@@ -133,20 +150,31 @@ def run_cost(games: str, jobs: int, repeats: int) -> bool:
                                      "--seed", "4", "--out", str(out), "--quiet"], env)
                 r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
                 timings = json.loads((out / "manifest.json").read_text())["timings"]
+                cpu, summed = chunk_cpu(out)
             speed[mode].append(float(timings["games_per_second"]))
             cpus[mode].append(r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime)
             walls[mode].append(wall)
+            chunk[mode] += cpu[jobs:]  # not a worker's first chunk, which loads the engine
+            if mode == "with":
+                summary += summed[jobs:]
             loads.append(os.getloadavg()[0])
+            print(f"  {speed[mode][-1]:,.0f} games/s, wall {wall:.1f} s", file=sys.stderr)
     w, wo = (statistics.median(speed[m]) for m in ("with", "without"))
     for mode in speed:
         print(f"{mode} summaries: {statistics.median(speed[mode]):,.0f} games/s median "
               f"({', '.join(f'{x:,.0f}' for x in speed[mode])}), wall median "
               f"{statistics.median(walls[mode]):.1f} s, CPU median "
               f"{statistics.median(cpus[mode]):.1f} s user+sys (the command and the workers "
-              "it waited for)")
-    print(f"run --games {games} --jobs {jobs} --seed 4, {repeats} interleaved repeats: with "
-          f"summaries {100 * (w / wo - 1):+.1f}% games/s (target >= {-100 * RUN_COST:.0f}%); "
-          f"load average {min(loads):.2f}-{max(loads):.2f}")
+              f"it waited for); a chunk's CPU median {statistics.median(chunk[mode]):.4f} s")
+    share = sum(summary) / sum(chunk["with"])
+    per_chunk = statistics.median(chunk["with"]) / statistics.median(chunk["without"]) - 1
+    print(f"inside the runs with summaries: the summaries took {100 * share:.2f}% of the "
+          f"chunks' CPU (median {1000 * statistics.median(summary):.1f} ms a chunk); a "
+          "chunk's median CPU with vs without: "
+          f"{100 * per_chunk:+.1f}%")
+    print(f"run --games {games} --jobs {jobs} --seed 4, {repeats} repeats in ABBA order: "
+          f"with summaries {100 * (w / wo - 1):+.1f}% games/s (target >= "
+          f"{-100 * RUN_COST:.0f}%); load average {min(loads):.2f}-{max(loads):.2f}")
     return w >= (1 - RUN_COST) * wo
 
 

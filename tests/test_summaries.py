@@ -109,6 +109,14 @@ def test_the_run_writes_a_summary_per_chunk_under_its_marker(odd_run):
         assert entry["sha256"] == file_sha256(path)
 
 
+def test_each_marker_records_the_chunks_cpu_and_its_summaries_share(odd_run):
+    """The benchmark's in-run measure of the summaries' cost (benchmarks/report.py)."""
+    rd = RunDir(odd_run)
+    for chunk in range(5):
+        marker = rd.read_marker(chunk)
+        assert 0 < marker["summary_cpu_seconds"] < marker["cpu_seconds"]
+
+
 def test_the_workers_summaries_are_the_sql_references(odd_run):
     assert_worker_sums_are_the_sql_ones(odd_run)
 
@@ -204,7 +212,9 @@ def test_a_run_without_summaries_when_turned_off(tmp_path, monkeypatch, odd_run)
     monkeypatch.setenv(summ.OFF, "1")
     out = run_to(tmp_path / "run")
     assert not any((out / "summaries").iterdir())
-    assert all("summary" not in json.loads(p.read_text()) for p in (out / "chunks").iterdir())
+    markers = [json.loads(p.read_text()) for p in (out / "chunks").iterdir()]
+    assert all("summary" not in m and "summary_cpu_seconds" not in m for m in markers)
+    assert all(m["cpu_seconds"] > 0 for m in markers)
     recomputed: list[int] = []
     assert_same_sums(sums_of(out, recomputed=recomputed), sums_of(odd_run))
     assert recomputed == [0, 1, 2, 3, 4]

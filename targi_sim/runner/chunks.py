@@ -142,7 +142,7 @@ def warm_summaries(spec: RunSpec) -> None:
 
 def run_chunk(spec: RunSpec, chunk: int) -> dict[str, Any]:
     """Play and write chunk `chunk`, then its completion marker; returns the marker."""
-    t0 = time.perf_counter()
+    t0, cpu0 = time.perf_counter(), time.process_time()
     rd = RunDir(spec.out)
     files = ChunkFiles(rd, chunk)
     start, n = spec.chunk_games(chunk)
@@ -165,9 +165,12 @@ def run_chunk(spec: RunSpec, chunk: int) -> dict[str, Any]:
         "sha256": sums,
     }
     if summer is not None:
+        cpu = time.process_time()
         marker["summary"] = summaries.write(rd, chunk, summer.long(), shape.goods_vp,
                                             shape.gold_vp, shape.classes)
         marker[digests.DIGEST] = digests.write(rd, chunk, summer.digest())
+        marker["summary_cpu_seconds"] = round(summer.cpu_seconds + time.process_time() - cpu, 4)
     marker["seconds"] = round(time.perf_counter() - t0, 4)
+    marker["cpu_seconds"] = round(time.process_time() - cpu0, 4)
     rd.write_marker(chunk, marker)
     return marker

@@ -21,6 +21,7 @@ addition does not change a bit.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -181,11 +182,13 @@ class ChunkSummer:
         self.lead = np.zeros((ROUNDS, ROUNDS, ROUNDS + 1, 2))  # games per lead_counts key
         self.play_hist = np.zeros(2 * PLAY_SWINGS + 2, np.int64)  # cards_pass's counts
         self.examples: dict[str, list[np.ndarray]] = {"cards": [], "raids": []}
+        self.cpu_seconds = 0.0  # process CPU spent in add (the marker records it)
 
     def add(self, G: np.ndarray, logs: dict[str, np.ndarray]) -> None:
         """A batch of games: the engine's result rows G (consecutive game ids) and its log
         tables by run table name (rounds, acquisitions, offers, raids, goods), rows in
         game order."""
+        t0 = time.process_time()
         g = G.astype(np.int64)
         n, ids = len(g), g[:, rec.G_GAME]
         if ids[-1] - ids[0] != n - 1:
@@ -227,6 +230,7 @@ class ChunkSummer:
         self.examples["cards"].append(plays[:m])
         self.examples["raids"].append(raids_eq[:k])
         self.digest_parts.append((ids, masks, last_display, per_game[:, :, 0]))
+        self.cpu_seconds += time.process_time() - t0
 
     def digest(self) -> pl.DataFrame:
         """The chunk's game digest (runner/digests.py)."""
