@@ -19,8 +19,12 @@ before them computes them once (run it once before timing).
 Run cost (--run-cost GAMES): `targi-sim run --games GAMES --jobs 2 --seed 4` with the
 workers' summaries and without them (TARGI_SIM_NO_SUMMARIES=1 in the environment: each
 worker process reads it, so on an external Dask cluster set it on the workers), the two
-interleaved --repeats times; prints the median games/s of each (the manifest's, play
-time without loading the engine) and of wall time. With --together the two runs start at
+--repeats times each in ABBA order (with, without, without, with, ...: which one goes
+first moved a single pair by more than the bar's margin); prints the median games/s of
+each (the manifest's, play time without loading the engine) and of wall time, and, from
+the completion markers, the summaries' share of the chunks' CPU inside the runs with
+them and each mode's median chunk CPU (a worker's first chunk, which loads the engine,
+left out). With --together the two runs start at
 the same moment and share the machine, so that its drift over minutes (several percent
 on a shared VM, more than the cost measured) slows both alike; a status line shows
 their chunks, elapsed time and ETA. Side by side, each run gets half the cores' workers
