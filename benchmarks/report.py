@@ -62,6 +62,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from run import timed_run  # noqa: E402
 
+from targi_sim.runner import RunDir  # noqa: E402
+from targi_sim.runner.config import DEFAULT_CHUNK  # noqa: E402
+
 TARGET_RATIO = 0.2  # report wall / run wall
 TARGET_RSS_MB = 600.0
 RSS_GROWTH = 1.2  # a bigger run's report peak over the 1e6 report's
@@ -123,8 +126,8 @@ def warm_compile_cache() -> None:
 def chunk_cpu(run: Path) -> tuple[list[float], list[float]]:
     """Each chunk's process CPU seconds and, of them, its summaries' (add, long form,
     digest, both writes), from the completion markers, in chunk order."""
-    markers = sorted((json.loads(p.read_text()) for p in _markers(run)),
-                     key=lambda m: m["chunk"])
+    rd = RunDir(run)
+    markers = [rd.read_marker(chunk) for chunk in sorted(rd.done_chunks())]
     return ([float(m["cpu_seconds"]) for m in markers],
             [float(m.get("summary_cpu_seconds", 0.0)) for m in markers])
 
@@ -266,6 +269,15 @@ def main() -> int:
     args = ap.parse_args()
     if args.jobs is None:
         args.jobs = max(1, (os.cpu_count() or 2) // 2) if args.together else 2
+    if args.run_cost and not args.together:
+        try:
+            games = int(float(args.run_cost))
+        except ValueError:
+            ap.error(f"--run-cost: a number of games, not {args.run_cost!r}")
+        if games <= args.jobs * DEFAULT_CHUNK:  # each worker's first chunk is left out
+            ap.error(f"--run-cost: more than {args.jobs * DEFAULT_CHUNK:,} games at --jobs "
+                     f"{args.jobs} (chunks of {DEFAULT_CHUNK:,}; each worker's first chunk, "
+                     "which loads the engine, does not count)")
     if args.run_cost:
         cost = run_cost_together if args.together else run_cost
         ok = cost(args.run_cost, args.jobs, args.repeats)
