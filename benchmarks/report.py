@@ -24,10 +24,10 @@ first moved a single pair by more than the bar's margin); prints the median game
 each (the manifest's, play time without loading the engine) and of wall time, and, from
 the completion markers, the summaries' share of the chunks' CPU inside the runs with
 them and each mode's median chunk CPU (a worker's first chunk, which loads the engine,
-left out). With --together the two runs start at
-the same moment and share the machine, so that its drift over minutes (several percent
-on a shared VM, more than the cost measured) slows both alike; a status line shows
-their chunks, elapsed time and ETA. Side by side, each run gets half the cores' workers
+left out); a status line shows each run's chunks, elapsed time and ETA. With --together
+the two runs start at the same moment and share the machine, so that its drift over
+minutes (several percent on a shared VM, more than the cost measured) slows both alike;
+the status line shows both runs' chunks. Side by side, each run gets half the cores' workers
 (--jobs defaults to cores / 2: one worker per core in all, as a run alone with --jobs
 = cores has). With --jobs 2 each on 2 cores, four workers would time-share two cores,
 and the switches cost the run whose worker touches more memory more than its own work:
@@ -57,6 +57,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -153,8 +154,11 @@ def run_cost(games: str, jobs: int, repeats: int) -> bool:
             with tempfile.TemporaryDirectory() as tmp:
                 out = Path(tmp) / "run"
                 r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+                start = time.time()  # the markers' clock
                 wall, _ = timed_run([*_cli(), "run", "--games", games, "--jobs", str(jobs),
-                                     "--seed", "4", "--out", str(out), "--quiet"], env)
+                                     "--seed", "4", "--out", str(out), "--quiet"], env,
+                                    tick=partial(_progress, k, repeats, start, {mode: out}))
+                print(file=sys.stderr)
                 r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
                 timings = json.loads((out / "manifest.json").read_text())["timings"]
                 cpu, summed = chunk_cpu(out)
@@ -230,8 +234,8 @@ def run_cost_together(games: str, jobs: int, repeats: int) -> bool:
 
 
 def _progress(k: int, repeats: int, start: float, runs: dict[str, Path]) -> None:
-    """One status line: the side-by-side runs' chunks so far, elapsed time and ETA (from
-    the slower run's share of its chunks)."""
+    """One status line: the runs' chunks so far (one run, or two side by side), elapsed
+    time and ETA (from the slower run's share of its chunks)."""
     elapsed = time.time() - start
     markers = {mode: _markers(run) for mode, run in runs.items()}
     share = min(len(m) for m in markers.values()) / max(1, _chunks(runs))

@@ -27,12 +27,14 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import cpu_model, git_label, print_table  # noqa: E402
 
 SAMPLE_SECONDS = 0.1  # RSS sampling period: faster sampling steals CPU from the 2 busy workers
+TICK_SECONDS = 5.0  # progress period of timed_run's tick
 PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
 
@@ -57,8 +59,10 @@ def tree_rss(pid: int) -> int:
     return total
 
 
-def timed_run(args: list[str], env: dict[str, str] | None = None) -> tuple[float, int]:
-    """(wall seconds, peak tree RSS in bytes) of one command (`env`: its environment)."""
+def timed_run(args: list[str], env: dict[str, str] | None = None,
+              tick: Callable[[], None] | None = None) -> tuple[float, int]:
+    """(wall seconds, peak tree RSS in bytes) of one command (`env`: its environment);
+    `tick`, if given, is called every TICK_SECONDS while it runs (a progress line)."""
     peak = 0
     t0 = time.perf_counter()
     proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -67,8 +71,12 @@ def timed_run(args: list[str], env: dict[str, str] | None = None) -> tuple[float
 
     def sample() -> None:
         nonlocal peak
+        ticked = time.perf_counter()
         while not stop.is_set():
             peak = max(peak, tree_rss(proc.pid))
+            if tick is not None and time.perf_counter() - ticked >= TICK_SECONDS:
+                tick()
+                ticked = time.perf_counter()
             stop.wait(SAMPLE_SECONDS)
 
     sampler = threading.Thread(target=sample, daemon=True)
