@@ -1,9 +1,10 @@
-"""The expert: information-set MCTS over each round's placements (engine/ismcts.py).
+"""The expert: information-set MCTS over every decision of its own (engine/expert.py).
 
-Its tree's bookkeeping on a real position, determinism (a decision is a function of the
-state and the player's stream; a run does not depend on --jobs), that it searches (it
-beats random, and a tree of one iteration plays its one expansion), its budget syntax and
-file errors, and the no-peeking audit at a small budget.
+Decisions that can be branched (a round replayed to any decision with the answers
+given), the tree's bookkeeping in real games (a node for every decision type the expert
+met), determinism (a game is a function of its seed; a session plays the batch's game; a
+run does not depend on --jobs), the prior (one iteration plays its base's answer), the
+no-peeking audit, its budget syntax and file errors, and where it is a level of play.
 """
 
 from __future__ import annotations
@@ -16,14 +17,25 @@ import pytest
 from cli_helpers import one_error_line
 from typer.testing import CliRunner
 
-from targi_sim import check_no_peeking, play_games
+from targi_sim import check_no_peeking, new_game, play_game
 from targi_sim.cli.app import app
 from targi_sim.engine import layout as lay
-from targi_sim.engine.buffers import make_logs
-from targi_sim.engine.constants import MC_ITERATIONS, MC_PENDING, MC_SEARCH, SEARCH_ISMCTS
-from targi_sim.engine.ismcts import T_CHILD, T_VISITS
-from targi_sim.engine.montecarlo import choose_placement, search_scratch
-from targi_sim.engine.rounds import legal_placements, play_to_end, reseed_policies, setup_game
+from targi_sim.engine.constants import (
+    DECISION_NAMES,
+    MC_ACTION_ITERATIONS,
+    MC_DECISIONS,
+    MC_ITERATIONS,
+    MC_SEARCH,
+    SEARCH_ISMCTS,
+    SEARCHED_ALL,
+)
+from targi_sim.engine.decision_tree import C_SIZE, N_COLS, N_DTYPE, N_MOVER, N_VISITS
+from targi_sim.engine.expert import (
+    determinised_positions,
+    real_seats,
+    search_arrays,
+    search_decision,
+)
 from targi_sim.errors import DataError, InputError
 from targi_sim.play.match import prepare_match
 from targi_sim.players.strategy import load_strategy, resolve_strategy
@@ -31,89 +43,131 @@ from targi_sim.runner import RunConfig, resolve_run
 from targi_sim.runner.dispatch import execute
 
 runner = CliRunner()
+ACTION_PHASE = set(DECISION_NAMES) - {"place"}
 
 
-def _at_first_placement(expert: str = "expert@64", seed: int = 5):
-    """A game of `expert` (seat 0, first) vs balanced stopped before the expert's first
-    Targi, as the batch driver holds it."""
-    m = prepare_match((expert, "balanced"))
-    S = np.zeros(lay.S_SIZE, dtype=np.int64)
-    setup_game(S, m.D, m.R, seed, 0)
-    reseed_policies(S, m.SP, seed)
-    S[lay.S_PAUSE_MC] = 1
-    SP = m.SP.copy()
-    SP[:, MC_PENDING] = np.nan
-    O = np.zeros(256, dtype=np.int64)
-    assert not play_to_end(S, m.D, m.R, SP, make_logs(0), m.P, O)  # paused for seat 0
-    return m, S, SP
-
-
-def _search(m, S, SP):
-    O = np.zeros(256, dtype=np.int64)
-    scratch = search_scratch(SP, lay.S_SIZE)
-    choice = choose_placement(S, m.D, m.R, SP, m.PB, 0, O, *scratch)
-    return int(choice), scratch[-1]
-
-
-def test_the_shipped_expert_is_an_ismcts_search_on_tuned():
+def test_the_shipped_expert_searches_every_decision_on_tuned():
     s = load_strategy("expert")
-    assert s.params[MC_SEARCH] == SEARCH_ISMCTS
-    assert s.settings()["search"] == "ismcts"
-    assert s.settings()["iterations"] == 500
-    assert "rollouts" not in s.settings()
+    assert s.searches_every_decision
+    settings = s.settings()
+    assert settings["search"] == "ismcts" and settings["decisions"] == "all"
+    assert settings["iterations"] > 0 and settings["action_iterations"] > 0
+    assert settings["base_kind"] == "heuristic"
+    assert not load_strategy("expert-placements").searches_every_decision
 
 
-def test_the_tree_counts_every_iteration_once_and_plays_its_most_visited_card():
-    m, S, SP = _at_first_placement("expert@64")
-    n = legal_placements(S, m.D, m.R, 0, np.zeros(256, dtype=np.int64))
-    assert n > 2
-    choice, T = _search(m, S.copy(), SP)
-    assert T[0, T_VISITS] == 64
-    children = [int(k) for k in T[0, T_CHILD:] if k >= 0]
-    assert len(children) == n  # 64 iterations try every legal card first
-    assert sum(T[k, T_VISITS] for k in children) == 64
-    # one new node per iteration (the round's placements are far from exhausted)
-    assert int((T[:, T_VISITS] > 0).sum()) == 64 + 1
-    most = max(T[k, T_VISITS] for k in children)
-    assert T[int(T[0, T_CHILD + choice]), T_VISITS] == most
+def test_a_game_is_a_function_of_its_seed():
+    a = play_game(21, ("expert@12", "tuned"))
+    b = play_game(21, ("expert@12", "tuned"))
+    assert a.trace.equals(b.trace) and a.scores == b.scores
+    c = play_game(22, ("expert@12", "tuned"))
+    assert not c.trace.equals(a.trace)
 
 
-def test_a_decision_is_a_function_of_the_state_and_the_players_stream():
-    m, S, SP = _at_first_placement("expert@48", seed=9)
-    first, second = S.copy(), S.copy()
-    a, tree_a = _search(m, first, SP)
-    b, tree_b = _search(m, second, SP)
-    assert a == b
-    assert np.array_equal(tree_a, tree_b)
-    assert np.array_equal(first, second)  # the real game's streams moved alike
+def test_a_session_plays_the_batch_game():
+    """The session (Python driver) and the batch driver search the same decisions with
+    the same streams, so they play one game, table for table."""
+    batch = play_game(8, ("tuned", "expert@10"), first_player=1)
+    game = new_game(8, p0="tuned", p1="expert@10", first_player=1)
+    assert game.is_over
+    mine = game.record()
+    assert mine.scores == batch.scores
+    for name, table in batch.tables.items():
+        assert mine.tables[name].equals(table), name
 
 
-def test_one_iteration_plays_the_card_it_expanded():
-    m, S, SP = _at_first_placement("expert@1")
-    choice, T = _search(m, S.copy(), SP)
-    tried = [b for b in range(16) if T[0, T_CHILD + b] >= 0]
-    assert tried == [choice]
+def test_against_a_placement_searcher_each_placement_search_runs_once_per_round():
+    """The batch driver keeps the placement searcher's answers and streams across the
+    round's replays; the session searches them again on every replay: same game."""
+    batch = play_game(5, ("expert@8", "expert-placements@6"))
+    game = new_game(5, p0="expert@8", p1="expert-placements@6")
+    assert game.record().trace.equals(batch.trace)
 
 
-def test_the_expert_beats_random_at_a_small_budget():
-    r = play_games(4, seed=3, strategies=("expert@40", "random"), logs=False)
-    assert (r.games["winner"] == 0).all()
+def test_the_tree_has_nodes_of_every_action_phase_type_the_expert_met():
+    met: set[str] = set()
+    nodes: dict[str, int] = {}
+    for seed in (1, 2, 3):
+        game = new_game(seed, p0="expert@16", p1="tuned", deck="abilities-example")
+        trace = game.record().trace
+        mine = trace.filter((pl.col("player") == 0) & (pl.col("n_options") > 1))
+        met |= set(mine["decision"].unique().to_list())
+        for name, k in game.search_nodes(0).items():
+            nodes[name] = nodes.get(name, 0) + k
+    action_types = met & ACTION_PHASE
+    assert len(action_types) >= 8, action_types  # the expert met most kinds of decision
+    assert action_types <= set(nodes), sorted(action_types - set(nodes))
+    assert nodes["place"] > 0
 
 
-def test_a_run_with_an_expert_does_not_depend_on_jobs(tmp_path):
+def _paused_at_first_action_decision(seed: int = 4):
+    """A game of expert@120 (seat 0) vs tuned paused at the expert's first decision after
+    its placements: (match, round start, paused replay)."""
+    game = new_game(seed, p1="tuned", transcript=True)
+    while game.decision.type in ("place", "raid_mode", "raid_good"):
+        game.apply(0)
+    match = prepare_match(("expert@120", "tuned"), game.match.deck, game.match.rules)
+    return match, game.round_start.copy(), game.paused_replay(), game
+
+
+def test_a_search_from_the_middle_of_a_round_replays_the_rounds_answers():
+    match, S0, paused, game = _paused_at_first_action_decision()
+    answers = game.round_answers()
+    assert len(answers) >= 3  # at least the expert's placements came before
+    CTL, TREE, Sr, SPr, Lr, Or = search_arrays(match.SP, lay.S_SIZE)
+    value = search_decision(S0.copy(), paused, match.D, match.R, match.SP, match.PB, 0, CTL,
+                            TREE, Sr, SPr, Lr, Or, 0)
+    assert value in game.decision.values
+    assert CTL[11] == 0  # C_DESYNC: every replayed answer was legal where it was given
+    budget = match.SP[0, MC_ACTION_ITERATIONS]  # an action-phase decision's budget
+    assert TREE[0, N_VISITS] == budget  # every iteration reached the decision and came back
+    root_children = TREE[1:int(CTL[7])]
+    first = root_children[root_children[:, N_MOVER] >= 0]
+    assert (first[:, N_DTYPE] >= 0).all()
+    # the same search again: same answer, same tree (a function of the state, the round's
+    # answers and the searcher's stream)
+    CTL2, TREE2, *rest = search_arrays(match.SP, lay.S_SIZE)
+    again = search_decision(S0.copy(), paused, match.D, match.R, match.SP, match.PB, 0, CTL2,
+                            TREE2, *rest, 0)
+    assert again == value and np.array_equal(TREE, TREE2)
+
+
+def test_one_iteration_plays_the_bases_answer():
+    """With a prior, a tree of one iteration expands its base's own answer at the root:
+    expert@1 is tuned, decision for decision (the base decides on a re-dealt copy, and
+    it never peeks, so the re-deal cannot change its answer)."""
+    for seed in (3, 4):
+        one = play_game(seed, ("expert@1", "balanced"))
+        tuned = play_game(seed, ("tuned", "balanced"))
+        assert one.trace.equals(tuned.trace)
+
+
+def test_the_search_build_leaves_ordinary_games_alone():
+    """A replay of the search build that nobody searches in records the round's answers
+    and plays the game the ordinary build plays."""
+    match = prepare_match(("balanced", "greedy"))
+    seats = real_seats(match.P, np.zeros(C_SIZE, dtype=np.int64), np.zeros((2, N_COLS)))
+    assert len(seats) == 5
+    game = new_game(6, p0="balanced", p1="greedy", transcript=True)
+    assert game.record().trace.equals(play_game(6, ("balanced", "greedy")).trace)
+
+
+def test_a_run_with_the_expert_does_not_depend_on_jobs(tmp_path):
     def run(out: Path, jobs: int, chunk: int):
-        cfg = RunConfig(games=6, seed=4, p0="expert@16", p1="tuned", chunk_size=chunk)
+        cfg = RunConfig(games=4, seed=4, p0="expert@6", p1="tuned", chunk_size=chunk)
         execute(resolve_run(cfg), out, jobs=jobs)
         return pl.read_parquet(out / "games" / "*.parquet").sort("game_id")
 
-    one = run(tmp_path / "a", 1, 6)
+    one = run(tmp_path / "a", 1, 4)
     two = run(tmp_path / "b", 2, 2)
     assert one.equals(two)
 
 
 def test_the_expert_does_not_peek():
-    report = check_no_peeking("expert@12", games=2, redeals=3, seed=11)
-    assert report.decisions > 50
+    """At each of its decisions, everything it cannot know is re-dealt in place (at the
+    decision, in the replayed round) before its own determinisation: no answer changes."""
+    report = check_no_peeking("expert@6", games=2, redeals=2, seed=11)
+    assert report.decisions > 150
     assert report.passed, report.differences[:3]
 
 
@@ -125,29 +179,36 @@ def test_a_bad_budget_is_one_error_line(budget):
                    "budget after '@'")
 
 
-def test_a_budget_names_the_strategy_and_changes_its_row():
-    s = resolve_strategy("expert@37")
-    assert s.name == "expert@37"
-    assert s.params[MC_ITERATIONS] == 37
-    assert s.sha256 != load_strategy("expert").sha256
-    flat = resolve_strategy("montecarlo-tuned@3")
-    assert flat.settings()["rollouts"] == 3
-    with pytest.raises(InputError, match="only a search strategy"):
-        resolve_strategy("balanced@4")
+def test_a_budget_sets_the_placements_and_keeps_the_other_decisions_share():
+    full = load_strategy("expert")
+    share = full.params[MC_ACTION_ITERATIONS] / full.params[MC_ITERATIONS]
+    s = resolve_strategy("expert@40")
+    assert s.name == "expert@40" and s.params[MC_DECISIONS] == SEARCHED_ALL
+    assert s.params[MC_ITERATIONS] == 40
+    assert s.params[MC_ACTION_ITERATIONS] == max(1, round(40 * share))
+    assert resolve_strategy("expert@1").params[MC_ACTION_ITERATIONS] == 1
 
 
 @pytest.mark.parametrize("body, needle", [
-    ('search = "ismcts"\niterations = 0\n', "iterations"),
-    ('search = "ismcts"\niterations = "many"\n', "iterations"),
-    ('search = "ismcts"\nrollouts = 8\n', "rollouts"),
-    ('search = "flat"\niterations = 50\n', "iterations"),
-    ('search = "deep"\n', "search"),
-    ('search = "ismcts"\nexploration = -1\n', "exploration"),
+    ('decisions = "some"\n', "decisions"),
+    ('decisions = "all"\nprior = 1.0\n', "prior"),
+    ('decisions = "all"\nprior = -0.1\n', "prior"),
+    ('decisions = "all"\ndepth = -1\n', "depth"),
+    ('decisions = "all"\naction_iterations = 0\n', "action_iterations"),
+    ('action_iterations = 50\n', "action_iterations"),  # placements only: no such budget
+    ('prior = 0.5\n', "prior"),
 ])
 def test_a_bad_search_setting_names_its_field(tmp_path, body, needle):
     path = tmp_path / "mine.toml"
-    path.write_text(f'kind = "montecarlo"\nbase = "tuned"\n{body}')
+    path.write_text(f'kind = "montecarlo"\nbase = "tuned"\nsearch = "ismcts"\n{body}')
     with pytest.raises(DataError, match=f"field '{needle}'"):
+        load_strategy(path)
+
+
+def test_flat_search_refuses_the_tree_settings(tmp_path):
+    path = tmp_path / "mine.toml"
+    path.write_text('kind = "montecarlo"\nbase = "tuned"\nsearch = "flat"\ndecisions = "all"\n')
+    with pytest.raises(DataError, match="field 'decisions'"):
         load_strategy(path)
 
 
@@ -166,6 +227,7 @@ def test_a_tree_search_level_plays_a_smaller_budget():
     from targi_sim.players.strategy import LEVEL_ITERATIONS, level_spec
 
     assert level_spec("expert") == f"expert@{LEVEL_ITERATIONS}"
+    assert level_spec("expert-placements") == f"expert-placements@{LEVEL_ITERATIONS}"
     assert level_spec("expert@7") == "expert@7"
     assert level_spec("montecarlo-tuned") == "montecarlo-tuned"  # flat: as typed
     assert level_spec("tuned") == "tuned"
@@ -203,3 +265,59 @@ def test_an_expert_level_searches_with_the_retuned_tuned():
     assert Evaluator._fixed_levels(view) == ["balanced", "montecarlo"]
     view.retuned = []
     assert Evaluator._fixed_levels(view) == view.names
+
+
+def _hidden_indices(S: np.ndarray, p: int) -> np.ndarray:
+    """Positions of the state vector that player p cannot know (docs/rules.md §8)."""
+    hidden = [*range(lay.S_GAME_RNG, lay.S_GAME_RNG + 4), *range(lay.S_POLICY_RNG,
+              lay.S_POLICY_RNG + 8), *range(lay.S_TRIBE, lay.S_TRIBE + lay.MAX_TRIBE),
+              *range(lay.S_GOODS, lay.S_GOODS + lay.MAX_GOODS_CARDS)]
+    hidden += [lay.S_CELL_CARD + c for c in range(9) if S[lay.S_CELL_UP + c] == 0]
+    opp = lay.S_PLAYER + (1 - p) * lay.P_SIZE
+    if S[opp + lay.P_HAND_KNOWN] == 0:
+        hidden.append(opp + lay.P_HAND)
+    return np.array(hidden)
+
+
+def test_the_search_re_deals_what_its_player_cannot_know_and_nothing_else():
+    """The statistical re-deal audit, in the middle of a round: the opponent kept a card
+    it drew face down this round (Tribal Expansion), then the searcher decides. Across
+    the search's iterations every public fact of the position is the real one, the
+    hidden tribe cards are the same set, and the opponent's unseen hand card is spread
+    evenly over the cards the searcher cannot locate."""
+    from scipy.stats import chisquare
+
+    game = new_game(0, p1="tuned", transcript=True, first_player=1)
+    opp = lay.S_PLAYER + lay.P_SIZE
+    while True:
+        S = game.frozen
+        if (game.decision.player == 0 and S[opp + lay.P_HAND] >= 0
+                and S[opp + lay.P_HAND_KNOWN] == 0
+                and S[opp + lay.P_HAND_ROUND] == S[lay.S_ROUND]):
+            break
+        game.apply(0)
+    assert len(game.round_answers()) > 5  # mid-round: the replay carries the round's answers
+    real = game.frozen.copy()
+    match = prepare_match(("expert", "tuned"))
+    start = game.round_start.copy()
+    positions = determinised_positions(start, game.paused_replay(), match.D, match.R,
+                                       match.SP, match.PB, 0, 600)
+    assert np.array_equal(start, game.round_start)
+    hidden = _hidden_indices(real, 0)
+    driver = [lay.S_PAUSE_MC]  # how the game is driven, not what it is
+    public = np.setdiff1d(np.arange(lay.S_CORE), [*hidden, *driver])
+    assert (positions[:, public] == real[public]).all()
+
+    def hidden_tribe(S):
+        deck = S[lay.S_TRIBE:lay.S_TRIBE + S[lay.S_TRIBE_N]].tolist()
+        cells = [S[lay.S_CELL_CARD + c] for c in range(9)
+                 if S[lay.S_CELL_UP + c] == 0 and S[lay.S_CELL_TYPE + c] == lay.CELL_TRIBE]
+        return sorted(deck + cells + [S[opp + lay.P_HAND]])
+
+    unseen = hidden_tribe(real)
+    assert all(hidden_tribe(S) == unseen for S in positions)
+    hands = positions[:, opp + lay.P_HAND]
+    counts = np.array([(hands == c).sum() for c in unseen])
+    assert counts.sum() == len(positions)
+    assert (counts > 0).sum() >= 0.9 * len(unseen)
+    assert chisquare(counts).pvalue > 1e-4, counts

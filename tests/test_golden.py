@@ -136,12 +136,15 @@ def test_golden_game(name: str) -> None:
 
 def test_golden_files_are_real_games() -> None:
     """The files hold complete records (trace included), the two random games' decks
-    differ, and the expert's game is a search strategy's."""
+    differ, and the search games are the search strategies'."""
     docs = {n: json.loads((GOLDEN_DIR / n).read_text()) for n in regen.GOLDEN_GAMES}
-    assert len(docs) == 3
-    expert = docs.pop("game_seed_20261204_expert.json")
-    assert expert["params"]["strategies"][0].startswith("expert@")
-    assert expert["record"]["winner"] == 0  # the search beats tuned in this game
+    assert len(docs) == 4
+    placements = docs.pop("game_seed_20261204_expert-placements.json")
+    assert placements["params"]["strategies"][0].startswith("expert-placements@")
+    assert placements["record"]["winner"] == 0  # the search beats tuned in this game
+    expert = docs.pop("game_seed_20261206_expert.json")
+    assert expert["params"]["strategies"] == ["expert@30", "expert-placements@20"]
+    assert len(expert["record"]["tables"]["trace"]["decision"]) > 200
     for name, doc in docs.items():
         rec = doc["record"]
         assert set(rec["tables"]) == {"rounds", "acquisitions", "offers", "raids", "goods", "trace"}

@@ -197,9 +197,11 @@ def _toml(settings: dict, name: str, base: str = "balanced") -> str:
     if "search" in settings:
         lines.append(f'search = "{settings["search"]}"')
         lines.append(f'base = "{base}"')  # settings() names the base's kind, not the base
-    for key in ("rollouts", "iterations", "exploration"):
+    for key in ("rollouts", "iterations", "exploration", "action_iterations", "depth", "prior"):
         if key in settings:
             lines.append(f"{key} = {settings[key]!r}")
+    if "decisions" in settings:
+        lines.append(f'decisions = "{settings["decisions"]}"')
     for section in ("weights", "symbols"):
         if section in settings:
             lines.append(f"[{section}]")

@@ -20,6 +20,7 @@ import numpy as np
 
 from targi_sim.engine import layout as lay
 from targi_sim.engine.constants import DECISION_NAMES, DT_PLACE, MC_PENDING, SK_MONTECARLO
+from targi_sim.engine.expert import answer_paused
 from targi_sim.engine.information import redeal
 from targi_sim.engine.montecarlo import choose_placement, search_scratch
 from targi_sim.game.deck import Deck
@@ -65,15 +66,25 @@ class _Seat:
         self.SP = SP  # both rows: a policy reads its own row (and the opponent's kind)
         self.PB = PB
         self.mc = strategy.kind == SK_MONTECARLO
+        self.searches_all = strategy.searches_every_decision
         self.policy = None if strategy.python is not None else strategy.policy
         if self.mc:
             self.O2 = np.zeros(256, dtype=np.int64)
             self.scratch = search_scratch(SP, lay.S_SIZE)
 
-    def answer(self, game: Game, S: np.ndarray, SP: np.ndarray) -> int:
-        """The option index this strategy answers at the pending decision, given state S."""
+    def answer(self, game: Game, S: np.ndarray, SP: np.ndarray, audit_seed: int = 0) -> int:
+        """The option index this strategy answers at the pending decision, given state S.
+
+        A search of every decision starts from the round's start and replays the round's
+        answers (engine/expert.py), so it is not handed a re-dealt S: `audit_seed` makes it
+        re-deal the position in place, at the decision, before its own determinisation."""
         d = game.decision
         assert d is not None
+        if self.searches_all:
+            m = game.match
+            value, _ = answer_paused(game.round_start.copy(), game.paused_replay(), m.D, m.R,
+                                     SP, self.PB, d.player, audit_seed)
+            return d.values.index(int(value))
         if self.strategy.python is not None:
             python = self.strategy.python.strategy
             return int(python.choose(View(S, game.match.deck, d.player), d))
@@ -115,7 +126,8 @@ def check_no_peeking(strategy: StrategySpec, *, opponent: StrategySpec = "balanc
         _, PB = seat_policies(pair)
         seats = [_Seat(pair[p], p, SP, PB) for p in range(2)]
         game_seed = (seed << 32) | g
-        game = Game(match, game_seed, first_player=(g // 2) % 2, game_id=g, trace_rows=0)
+        game = Game(match, game_seed, first_player=(g // 2) % 2, game_id=g, trace_rows=0,
+                    transcript=any(s.searches_every_decision for s in pair))
         for p, s in enumerate(pair):
             if s.python is not None:
                 s.python.strategy.new_game(p, game_seed)
@@ -131,10 +143,11 @@ def check_no_peeking(strategy: StrategySpec, *, opponent: StrategySpec = "balanc
                 after_rng = _python_rng(checked)
                 for r in range(redeals):
                     S2 = S.copy()
-                    redeal(S2, d.player, (game_seed * 31 + report.decisions) * 8 + r, slots)
+                    redeal_seed = (game_seed * 31 + report.decisions) * 8 + r
+                    redeal(S2, d.player, redeal_seed, slots)
                     SP2 = before.copy()
                     _set_python_rng(checked, rng_state)
-                    alt = seats[seat].answer(game, S2, SP2)
+                    alt = seats[seat].answer(game, S2, SP2, audit_seed=redeal_seed + 1)
                     report.redeals += 1
                     if alt != choice:
                         report.differences.append(Difference(

@@ -12,6 +12,9 @@ Two builds, chosen by the type of `P` (targi_sim.play.games.seat_policies):
   per-decision-type functions called directly, so LLVM inlines them at each call site
   with the decision type known. Used when a heuristic or montecarlo seat plays:
   measured ~15% faster for balanced vs balanced, for ~25 s more of a first compile.
+* `(policy0, policy1, HEURISTIC_INSIDE, CTL, TREE)`: the search build, for games with a
+  seat that searches every decision (engine/branching.py, engine/expert.py): `ask`
+  records answers, replays them and lets the search tree answer.
 random-vs-random never compiles the heuristic.
 """
 
@@ -44,6 +47,8 @@ from targi_sim.engine.logs import (
     log_row,
 )
 
+from .branching import branch_hook, prior_hook, record_hook
+from .decision_tree import NEEDS_PRIOR, NOT_HANDLED
 from .jit import OVERLOAD_OPTIONS, jit_inline, jit_llvm_inline
 from .layout import S_BAD, S_ROUND, S_X_PAUSED, S_X_TRACE_AT
 from .policies import call_policy
@@ -85,8 +90,9 @@ def _heuristic_inside(S, D, R, SP, P, p, dtype, O, n, ctx):
 
 @overload(other_policy, jit_options=OVERLOAD_OPTIONS, inline="always")
 def _other_policy(S, D, R, SP, P, p, dtype, O, n, ctx):
-    """Typing-time choice of the build: only the chosen body is compiled."""
-    if len(P) == 3:
+    """Typing-time choice of the build: only the chosen body is compiled (the search
+    build, len 5, has the heuristic inside too)."""
+    if len(P) >= 3:
         return _heuristic_inside
     return _through_pointer
 
@@ -121,7 +127,10 @@ def ask(S, D, R, SP, L, P, p, dtype, O, n, ctx):
     """
     i = 0
     if n > 1 and S[S_X_PAUSED] == 0:
-        i = decision(S, D, R, SP, P, p, dtype, O, n, ctx)
+        i = branch_hook(S, D, R, SP, L, P, p, dtype, O, n, ctx)  # the search build only
+        if i == NOT_HANDLED or i == NEEDS_PRIOR:
+            h = decision(S, D, R, SP, P, p, dtype, O, n, ctx)
+            i = prior_hook(S, P, p, dtype, O, n, ctx, h, i)  # the search build's tree
         if S[S_X_PAUSED] == 1:  # this decision paused the game: the real trace ends here
             S[S_X_TRACE_AT] = L[H_USED + T_TRACE]
         if i < 0 or i >= n:
@@ -130,6 +139,7 @@ def ask(S, D, R, SP, L, P, p, dtype, O, n, ctx):
                 S[o + 1] = dtype
             S[o] += 1
             i = 0
+        record_hook(S, P, O[i])  # the search build only
     v = O[i]
     if L[H_CAP + T_TRACE] > 0:
         o = log_row(L, T_TRACE)

@@ -144,6 +144,17 @@ MC_EXPLORATION = 49  # ismcts: UCT exploration constant
 SEARCH_FLAT = 0
 SEARCH_ISMCTS = 1
 SEARCH_NAMES = ("flat", "ismcts")
+MC_DECISIONS = 50    # ismcts: SEARCHED_PLACEMENTS (engine/ismcts.py) or SEARCHED_ALL
+                     # (engine/expert.py)
+MC_ACTION_ITERATIONS = 51  # ismcts over every decision: iterations for a decision other
+                           # than a placement (placements take MC_ITERATIONS)
+MC_DEPTH = 52        # ismcts over every decision: most decisions on a tree path (0: no limit
+                     # before the round's end)
+MC_PRIOR = 53        # ismcts over every decision: prior weight of the rollout strategy's own
+                     # answer at a tree node (PUCT); 0: plain UCT, every answer tried once first
+SEARCHED_PLACEMENTS = 0
+SEARCHED_ALL = 1
+SEARCHED_NAMES = ("placements", "all")
 # columns from HC_KEY on are the heuristic's per-round placement cache (not parameters)
 HC_KEY = 64          # cache key: round and both players' resources
 HC_BORDER = 65       # + b (16): value of each border card for this player

@@ -100,6 +100,15 @@ S_X_TRACE_AT = _s.take()     # trace rows logged before the paused decision
 S_X_OPTIONS = _s.take(MAX_OPTIONS)
 S_X_FROZEN = _s.take(S_CORE)  # S[0:S_CORE] when the game paused
 
+# Decisions that can be branched (engine/transcript.py): in the search build the engine
+# records every asked decision's answer of the current round here (both seats, in
+# order), so that a search can replay the round from its start up to any decision.
+# S_T_MODE says what the search build's ask does (TM_*; 0 in every other build).
+MAX_TRANSCRIPT = 1024
+S_T_MODE = _s.take()
+S_T_N = _s.take()             # answers recorded this round
+S_T = _s.take(MAX_TRANSCRIPT)
+
 # Card-value forks (engine/forks.py, docs/data-model.md#forks): outside S_CORE, so
 # setup, Monte Carlo rollouts and every ordinary game leave them 0 (off).
 S_FORK_ON = _s.take()        # FORK_OFF, FORK_COUNT (count take-or-not decisions), FORK_FORCE
@@ -121,6 +130,10 @@ FORK_ALT = 1
 
 PH_ROUND_START = 0
 PH_PLACEMENT = 1
+
+TM_OFF = 0       # S_T_MODE: an ordinary game
+TM_REAL = 1      # a real game with a searching seat: record answers, pause searched seats
+TM_SEARCH = 2    # a search iteration: forced prefix, then the tree, then the rollout
 
 CELL_EMPTY = -1
 CELL_GOODS = 0

@@ -30,6 +30,7 @@ from targi_sim.engine.constants import (
     END_DISPLAY_FULL,
     END_FINAL_RAID,
     GOLD,
+    MC_DECISIONS,
     MC_PENDING,
     N_BORDER,
     N_CELLS,
@@ -42,6 +43,7 @@ from targi_sim.engine.constants import (
     RL_RAID_UNPAID,
     RL_RAID_UNPAID_VP,
     RL_START_SALT,
+    SEARCHED_ALL,
     SK_MONTECARLO,
     SP_NOISE_REP,
     VP,
@@ -394,8 +396,9 @@ def place_targis(S, D, R, SP, L, P, O):
         if n == 0:
             S[S_PLACE_K] += 1
             continue
-        if S[S_PAUSE_MC] == 1 and int(SP[p, 0]) == SK_MONTECARLO and np.isnan(SP[p, MC_PENDING]):
-            return False
+        if (S[S_PAUSE_MC] == 1 and int(SP[p, 0]) == SK_MONTECARLO
+                and np.isnan(SP[p, MC_PENDING]) and SP[p, MC_DECISIONS] != SEARCHED_ALL):
+            return False  # (a seat that searches every decision pauses in ask instead)
         b = ask(S, D, R, SP, L, P, p, DT_PLACE, O, n, S[S_PLACE_K] // 2)
         apply_placement(S, p, b)
     return True

@@ -11,6 +11,7 @@ import polars as pl
 from targi_sim.engine import layout as lay
 from targi_sim.engine.batch import play_batch
 from targi_sim.engine.buffers import make_logs, reset
+from targi_sim.engine.expert import play_batch_search, searches_all
 from targi_sim.engine.logs import G_SIZE
 from targi_sim.engine.montecarlo import play_batch_mc, uses_montecarlo
 from targi_sim.game.deck import Deck
@@ -42,7 +43,9 @@ def play_plan(match: Match, seeds: np.ndarray, first: np.ndarray, ids: np.ndarra
         nxt = play_python_plan(match, seeds, first, ids, G, L, start)
     else:
         D, R, SP, P, PB = match.D, match.R, match.SP.copy(), match.P, match.PB
-        if uses_montecarlo(SP):
+        if searches_all(SP):
+            nxt = play_batch_search(D, R, SP, P, PB, seeds, first, ids, G, L, start, S)
+        elif uses_montecarlo(SP):
             nxt = play_batch_mc(D, R, SP, P, PB, seeds, first, ids, G, L, start, S)
         else:
             nxt = play_batch(D, R, SP, P, seeds, first, ids, G, L, start, S)

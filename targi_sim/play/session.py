@@ -27,8 +27,11 @@ import numpy as np
 
 from targi_sim.engine import layout as lay
 from targi_sim.engine.batch import OPTION_BUFFER, write_result
+from targi_sim.engine.branching import searches_every_decision
 from targi_sim.engine.buffers import make_logs
 from targi_sim.engine.constants import DECISION_NAMES, MC_PENDING, N_STRAT_PARAMS, SK_EXTERNAL
+from targi_sim.engine.decision_tree import C_SIZE, N_COLS
+from targi_sim.engine.expert import answer_paused, real_seats
 from targi_sim.engine.logs import (
     G_SIZE,
     H_GAME,
@@ -64,25 +67,35 @@ def external_strategy(name: str = EXTERNAL) -> Strategy:
 _ROUND_ENTRIES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def _round_player(match: Match):
+def _replay_seats(match: Match, transcript: bool) -> tuple:
+    """The seats a round is replayed with: the match's own, or the search build's when a
+    seat searches every decision or the round's answers are wanted (engine/branching.py).
+    The search arrays are placeholders: real games never search inside the replay."""
+    if not transcript:
+        return match.P
+    return real_seats(match.P, np.zeros(C_SIZE, dtype=np.int64), np.zeros((2, N_COLS)))
+
+
+def _round_player(match: Match, seats: tuple):
     """`play_one_round`'s compiled entry point for this match's argument types.
 
     Called once per Python decision, so the dispatcher's typing of every argument on
     every call (a tenth of the time per decision) is done once per match instead."""
-    cached = _ROUND_ENTRIES.get(match)
+    key_seats = len(seats)
+    cached = _ROUND_ENTRIES.get(match, {}).get(key_seats)
     if cached is not None:
         return cached
     entry = play_one_round
     if hasattr(play_one_round, "overloads"):  # compiled (not NUMBA_DISABLE_JIT)
         from numba import typeof
 
-        args = (match.D, match.R, match.SP, make_logs(0), match.P, match.PB,
+        args = (match.D, match.R, match.SP, make_logs(0), seats, match.PB,
                 np.zeros(OPTION_BUFFER, dtype=np.int64), np.zeros(lay.S_SIZE, dtype=np.int64))
         key = tuple(typeof(a) for a in args)
         if key not in play_one_round.overloads:
             play_one_round.compile(key)
         entry = play_one_round.overloads[key].entry_point
-    _ROUND_ENTRIES[match] = entry
+    _ROUND_ENTRIES.setdefault(match, {})[key_seats] = entry
     return entry
 
 
@@ -95,18 +108,26 @@ class Game:
 
     def __init__(self, match: Match, seed: int, first_player: int = 0, game_id: int = 0,
                  *, trace_rows: int = MAX_TRACE, logs: np.ndarray | None = None,
-                 on_round_end: Callable[[np.ndarray, int], None] | None = None) -> None:
+                 on_round_end: Callable[[np.ndarray, int], None] | None = None,
+                 transcript: bool = False) -> None:
         """`on_round_end(state, trace_rows)`, if given, sees a copy of the game state
         (S[:S_CORE]) each time a round ends (and when a raid ends the game), with the
-        decision-trace rows logged so far: the HTML viewer's round-end pictures."""
+        decision-trace rows logged so far: the HTML viewer's round-end pictures.
+        `transcript`: keep the round's answers (`round_answers`), as a game with a seat
+        that searches every decision always does."""
         self.match = match
         self._on_round_end = on_round_end
         self.seed = int(seed)
         self.first_player = int(first_player)
         self.game_id = int(game_id)
         self._external = tuple(int(match.SP[p, 0]) == SK_EXTERNAL for p in range(2))
+        self._searching = tuple(bool(searches_every_decision(match.SP, p)) for p in range(2))
+        self._seats = _replay_seats(match, transcript or any(self._searching))
+        self._search_nodes = np.zeros((2, len(DECISION_NAMES)), dtype=np.int64)
         self._round_S = np.zeros(lay.S_SIZE, dtype=np.int64)
         setup_game(self._round_S, match.D, match.R, self.seed, self.first_player)
+        if len(self._seats) == 5:
+            self._round_S[lay.S_T_MODE] = lay.TM_REAL
         self._round_SP = match.SP.copy()
         self._round_SP[:, MC_PENDING] = np.nan  # no placement waiting (as play_batch_mc)
         self._L = logs if logs is not None else make_logs(1, exact=True, trace_rows=trace_rows)
@@ -133,13 +154,23 @@ class Game:
         S[lay.S_X_SCRIPT:lay.S_X_SCRIPT + n] = self._answers
         self._L[H_USED:H_USED + N_TABLES] = self._round_used
         m = self.match
-        return int(_round_player(m)(m.D, m.R, SP, self._L, m.P, m.PB, self._O, S))
+        return int(_round_player(m, self._seats)(m.D, m.R, SP, self._L, self._seats, m.PB,
+                                                 self._O, S))
 
     def _advance(self) -> None:
-        """Play on to the next external decision (or the end of the game)."""
+        """Play on to the next external decision (or the end of the game); a seat that
+        searches every decision answers its own (engine/expert.py)."""
         while True:
             status = self._replay()
             if status == PAUSED:
+                p = int(self._S[lay.S_X_PLAYER])
+                if self._searching[p]:
+                    m = self.match
+                    answer, nodes = answer_paused(self._round_S, self._S, m.D, m.R,
+                                                  self._round_SP, m.PB, p, 0)
+                    self._answers.append(int(answer))
+                    self._search_nodes[p] += nodes
+                    continue
                 self._decision = self._read_decision()
                 return
             if self._L[H_OVERFLOW]:
@@ -151,6 +182,7 @@ class Game:
             self._round_S[:] = self._S
             self._round_S[lay.S_X_N] = 0
             self._round_S[lay.S_X_POS] = 0
+            self._round_S[lay.S_T_N] = 0
             self._round_SP[:, :] = self._SP
             self._round_used = self._L[H_USED:H_USED + N_TABLES].copy()
             self._answers = []
@@ -209,6 +241,34 @@ class Game:
         return int(self._S[lay.S_X_TRACE_AT])
 
     @property
+    def round_start(self) -> np.ndarray:
+        """The engine state at the start of the current round (read it; do not change it)."""
+        return self._round_S
+
+    def round_answers(self) -> np.ndarray:
+        """Every answer given in the current round before the pending decision, both
+        seats', in order (a game made with `transcript=True`, or with a seat that searches
+        every decision): with `round_start`, the pending decision can be reached again."""
+        if len(self._seats) != 5:
+            raise ValueError("this game keeps no transcript: make it with transcript=True")
+        n = int(self._S[lay.S_T_N]) if self._decision is not None else 0
+        return self._S[lay.S_T:lay.S_T + n].copy()
+
+    def search_nodes(self, player: int) -> dict[str, int]:
+        """Tree nodes the searches of a seat that searches every decision have added so far,
+        by the decision type of the answer each node stands for (both seats' answers)."""
+        return {name: int(k) for name, k in zip(DECISION_NAMES, self._search_nodes[player],
+                                                strict=True) if k}
+
+    def paused_replay(self) -> np.ndarray:
+        """A copy of the whole engine state of the replay that paused at the pending
+        decision (its S_X_* decision and S_T answers): what a search of that decision
+        continues from, with `round_start` (engine/expert.py)."""
+        if self._decision is None:
+            raise ValueError("the game is over: no decision is pending")
+        return self._S.copy()
+
+    @property
     def frozen(self) -> np.ndarray:
         """The engine state at the pending decision (read it; do not change it)."""
         if self._decision is None:
@@ -254,7 +314,8 @@ class Game:
         """An independent copy (e.g. to look ahead); the original is unchanged."""
         g = Game.__new__(Game)
         g.__dict__.update(self.__dict__)
-        for name in ("_round_S", "_round_SP", "_L", "_round_used", "_S", "_SP", "_O"):
+        for name in ("_round_S", "_round_SP", "_L", "_round_used", "_S", "_SP", "_O",
+                     "_search_nodes"):
             setattr(g, name, getattr(self, name).copy())
         g._answers = list(self._answers)
         return g
@@ -332,12 +393,14 @@ def play_python_plan(match: Match, seeds: np.ndarray, first: np.ndarray, ids: np
 
 def new_game(seed: int = 0, *, p0: StrategySpec | None = None, p1: StrategySpec | None = None,
              deck: str | Deck = "base", rules: str | Rules = "default",
-             first_player: int = 0, trace: bool = True) -> Game:
-    """A new game; a seat given no strategy is decided from Python (`Game.apply`)."""
+             first_player: int = 0, trace: bool = True, transcript: bool = False) -> Game:
+    """A new game; a seat given no strategy is decided from Python (`Game.apply`).
+    `transcript`: keep each round's answers (`Game.round_answers`), e.g. for a search."""
     seats: Sequence[StrategySpec] = (p0 if p0 is not None else external_strategy(),
                                      p1 if p1 is not None else external_strategy())
     match = prepare_match(seats, deck, rules)
-    return Game(match, seed, first_player, trace_rows=MAX_TRACE if trace else 0)
+    return Game(match, seed, first_player, trace_rows=MAX_TRACE if trace else 0,
+                transcript=transcript)
 
 
 __all__ = ["EXTERNAL", "Game", "drive", "external_strategy", "new_game", "play_python_plan"]

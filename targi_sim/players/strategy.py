@@ -72,7 +72,8 @@ TUNING_RANGES: dict[str, tuple[float, float] | None] = {
 }
 SYMBOL_RANGE = (-3.0, 3.0)
 TOP_KEYS = ("name", "kind", "description", "weights", "symbols", "rollouts", "base",
-            "search", "iterations", "exploration")
+            "search", "iterations", "exploration", "decisions", "action_iterations", "depth",
+            "prior")
 KIND_KEYS = {
     "random": ("name", "kind", "description"),
     "greedy": ("name", "kind", "description"),
@@ -81,7 +82,9 @@ KIND_KEYS = {
 }
 MAX_ROLLOUTS = 10_000
 MAX_ITERATIONS = 100_000  # the ISMCTS tree holds one node per iteration (160 bytes each)
+MAX_DEPTH = 500  # decisions on one path of the every-decision tree (0: to the round's end)
 DEFAULT_EXPLORATION = 0.7
+DEFAULT_PRIOR = 0.0  # decisions = "all": weight of the base's own answer (0: plain UCT)
 
 
 @dataclass(frozen=True, eq=False)
@@ -136,6 +139,11 @@ class Strategy:
         return self.kind == C.SK_MONTECARLO and self.params[C.MC_SEARCH] == C.SEARCH_ISMCTS
 
     @property
+    def searches_every_decision(self) -> bool:
+        """A tree search over every decision of its own (the expert), not placements only."""
+        return self.tree_search and self.params[C.MC_DECISIONS] == C.SEARCHED_ALL
+
+    @property
     def deterministic(self) -> bool:
         """True if this strategy's play uses no random numbers: the same position always
         gets the same answer (so a mirror match's seat-swapped games are relabellings)."""
@@ -177,7 +185,12 @@ class Strategy:
         if self.kind == C.SK_MONTECARLO:
             out["search"] = C.SEARCH_NAMES[int(self.params[C.MC_SEARCH])]
             if self.tree_search:
+                out["decisions"] = C.SEARCHED_NAMES[int(self.params[C.MC_DECISIONS])]
                 out["iterations"] = int(self.params[C.MC_ITERATIONS])
+                if self.searches_every_decision:
+                    out["action_iterations"] = int(self.params[C.MC_ACTION_ITERATIONS])
+                    out["depth"] = int(self.params[C.MC_DEPTH])
+                    out["prior"] = float(self.params[C.MC_PRIOR])
                 out["exploration"] = float(self.params[C.MC_EXPLORATION])
             else:
                 out["rollouts"] = int(self.params[C.MC_ROLLOUTS])
@@ -365,7 +378,8 @@ def _search_budget(r: FieldReader, params: np.ndarray) -> None:
     (`iterations` per decision, `exploration`); a key of the other search is refused."""
     search = r.get_choice("search", C.SEARCH_NAMES, "flat")
     params[C.MC_SEARCH] = C.SEARCH_NAMES.index(search)
-    other = ("iterations", "exploration") if search == "flat" else ("rollouts",)
+    other = (("iterations", "exploration", "decisions", "action_iterations", "depth", "prior")
+             if search == "flat" else ("rollouts",))
     for key in other:
         if key in r.data:
             raise r.error(key, r.data[key], None,
@@ -373,6 +387,22 @@ def _search_budget(r: FieldReader, params: np.ndarray) -> None:
     params[C.MC_ROLLOUTS] = r.get_int("rollouts", 8, lo=1, hi=MAX_ROLLOUTS)
     params[C.MC_ITERATIONS] = r.get_int("iterations", 1000, lo=1, hi=MAX_ITERATIONS)
     params[C.MC_EXPLORATION] = _float(r, "exploration", DEFAULT_EXPLORATION, 0.0)
+    decisions = r.get_choice("decisions", C.SEARCHED_NAMES, "placements")
+    params[C.MC_DECISIONS] = C.SEARCHED_NAMES.index(decisions)
+    if decisions == "placements":
+        for key in ("action_iterations", "depth", "prior"):
+            if key in r.data:
+                raise r.error(key, r.data[key], None,
+                              'applies only to decisions = "all" (see docs/strategies.md)')
+    params[C.MC_ACTION_ITERATIONS] = r.get_int("action_iterations", int(params[C.MC_ITERATIONS]),
+                                               lo=1, hi=MAX_ITERATIONS)
+    if decisions == "placements":
+        params[C.MC_ACTION_ITERATIONS] = 0
+    params[C.MC_DEPTH] = r.get_int("depth", 0, lo=0, hi=MAX_DEPTH)
+    prior = _float(r, "prior", DEFAULT_PRIOR, 0.0)
+    if prior >= 1.0:
+        raise r.error("prior", prior, "a number from 0 to below 1", "is out of range")
+    params[C.MC_PRIOR] = prior if decisions == "all" else 0.0
 
 
 def _base_strategy(r: FieldReader, path: Path, seen: tuple[Path, ...]) -> Strategy:
@@ -469,6 +499,9 @@ def with_budget(strategy: Strategy, budget: str, spec: str) -> Strategy:
     n = int(text)
     params = strategy.params.copy()
     params[C.MC_ITERATIONS if what == "iterations" else C.MC_ROLLOUTS] = n
+    if strategy.searches_every_decision:  # other decisions keep their share of the budget
+        share = strategy.params[C.MC_ACTION_ITERATIONS] / strategy.params[C.MC_ITERATIONS]
+        params[C.MC_ACTION_ITERATIONS] = max(1, round(n * share))
     return Strategy(f"{strategy.name}@{n}", strategy.kind, params, strategy.description,
                     strategy.path, strategy.content)
 

@@ -35,10 +35,17 @@ GOLDEN_GAMES: dict[str, dict[str, Any]] = {
         "seed": 20261201, "strategies": ["random", "random"], "deck": "abilities-example",
         "rules": "default", "first_player": 1,
     },
-    # the tree search: its placements pin the ISMCTS (determinisation, UCT, streams)
-    "game_seed_20261204_expert.json": {
-        "seed": 20261204, "strategies": ["expert@30", "tuned"], "deck": "base",
+    # the placement tree search: its placements pin the ISMCTS (determinisation, UCT,
+    # streams); the game the expert played before it searched every decision
+    "game_seed_20261204_expert-placements.json": {
+        "seed": 20261204, "strategies": ["expert-placements@30", "tuned"], "deck": "base",
         "rules": "default", "first_player": 1,
+    },
+    # the search of every decision: replays, determinisation in the middle of a round,
+    # the tree with its prior, the placement searcher's cache across replays
+    "game_seed_20261206_expert.json": {
+        "seed": 20261206, "strategies": ["expert@30", "expert-placements@20"],
+        "deck": "abilities-example", "rules": "default", "first_player": 0,
     },
 }
 
