@@ -1,10 +1,13 @@
-"""The `expert` bar (issue 30): its win rate against montecarlo-tuned, its speed and a
-worker's memory; optionally, which rollout strategy is strongest per second.
+"""The `expert` bars: its win rate against expert-placements (the searcher of placements
+only, the expert before it searched every decision), its speed and a worker's memory;
+optionally, which search settings or rollout strategy are strongest.
 
     python benchmarks/expert.py                         # 200 + 200 games, fresh seed
     python benchmarks/expert.py --games 50 --jobs 1     # a quick look
+    python benchmarks/expert.py --opponent montecarlo-tuned
+    python benchmarks/expert.py --variants "w3:prior=0.3 c2:exploration=2.0" --games 50
+    python benchmarks/expert.py --variants "uct:prior=0.0 b200:iterations=200,action_iterations=40"
     python benchmarks/expert.py --rollout-bases random,greedy,balanced,tuned --games 50
-    python benchmarks/expert.py --rollout-bases greedy@1400,balanced@400 --games 50
 
 The matchup is played as benchmarks/strength.py plays one: X in seat 0 for `--games`
 games, then in seat 1 on the same deals, each order in seat-swapped pairs; X's win rate
@@ -13,16 +16,18 @@ counts draws as half and its 95% interval treats the deal (four games) as the un
 
 Speed: games per second of one core = games / the CPU time the workers spent playing
 them (time.process_time around each chunk, so another job on the machine does not
-count; compile excluded: the engine is loaded before). Memory:
-the largest peak RSS any worker reported (resource.getrusage in the worker).
+count; compile excluded: the engine is loaded before); both seats' searches count.
+Memory: the largest peak RSS any worker reported (resource.getrusage in the worker).
 
-`--rollout-bases A,B,...` plays, for each base, the expert with that rollout strategy
-(its own other decisions keep tuned's weights) against `--opponent`, and prints each
-variant's rate and games/s: the cheapest base that is strongest per second is the
-expert's default. `BASE@N` gives that variant N iterations (to compare bases at equal
-time).
+`--variants "NAME:KEY=VALUE,KEY=VALUE NAME2:..."` plays, for each variant, a copy of
+data/strategies/expert.toml with those keys changed (iterations, action_iterations,
+prior, exploration, depth, decisions) against `--opponent`: the settings' alternatives,
+measured on the same deals. `--rollout-bases A,B,...` plays the expert with that rollout
+strategy (its own other decisions keep tuned's weights); `BASE@N` gives that variant N
+iterations per placement.
 
-Bars: win rate >= 70%, >= 1 game/s of a core, worker peak RSS <= 500 MB.
+Bars (the full expert against expert-placements): win rate >= 60% over >= 400 games,
+>= 1 game/s of a core, worker peak RSS <= 500 MB.
 Numbers depend on the machine and its load (printed); nothing here asserts.
 """
 
@@ -42,7 +47,7 @@ from strength import Matchup, matchup_stats, play_chunk
 
 ROOT = Path(__file__).resolve().parent.parent
 CHUNK = 10  # games per task: a few seconds each, so progress shows and both cores stay busy
-BAR_RATE = 0.70
+BAR_RATE = 0.60
 BAR_SPEED = 1.0
 BAR_RSS_MB = 500.0
 
@@ -65,6 +70,26 @@ def _variant(base: str, folder: Path) -> str:
     tables = tuned[tuned.index("\n[") + 1:]  # its [weights] and [symbols]
     path = folder / f"expert-{base}.toml"
     path.write_text("\n".join(lines) + "\n" + tables)
+    return str(path)
+
+
+def _with_settings(name: str, settings: str, folder: Path) -> str:
+    """A copy of data/strategies/expert.toml named expert-NAME with KEY=VALUE changed."""
+    changes = dict(kv.split("=", 1) for kv in settings.split(",") if kv)
+    lines = (ROOT / "data" / "strategies" / "expert.toml").read_text().splitlines()
+    out = []
+    for ln in lines:
+        key = ln.split("=", 1)[0].strip()
+        if key == "name":
+            out.append(f'name = "expert-{name}"')
+        elif key in changes:
+            value = changes.pop(key)
+            out.append(f"{key} = {value}")
+        else:
+            out.append(ln)
+    out += [f"{k} = {v}" for k, v in changes.items()]
+    path = folder / f"expert-{name}.toml"
+    path.write_text("\n".join(out) + "\n")
     return str(path)
 
 
@@ -100,7 +125,9 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=20261204, help="run seed")
     parser.add_argument("--jobs", type=int, default=2, help="worker processes")
     parser.add_argument("--subject", default="expert", help="the player measured")
-    parser.add_argument("--opponent", default="montecarlo-tuned")
+    parser.add_argument("--opponent", default="expert-placements")
+    parser.add_argument("--variants", default="",
+                        help="compare copies of the expert with these settings instead")
     parser.add_argument("--rollout-bases", default="",
                         help="compare the expert with these rollout strategies instead")
     args = parser.parse_args()
@@ -113,7 +140,11 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         bases = [b for b in args.rollout_bases.split(",") if b]
         subjects = [_variant(b.partition("@")[0], Path(tmp)) + (f"@{b.partition('@')[2]}"
-                    if "@" in b else "") for b in bases] or [args.subject]
+                    if "@" in b else "") for b in bases]
+        subjects += [_with_settings(*v.split(":", 1), Path(tmp))
+                     for v in args.variants.split() if v]
+        bases += args.variants.split()
+        subjects = subjects or [args.subject]
         matchups = [Matchup("", s, args.opponent, BAR_RATE, args.games) for s in subjects]
         t0 = time.perf_counter()
         for s in subjects:  # compile (or load) before the clock of any chunk starts
@@ -134,7 +165,7 @@ def main() -> None:
     if not bases:
         s = matchup_stats(matchups[0])
         speed = matchups[0].done / matchups[0].core_s
-        print(f"bars: win rate >= 70%: {'met' if s['rate'] >= BAR_RATE else 'NOT met'} "
+        print(f"bars: win rate >= 60%: {'met' if s['rate'] >= BAR_RATE else 'NOT met'} "
               f"(interval {'above' if s['ci'][0] >= BAR_RATE else 'not wholly above'}); "
               f">= 1 game/s of a core: {'met' if speed >= BAR_SPEED else 'NOT met'}; "
               f"worker RSS <= 500 MB: {'met' if rss[0] <= BAR_RSS_MB else 'NOT met'}")

@@ -7,6 +7,8 @@ field, the bad value and what is allowed -- never a KeyError or a numpy tracebac
 
 from __future__ import annotations
 
+import copy
+import functools
 import re
 import tomllib
 from collections.abc import Iterable, Sequence
@@ -110,21 +112,34 @@ class InputError(TargiSimError, ValueError):
     a game id): the message is one line for the user, and the CLI exits with code 2."""
 
 
-def read_toml(path: Path) -> tuple[str, dict[str, Any]]:
-    """Read and parse a TOML file, turning every failure into a DataError."""
+def read_text(path: Path) -> str:
+    """A data file's text, turning every failure into a DataError."""
     try:
-        text = path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise DataError(path, None, None, problem="cannot be read: file not found") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise DataError(path, None, None, problem=f"cannot be read: {exc}") from None
+
+
+@functools.lru_cache(maxsize=128)
+def _parsed(text: str) -> dict[str, Any] | tomllib.TOMLDecodeError:
+    """TOML parsed once per text (a game made in a loop reads the same files again)."""
     try:
-        data = tomllib.loads(text)
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        m = re.search(r"at line (\d+), column (\d+)", str(exc))
+        return exc
+
+
+def read_toml(path: Path) -> tuple[str, dict[str, Any]]:
+    """Read and parse a TOML file, turning every failure into a DataError."""
+    text = read_text(path)
+    data = _parsed(text)
+    if isinstance(data, tomllib.TOMLDecodeError):
+        m = re.search(r"at line (\d+), column (\d+)", str(data))
         where = f"line {m.group(1)}, column {m.group(2)}" if m else None
-        raise DataError(path, where, None, problem=f"is not valid TOML: {exc}") from None
-    return text, data
+        raise DataError(path, where, None, problem=f"is not valid TOML: {data}") from None
+    return text, copy.deepcopy(data)  # callers may change their copy
 
 
 class FieldReader:

@@ -197,11 +197,13 @@ def _toml(settings: dict, name: str, base: str = "balanced") -> str:
     if "search" in settings:
         lines.append(f'search = "{settings["search"]}"')
         lines.append(f'base = "{base}"')  # settings() names the base's kind, not the base
-    for key in ("rollouts", "iterations", "exploration", "action_iterations", "depth", "prior"):
+    for key in ("rollouts", "iterations", "exploration", "action_iterations", "depth", "prior",
+                "action_exploration"):
         if key in settings:
             lines.append(f"{key} = {settings[key]!r}")
-    if "decisions" in settings:
-        lines.append(f'decisions = "{settings["decisions"]}"')
+    for key in ("decisions", "placement_tree"):
+        if key in settings:
+            lines.append(f'{key} = "{settings[key]}"')
     for section in ("weights", "symbols"):
         if section in settings:
             lines.append(f"[{section}]")

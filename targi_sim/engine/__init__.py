@@ -10,6 +10,7 @@ Importing compiles nothing: the engine is compiled (or loaded from the cache) on
 first use, and each strategy's policy only when a seat plays it.
 """
 
+import functools
 import hashlib
 import os
 from collections.abc import Iterator
@@ -21,7 +22,10 @@ import numba
 _HERE = Path(__file__).resolve().parent
 
 
+@functools.lru_cache(maxsize=1)
 def source_digest() -> str:
+    """A hash of every engine source and the numba version (computed once a process:
+    the sources a process runs do not change under it)."""
     h = hashlib.sha256(numba.__version__.encode())
     for path in sorted(_HERE.rglob("*.py")):
         h.update(path.relative_to(_HERE.parent).as_posix().encode())

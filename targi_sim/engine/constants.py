@@ -152,6 +152,14 @@ MC_DEPTH = 52        # ismcts over every decision: most decisions on a tree path
                      # before the round's end)
 MC_PRIOR = 53        # ismcts over every decision: prior weight of the rollout strategy's own
                      # answer at a tree node (PUCT); 0: plain UCT, every answer tried once first
+MC_PLACEMENT_TREE = 54  # ismcts over every decision, at a placement: PLACEMENT_TREE_ROUND (the
+                        # tree of the round's decisions) or PLACEMENT_TREE_PLACEMENTS (the
+                        # placement tree of engine/ismcts.py, the action phase the base's)
+MC_ACTION_EXPLORATION = 55  # ismcts over every decision: the round tree's PUCT constant
+                            # (0: MC_EXPLORATION)
+PLACEMENT_TREE_ROUND = 0
+PLACEMENT_TREE_PLACEMENTS = 1
+PLACEMENT_TREE_NAMES = ("round", "placements")
 SEARCHED_PLACEMENTS = 0
 SEARCHED_ALL = 1
 SEARCHED_NAMES = ("placements", "all")

@@ -249,6 +249,24 @@ def tree_backup(CTL, TREE, v):
 
 
 @jit
+def root_decided(TREE, remaining):
+    """True once no answer can overtake the root's most visited one in `remaining` more
+    iterations (each adds one visit to one answer): stopping then changes no answer."""
+    first = 0.0
+    second = 0.0
+    k = int(TREE[0, N_FIRST])
+    while k >= 0:
+        v = TREE[k, N_VISITS]
+        if v > first:
+            second = first
+            first = v
+        elif v > second:
+            second = v
+        k = int(TREE[k, N_NEXT])
+    return first - second > remaining
+
+
+@jit
 def tree_best(CTL, TREE, dtype, ctx, O, n):
     """The searched decision's answer: the root's most visited answer (ties: the better
     mean), as an option value from O[0:n]."""

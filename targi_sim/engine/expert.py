@@ -26,14 +26,17 @@ from targi_sim.engine.constants import (
     DECISION_NAMES,
     DT_PLACE,
     HC_KEY,
+    MC_ACTION_EXPLORATION,
     MC_ACTION_ITERATIONS,
     MC_DECISIONS,
     MC_DEPTH,
     MC_EXPLORATION,
     MC_ITERATIONS,
     MC_PENDING,
+    MC_PLACEMENT_TREE,
     MC_PRIOR,
     N_STRAT_PARAMS,
+    PLACEMENT_TREE_PLACEMENTS,
     SEARCHED_ALL,
     SK_MONTECARLO,
 )
@@ -48,10 +51,13 @@ from .decision_tree import (
     C_SIZE,
     N_COLS,
     iteration_begin,
+    root_decided,
     tree_backup,
     tree_best,
     tree_reset,
 )
+from .information import redeal
+from .ismcts import search_placement
 from .jit import OVERLOAD_OPTIONS, jit, jit_alloc
 from .layout import (
     S_CORE,
@@ -133,8 +139,8 @@ def _begin_search(S0, Sp, SP, p, CTL, TREE, SPr, audit_seed):
     for j in range(k):
         CTL[C_PREFIX + j] = Sp[S_T + j]
     rollout_rows(SP, p, SPr)
-    tree_reset(CTL, TREE, p, SP[p, MC_EXPLORATION], SP[p, MC_PRIOR], int(SP[p, MC_DEPTH]),
-               audit_seed)
+    c = SP[p, MC_ACTION_EXPLORATION] if SP[p, MC_ACTION_EXPLORATION] > 0 else SP[p, MC_EXPLORATION]
+    tree_reset(CTL, TREE, p, c, SP[p, MC_PRIOR], int(SP[p, MC_DEPTH]), audit_seed)
     return next32(S0, S_POLICY_RNG + 4 * p)
 
 
@@ -165,10 +171,41 @@ def search_decision(S0, Sp, D, R, SP, PB, p, CTL, TREE, Sr, SPr, Lr, Or, audit_s
     n = Sp[S_X_N_OPTIONS]
     base_seed = _begin_search(S0, Sp, SP, p, CTL, TREE, SPr, audit_seed)
     Pr = search_seats(PB, p, CTL, TREE)
-    for it in range(decision_iterations(SP, p, dtype)):
+    iterations = decision_iterations(SP, p, dtype)
+    for it in range(iterations):
         v = _iteration(S0, D, R, p, base_seed, it, CTL, Sr, SPr, Lr, Pr, Or)
         tree_backup(CTL, TREE, v)
+        if root_decided(TREE, iterations - it - 1):
+            break
     return tree_best(CTL, TREE, dtype, Sp[S_X_CTX], Sp[S_X_OPTIONS:S_X_OPTIONS + n], n)
+
+
+@jit
+def placement_answer(S0, Sp, D, R, SP, PB, p, Sf, Of, scratch, audit_seed):
+    """A placement searched by the placement tree (engine/ismcts.py, as expert-placements
+    searches it) from the paused position: the placement phase can be resumed, so the
+    frozen state is the position. p's stream comes from S0 and goes back to it."""
+    Sm, SPm, Lm, Om, slots, T = scratch
+    for j in range(S_CORE):
+        Sf[j] = Sp[S_X_FROZEN + j]
+    for w in range(4):
+        Sf[S_POLICY_RNG + 4 * p + w] = S0[S_POLICY_RNG + 4 * p + w]
+    if audit_seed != 0:
+        redeal(Sf, p, audit_seed, slots)
+    b = search_placement(Sf, D, R, SP, PB, p, Of, Sm, SPm, Lm, Om, slots, T)
+    for w in range(4):
+        S0[S_POLICY_RNG + 4 * p + w] = Sf[S_POLICY_RNG + 4 * p + w]
+    return b
+
+
+@jit
+def answer_decision(S0, Sp, D, R, SP, PB, p, arrays, scratch, audit_seed):
+    """Player p's answer to the decision the replay Sp paused at: a placement by the
+    placement tree when the seat asks for it, else by the tree of the round."""
+    CTL, TREE, Sr, SPr, Lr, Or = arrays
+    if Sp[S_X_DTYPE] == DT_PLACE and SP[p, MC_PLACEMENT_TREE] == PLACEMENT_TREE_PLACEMENTS:
+        return placement_answer(S0, Sp, D, R, SP, PB, p, Sr, Or, scratch, audit_seed)
+    return search_decision(S0, Sp, D, R, SP, PB, p, CTL, TREE, Sr, SPr, Lr, Or, audit_seed)
 
 
 @jit_alloc
@@ -211,8 +248,10 @@ def search_arrays(SP, S_size):
 def answer_paused(S0, Sp, D, R, SP, PB, p, audit_seed):
     """search_decision for a driver in Python (targi_sim.play.session, the no-peeking
     audit): allocates its own arrays. Returns (answer, nodes expanded by decision type)."""
-    CTL, TREE, Sr, SPr, Lr, Or = search_arrays(SP, Sp.shape[0])
-    a = search_decision(S0, Sp, D, R, SP, PB, p, CTL, TREE, Sr, SPr, Lr, Or, audit_seed)
+    arrays = search_arrays(SP, Sp.shape[0])
+    a = answer_decision(S0, Sp, D, R, SP, PB, p, arrays, search_scratch(SP, Sp.shape[0]),
+                        audit_seed)
+    CTL = arrays[0]
     return a, CTL[C_NODES_BY_TYPE:C_NODES_BY_TYPE + N_DECISION_TYPES].copy()
 
 
@@ -230,7 +269,7 @@ def play_search_round(S, D, R, SPw, L, P, PB, O, S0, SP0, used, mc, scratch, arr
     Placements of a seat that searches placements only (engine/montecarlo.py) are
     searched once per round: `mc` keeps each one's answer and the seat's stream after
     it, so a replay reproduces the search without repeating it."""
-    CTL, TREE, Sr, SPr, Lr, Or = arrays
+    CTL, TREE = arrays[0], arrays[1]
     Sm, SPm, Lm, Om, slots, T = scratch
     Pw = real_seats(P, CTL, TREE)
     for j in range(S_CORE):
@@ -273,7 +312,7 @@ def play_search_round(S, D, R, SPw, L, P, PB, O, S0, SP0, used, mc, scratch, arr
         if S[S_X_PAUSED] == 0:
             break
         p = S[S_X_PLAYER]
-        a = search_decision(S0, S, D, R, SP0, PB, p, CTL, TREE, Sr, SPr, Lr, Or, 0)
+        a = answer_decision(S0, S, D, R, SP0, PB, p, arrays, scratch, 0)
         S[S_X_SCRIPT + n_script] = a
         n_script += 1
     S[S_X_N] = 0

@@ -19,7 +19,7 @@ import numpy as np
 from targi_sim._utils.paths import data_dir
 from targi_sim.engine import constants as C
 from targi_sim.engine import limits as L
-from targi_sim.errors import DataError, FieldReader, UsageError, read_toml
+from targi_sim.errors import DataError, FieldReader, UsageError, read_text, read_toml
 
 CONFIDENCES = ("high", "medium", "low")
 COST_KEYS = ("salt", "pepper", "dates", "gold")
@@ -125,9 +125,25 @@ def resolve(kind: str, folder: str, name_or_path: str | Path, valid: list[str]) 
     return path
 
 
+_LOADED: dict[tuple[str, str], Deck] = {}
+
+
 def load_deck(name_or_path: str | Path) -> Deck:
-    """Load and validate a deck by shipped name ("base") or by file path."""
+    """Load and validate a deck by shipped name ("base") or by file path.
+
+    A file whose text was loaded before in this process gives the same Deck again
+    (decks are immutable): `new_game` in a loop does not parse and check it each time."""
     path = resolve("deck", "decks", name_or_path, list_decks())
+    key = (str(path.resolve()), read_text(path))
+    if key in _LOADED:
+        return _LOADED[key]
+    if len(_LOADED) > 64:
+        _LOADED.clear()
+    _LOADED[key] = deck = _load_deck(path)
+    return deck
+
+
+def _load_deck(path: Path) -> Deck:
     text, data = read_toml(path)
     top = FieldReader(path, "deck", data)
     top.check_keys(

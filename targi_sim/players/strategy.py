@@ -73,7 +73,7 @@ TUNING_RANGES: dict[str, tuple[float, float] | None] = {
 SYMBOL_RANGE = (-3.0, 3.0)
 TOP_KEYS = ("name", "kind", "description", "weights", "symbols", "rollouts", "base",
             "search", "iterations", "exploration", "decisions", "action_iterations", "depth",
-            "prior")
+            "prior", "placement_tree", "action_exploration")
 KIND_KEYS = {
     "random": ("name", "kind", "description"),
     "greedy": ("name", "kind", "description"),
@@ -85,6 +85,9 @@ MAX_ITERATIONS = 100_000  # the ISMCTS tree holds one node per iteration (160 by
 MAX_DEPTH = 500  # decisions on one path of the every-decision tree (0: to the round's end)
 DEFAULT_EXPLORATION = 0.7
 DEFAULT_PRIOR = 0.0  # decisions = "all": weight of the base's own answer (0: plain UCT)
+# the settings of a search of every decision (decisions = "all"), refused otherwise
+EVERY_DECISION_KEYS = ("action_iterations", "depth", "prior", "placement_tree",
+                       "action_exploration")
 
 
 @dataclass(frozen=True, eq=False)
@@ -191,6 +194,9 @@ class Strategy:
                     out["action_iterations"] = int(self.params[C.MC_ACTION_ITERATIONS])
                     out["depth"] = int(self.params[C.MC_DEPTH])
                     out["prior"] = float(self.params[C.MC_PRIOR])
+                    out["placement_tree"] = C.PLACEMENT_TREE_NAMES[
+                        int(self.params[C.MC_PLACEMENT_TREE])]
+                    out["action_exploration"] = float(self.params[C.MC_ACTION_EXPLORATION])
                 out["exploration"] = float(self.params[C.MC_EXPLORATION])
             else:
                 out["rollouts"] = int(self.params[C.MC_ROLLOUTS])
@@ -378,7 +384,7 @@ def _search_budget(r: FieldReader, params: np.ndarray) -> None:
     (`iterations` per decision, `exploration`); a key of the other search is refused."""
     search = r.get_choice("search", C.SEARCH_NAMES, "flat")
     params[C.MC_SEARCH] = C.SEARCH_NAMES.index(search)
-    other = (("iterations", "exploration", "decisions", "action_iterations", "depth", "prior")
+    other = (("iterations", "exploration", *EVERY_DECISION_KEYS, "decisions")
              if search == "flat" else ("rollouts",))
     for key in other:
         if key in r.data:
@@ -390,7 +396,7 @@ def _search_budget(r: FieldReader, params: np.ndarray) -> None:
     decisions = r.get_choice("decisions", C.SEARCHED_NAMES, "placements")
     params[C.MC_DECISIONS] = C.SEARCHED_NAMES.index(decisions)
     if decisions == "placements":
-        for key in ("action_iterations", "depth", "prior"):
+        for key in EVERY_DECISION_KEYS:
             if key in r.data:
                 raise r.error(key, r.data[key], None,
                               'applies only to decisions = "all" (see docs/strategies.md)')
@@ -403,6 +409,9 @@ def _search_budget(r: FieldReader, params: np.ndarray) -> None:
     if prior >= 1.0:
         raise r.error("prior", prior, "a number from 0 to below 1", "is out of range")
     params[C.MC_PRIOR] = prior if decisions == "all" else 0.0
+    tree = r.get_choice("placement_tree", C.PLACEMENT_TREE_NAMES, "round")
+    params[C.MC_PLACEMENT_TREE] = C.PLACEMENT_TREE_NAMES.index(tree)
+    params[C.MC_ACTION_EXPLORATION] = _float(r, "action_exploration", 0.0, 0.0)
 
 
 def _base_strategy(r: FieldReader, path: Path, seen: tuple[Path, ...]) -> Strategy:
