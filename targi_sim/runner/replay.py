@@ -28,6 +28,7 @@ from targi_sim.game.rules import load_rules
 from targi_sim.play.games import play_game
 from targi_sim.play.pairing import config_pairing, plan
 from targi_sim.players.strategy import Strategy, list_strategies, load_strategy
+from targi_sim.runner.human import HUMAN_CONTENT, human_strategy, is_human_entry, recorded_answers
 from targi_sim.runner.layout import RunDir
 from targi_sim.runner.markers import ChunkMismatch, ChunkPlan, check_chunk
 from targi_sim.runner.tables import TABLES
@@ -122,6 +123,12 @@ def _stored_strategy(folder: Path, entry: dict, manifest_path: Path,
                      files: tuple[Path, ...] = ()) -> Strategy | str:
     """A seat's strategy from its stored file, with the name the run used."""
     seat = entry["seat"]
+    if is_human_entry(entry):  # a person: each game replays its own recorded answers
+        strategy = human_strategy()
+        if strategy.sha256 != entry["sha256"]:
+            raise InputError(f"{manifest_path}: strategies[{seat}] is not the human seat its "
+                             "sha256 records")
+        return strategy
     if entry["kind"] in ("plugin", "python"):
         return _code_strategy(entry, manifest_path, files)
     if not entry["content"]:  # built in code (API runs): only a shipped name can be replayed
@@ -171,9 +178,24 @@ class LoggedRun:
             self.run, _manifest(self.run), strategy_files)
 
     def play(self, game_id: int, seed: int, first_player: int) -> GameRecord:
-        """Play game `game_id` of the run again from its seed and first player."""
-        return play_game(seed, self.strategies, deck=self.deck, rules=self.rules,
+        """Play game `game_id` of the run again from its seed and first player (a
+        person's seat with the answers its journal records for the game)."""
+        strategies = list(self.strategies)
+        for seat, s in enumerate(strategies):
+            if isinstance(s, Strategy) and s.content == HUMAN_CONTENT:
+                strategies[seat] = human_strategy({seed: self._answers(game_id)})
+        return play_game(seed, strategies, deck=self.deck, rules=self.rules,
                          first_player=first_player, game_id=game_id)
+
+    def _answers(self, game_id: int) -> list[int]:
+        """A human game's recorded answers, once its journal matches its chunk's marker."""
+        manifest = _manifest(self.run)
+        chunk = game_id // manifest["config"]["chunk_size"]
+        try:
+            marker = check_chunk(RunDir(self.run), _plan(manifest), chunk)
+        except ChunkMismatch as exc:
+            raise InputError(f"run {str(self.run)!r}: {exc}") from None
+        return recorded_answers(self.run, game_id, marker).answers
 
     def replay(self, game_id: int) -> tuple[GameRecord, GameRef]:
         """Replay a logged game (InputError if the run has no such game yet)."""

@@ -155,7 +155,7 @@ def render_page(record: GameRecord, deck: Deck, snaps: list[Snapshot], title: st
         "(click a column to sort).</p>", _rounds_html(record),
         "<p class='note'>Made by targi-sim from the engine's own replay of the game.</p>",
         f"<script type='application/json' id='game-data'>{data}</script>",
-        f"<script>{_asset('viewer.js')}</script></body></html>\n",
+        f"<script>{_asset('board.js')}\n{_asset('viewer.js')}</script></body></html>\n",
     ])
 
 
