@@ -225,10 +225,12 @@ def resolve_setup(root: str | Path, *, vs: str | None = None, deck: str | None =
         ("--rules", given.rules.sha256, have.rules.sha256),
         ("--seed", given.seed, have.seed)) if a != b]
     if differ:
+        what = " and ".join(differ)
         raise InputError(
-            f"{root} holds playtest games against {have.describe()}; {', '.join(differ)} "
-            "differ(s). Leave those options out to go on with its games, or choose another "
-            f"--out (e.g. --out {root}-vs-{given.bot.name.replace('@', '-')})")
+            f"{root} is the playtest directory of games against {have.describe()}; the "
+            f"{what} given {'differs' if len(differ) == 1 else 'differ'} from it. Leave "
+            f"{'it' if len(differ) == 1 else 'them'} out to go on with its games, or choose "
+            f"another --out (e.g. --out {root}-vs-{given.bot.name.replace('@', '-')})")
     if stored["config"]["engine"] != source_digest():
         raise InputError(f"{root}'s games were played with another engine build (an older "
                          "targi-sim); they still report and replay, but new games go in "
@@ -344,18 +346,25 @@ class PlaytestDir:
 
     def _valid_marker(self, k: int, known: dict[str, int], data: bytes) -> dict | None:
         """Chunk k's marker if it is this setup's (for some game count), vouches for the
-        journal's bytes and its files match it; else None (the chunk is written again)."""
+        journal's bytes and its files match it; None if the chunk is to be written (again):
+        no marker, or one left by an interrupted write. A journal edited after its game
+        was written is refused (InputError): the chunk is the game that was played."""
         try:
             marker = self.rd.read_marker(k)
         except (OSError, ValueError):
             return None
         games = known.get(marker.get("config_hash")) if isinstance(marker, dict) else None
-        if games is None or marker.get("answers") != vouch_answers(data):
+        if games is None or "answers" not in marker:
             return None
         try:
-            return check_chunk(self.rd, ChunkPlan(marker["config_hash"], games, 1), k)
+            check_chunk(self.rd, ChunkPlan(marker["config_hash"], games, 1), k)
         except ChunkMismatch:
             return None
+        if marker["answers"] != vouch_answers(data):
+            raise InputError(f"{self.root / PLAYTEST / f'game-{k:06d}.json'} changed after "
+                             f"game {k} was written (it no longer matches chunk {k}'s "
+                             "marker); put the file back as it was")
+        return marker
 
     def _write_chunk(self, k: int, journal: Journal, config_hash: str,
                      games: int) -> dict[str, Any]:

@@ -46,17 +46,19 @@ class Step:
 class Storyteller:
     """Captions positions one at a time, each with what happened since the one before:
     the viewer captions a whole recorded game, the play page (targi_sim.web) a game as
-    it is played. `names`: what each seat is called; `describe(row)`, if given, may
-    replace a trace row's sentence (the play page words a card the person has not seen
-    without naming it)."""
+    it is played. `names`: what each seat is called (`short`: in the score line);
+    `describe(row)`, if given, may replace a trace row's sentence (the play page words a
+    card the person has not seen without naming it)."""
 
     def __init__(self, deck: Deck, first_player: int,
                  names: tuple[str, str] = ("seat 0", "seat 1"),
-                 describe: Callable[[dict], str | None] | None = None) -> None:
+                 describe: Callable[[dict], str | None] | None = None,
+                 short: tuple[str, str] | None = None) -> None:
         self.deck = deck
         self.narrator = Narrator(deck)
         self.first_player = first_player
         self.names = names
+        self.short = short or names
         self.describe = describe
         self.prev: Snapshot | None = None
         self.done_at = 0
@@ -101,8 +103,8 @@ class Storyteller:
             step.raid = True
         if snap.kind == "round_end":
             step.lines.append(f"Round {rnd} ends: score if the game ended now "
-                              f"{snap.get('p0_score')} ({names[0]}) to {snap.get('p1_score')} "
-                              f"({names[1]}).")
+                              f"{snap.get('p0_score')} ({self.short[0]}) to "
+                              f"{snap.get('p1_score')} ({self.short[1]}).")
         if snap.kind == "decision":
             step.next = f"{names[snap.player]} {WAITING.get(snap.decision, snap.decision)}"
             if snap.options:

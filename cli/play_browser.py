@@ -1,0 +1,107 @@
+"""`targi-sim play --browser`: play against a bot in a local web page; the games are kept
+as a run directory (targi_sim.web, targi_sim.runner.playtest).
+
+Prints the page's URL (token included) as one line on stdout, opens it unless --no-open,
+and serves until Ctrl-C or SIGTERM; everything else goes to stderr.
+"""
+
+from __future__ import annotations
+
+import errno
+import sys
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+
+def default_out(deck: str | None) -> Path:
+    """runs/playtest-<deck name>: the deck's own name, read from its file."""
+    from targi_sim.game.deck import load_deck
+
+    return Path("runs") / f"playtest-{load_deck(deck or 'base').name}"
+
+
+def play_in_browser(*, vs: str | None, deck: str | None, rules: str | None,
+                    seed: str | None, out: str | None, port: str, no_open: bool) -> None:
+    """The command's body (options as typed; see cli/play.py)."""
+    from targi_sim import DataError, InputError, UsageError
+    from targi_sim.runner.playtest import open_playtest
+
+    from .common import fail, status
+    from .parse import ParseError, parse_seed, parse_whole_number
+    from .signals import exit_code
+
+    try:
+        run_seed = parse_seed(seed) if seed is not None else None
+        port_number = parse_whole_number(port, "--port", 0, 65535)
+        out_dir = Path(out) if out else default_out(deck)
+        pdir = open_playtest(out_dir, vs=vs, deck=deck, rules=rules, seed=run_seed,
+                             command=["targi-sim", *sys.argv[1:]])
+    except (ParseError, InputError, UsageError, DataError, ValueError) as exc:
+        raise fail(str(exc)) from None
+    err = Console(stderr=True, highlight=False, soft_wrap=True)
+    setup = pdir.setup
+    try:
+        with pdir.rd.locked():
+            text = ("Loading the compiled engine and dealing the game (the first time on "
+                    "this machine it is compiled: a minute or two)...")
+            with status(err, text, eager=True,
+                        describe=lambda elapsed: f"{text} {elapsed:.0f} s"):
+                table, server = _prepare(pdir, port_number)
+            typer.echo(server.url)  # the one line on stdout: what a script or person opens
+            sys.stdout.flush()
+            err.print(f"Playing against {escape(setup.bot.name)} (deck {escape(setup.deck.name)}"
+                      f", rules {escape(setup.rules.name)}, seed {setup.seed}); games are "
+                      f"saved in {escape(str(out_dir))} ({table.finished} finished so far). "
+                      "Open the address above in a browser on this machine. Ctrl-C stops; "
+                      "an unfinished game goes on where it was next time.")
+            if not no_open:
+                _open_browser(server.url)
+            server.serve()
+    except (InputError, UsageError, DataError) as exc:
+        raise fail(str(exc)) from None
+    except OSError as exc:
+        raise fail(f"cannot serve on 127.0.0.1:{port_number}: {exc.strerror or exc}"
+                   + (" (the port is in use; give another --port, or 0 for a free one)"
+                      if exc.errno == errno.EADDRINUSE else "")) from None
+    except KeyboardInterrupt as exc:  # Ctrl-C, SIGTERM or SIGHUP (cli/signals.py)
+        typer.echo(f"\nStopped. Finished games are in {out_dir}; an unfinished game is kept "
+                   "and goes on where it was next time.", err=True)
+        raise typer.Exit(exit_code(exc)) from None
+
+
+def _prepare(pdir, port: int):
+    """Write what is owed to the run directory, deal or resume the game, bind the port."""
+    from targi_sim.runner.chunks import warm_summaries
+    from targi_sim.runner.config import RunConfig, resolve_run
+    from targi_sim.web import PlayServer, PlayTable
+
+    from . import signals
+
+    setup = pdir.setup
+    # the chunk-summary code, compiled once per machine, on one random game of the deck
+    warm = resolve_run(RunConfig(games=1, p0="random", p1="random", deck=setup.deck,
+                                 rules=setup.rules, chunk_size=1))
+    warm_summaries(warm.spec(pdir.root / ".warm"))
+    signals.check()
+    pdir.create()
+    pdir.sync()
+    table = PlayTable(pdir)
+    table.start()
+    signals.check()
+    server = PlayServer(table, port)
+    return table, server
+
+
+def _open_browser(url: str) -> None:
+    """Open the page in the default browser; a machine without one only prints the URL."""
+    import contextlib
+    import webbrowser
+
+    with contextlib.suppress(Exception):  # no browser here is no error: the URL is printed
+        webbrowser.open(url)
+
+
+__all__ = ["default_out", "play_in_browser"]
