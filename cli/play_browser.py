@@ -28,6 +28,7 @@ def play_in_browser(*, vs: str | None, deck: str | None, rules: str | None,
     """The command's body (options as typed; see cli/play.py)."""
     from targi_sim import DataError, InputError, UsageError
     from targi_sim.runner.playtest import open_playtest
+    from targi_sim.web.server import bind
 
     from .common import fail, status
     from .parse import ParseError, parse_seed, parse_whole_number
@@ -44,12 +45,18 @@ def play_in_browser(*, vs: str | None, deck: str | None, rules: str | None,
     err = Console(stderr=True, highlight=False, soft_wrap=True)
     setup = pdir.setup
     try:
+        sock = bind(port_number)  # at once: a port in use is said before the engine loads
+    except OSError as exc:
+        raise fail(f"cannot serve on 127.0.0.1:{port_number}: {exc.strerror or exc}"
+                   + (" (the port is in use: give another --port, or 0 for a free one)"
+                      if exc.errno == errno.EADDRINUSE else "")) from None
+    try:
         with pdir.rd.locked():
             text = ("Loading the compiled engine and dealing the game (the first time on "
                     "this machine it is compiled: a minute or two)...")
             with status(err, text, eager=True,
                         describe=lambda elapsed: f"{text} {elapsed:.0f} s"):
-                table, server = _prepare(pdir, port_number)
+                table, server = _prepare(pdir, sock)
             typer.echo(server.url)  # the one line on stdout: what a script or person opens
             sys.stdout.flush()
             err.print(f"Playing against {escape(setup.bot.name)} (deck {escape(setup.deck.name)}"
@@ -63,17 +70,15 @@ def play_in_browser(*, vs: str | None, deck: str | None, rules: str | None,
     except (InputError, UsageError, DataError) as exc:
         raise fail(str(exc)) from None
     except OSError as exc:
-        raise fail(f"cannot serve on 127.0.0.1:{port_number}: {exc.strerror or exc}"
-                   + (" (the port is in use; give another --port, or 0 for a free one)"
-                      if exc.errno == errno.EADDRINUSE else "")) from None
+        raise fail(f"cannot write the games to {out_dir}: {exc.strerror or exc}") from None
     except KeyboardInterrupt as exc:  # Ctrl-C, SIGTERM or SIGHUP (cli/signals.py)
         typer.echo(f"\nStopped. Finished games are in {out_dir}; an unfinished game is kept "
                    "and goes on where it was next time.", err=True)
         raise typer.Exit(exit_code(exc)) from None
 
 
-def _prepare(pdir, port: int):
-    """Write what is owed to the run directory, deal or resume the game, bind the port."""
+def _prepare(pdir, sock):
+    """Write what is owed to the run directory, deal or resume the game; the server."""
     from targi_sim.runner.chunks import warm_summaries
     from targi_sim.runner.config import RunConfig, resolve_run
     from targi_sim.web import PlayServer, PlayTable
@@ -91,8 +96,7 @@ def _prepare(pdir, port: int):
     table = PlayTable(pdir)
     table.start()
     signals.check()
-    server = PlayServer(table, port)
-    return table, server
+    return table, PlayServer(table, sock=sock)
 
 
 def _open_browser(url: str) -> None:

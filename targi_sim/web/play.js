@@ -200,6 +200,7 @@
       state.games_finished + " finished)" + (g ? " · game " + g.id + ", seat " +
       g.first_player + " starts round 1" + (g.resumed ? " · resumed where you left it" : "") : "");
     if (!g) { return; }
+    document.body.setAttribute("data-game", String(g.id));
     draw(g.view);
     showDecision(g.decision);
     showResult(g);

@@ -19,10 +19,12 @@ HOST = "127.0.0.1"  # never another interface: the page is for this machine's br
 
 
 def bind(port: int) -> socket.socket:
-    """A socket bound to 127.0.0.1:`port` (0: a free port); OSError if it is taken."""
+    """A socket listening on 127.0.0.1:`port` (0: a free port); OSError if it is taken.
+    A browser opened at once on the printed URL waits for the server, never refused."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     try:
         sock.bind((HOST, port))
+        sock.listen(128)  # connections wait in the backlog until the server takes them
     except OSError:
         sock.close()
         raise
@@ -33,8 +35,10 @@ def bind(port: int) -> socket.socket:
 class PlayServer:
     """The page's server for `table` (see the module docstring)."""
 
-    def __init__(self, table: PlayTable, port: int = 0, token: str | None = None) -> None:
-        self.sock = bind(port)
+    def __init__(self, table: PlayTable, port: int = 0, token: str | None = None, *,
+                 sock: socket.socket | None = None) -> None:
+        """Serves on `sock` if given (bound by `bind`), else binds `port` now."""
+        self.sock = sock if sock is not None else bind(port)
         self.port = int(self.sock.getsockname()[1])
         self.token = token or new_token()
         config = uvicorn.Config(create_app(table, self.token, self.port), log_config=None,
