@@ -271,3 +271,19 @@ def test_the_table_refuses_answers_out_of_turn_and_changes_nothing(tmp_path):
             assert table.state() == state
         assert not journal_path(tmp_path / "g", 0).exists()  # nothing answered, nothing kept
         assert isinstance(table, PlayTable)
+
+
+def test_a_budgeted_search_bot_is_read_back_from_what_is_stored(tmp_path):
+    """`expert@N` is stored as the expert's file and its name: reading it back applies
+    the budget again (a playtest reopened, a run replayed)."""
+    pdir = open_playtest(tmp_path / "games", vs="expert@5")
+    with pdir.rd.locked():
+        pdir.create()
+    again = open_playtest(tmp_path / "games").setup.bot
+    assert (again.name, again.sha256) == ("expert@5", pdir.setup.bot.sha256)
+    result = runner.invoke(app, ["run", "-n", "2", "--p0", "expert@5", "--p1", "random",
+                                 "--out", str(tmp_path / "run"), "--quiet", "--jobs", "1"])
+    assert result.exit_code == 0, result.output
+    result = runner.invoke(app, ["replay", str(tmp_path / "run"), "--game", "1"])
+    assert result.exit_code == 0, result.output
+    assert "Replay matches" in result.output

@@ -14,6 +14,7 @@ read only after the chunk's files match their completion marker.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import tempfile
 from dataclasses import dataclass
@@ -27,7 +28,7 @@ from targi_sim.game.record import GameRecord
 from targi_sim.game.rules import load_rules
 from targi_sim.play.games import play_game
 from targi_sim.play.pairing import config_pairing, plan
-from targi_sim.players.strategy import Strategy, list_strategies, load_strategy
+from targi_sim.players.strategy import Strategy, list_strategies, load_strategy, with_budget
 from targi_sim.runner.human import HUMAN_CONTENT, human_strategy, is_human_entry, recorded_answers
 from targi_sim.runner.layout import RunDir
 from targi_sim.runner.markers import ChunkMismatch, ChunkPlan, check_chunk
@@ -142,6 +143,10 @@ def _stored_strategy(folder: Path, entry: dict, manifest_path: Path,
         except (DataError, UsageError) as exc:
             raise InputError(f"{manifest_path}: strategies[{seat}].content is not a valid "
                              f"strategy file: {exc}") from None
+    _, at, budget = entry["name"].rpartition("@")
+    if at and strategy.sha256 != entry["sha256"]:  # NAME@BUDGET: the file's, with the budget
+        with contextlib.suppress(InputError):
+            strategy = with_budget(strategy, budget, entry["name"])
     if strategy.sha256 != entry["sha256"]:
         raise InputError(f"{manifest_path}: strategies[{seat}].content does not give the "
                          "strategy its sha256 records")
