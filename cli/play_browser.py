@@ -7,8 +7,12 @@ and serves until Ctrl-C or SIGTERM; everything else goes to stderr.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import sys
+import threading
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import typer
@@ -30,7 +34,7 @@ def play_in_browser(*, vs: str | None, deck: str | None, rules: str | None,
     from targi_sim.runner.playtest import open_playtest
     from targi_sim.web.server import bind
 
-    from .common import fail, status
+    from .common import fail
     from .parse import ParseError, parse_seed, parse_whole_number
     from .signals import exit_code
 
@@ -52,10 +56,8 @@ def play_in_browser(*, vs: str | None, deck: str | None, rules: str | None,
                       if exc.errno == errno.EADDRINUSE else "")) from None
     try:
         with pdir.rd.locked():
-            text = ("Loading the compiled engine and dealing the game (the first time on "
-                    "this machine it is compiled: a minute or two)...")
-            with status(err, text, eager=True,
-                        describe=lambda elapsed: f"{text} {elapsed:.0f} s"):
+            with _loading(err, "Loading the engine (a machine's first start compiles it: "
+                               "minutes)..."):
                 table, server = _prepare(pdir, sock)
             typer.echo(server.url)  # the one line on stdout: what a script or person opens
             sys.stdout.flush()
@@ -75,6 +77,35 @@ def play_in_browser(*, vs: str | None, deck: str | None, rules: str | None,
         typer.echo(f"\nStopped. Finished games are in {out_dir}; an unfinished game is kept "
                    "and goes on where it was next time.", err=True)
         raise typer.Exit(exit_code(exc)) from None
+
+
+@contextlib.contextmanager
+def _loading(console: Console, text: str) -> Iterator[None]:
+    """A status line with the seconds so far (on a terminal every second, in a log every
+    10 s): the first start compiles for minutes and must not look stuck."""
+    from .common import status
+    from .logprogress import LogStatus
+
+    def say(elapsed: float) -> str:
+        return f"{text} {elapsed:.0f} s"
+
+    with status(console, text, eager=True, describe=say) as shown:
+        if isinstance(shown, LogStatus):
+            yield
+            return
+        stop, t0 = threading.Event(), time.perf_counter()
+
+        def tick() -> None:
+            while not stop.wait(1.0):
+                shown.update(say(time.perf_counter() - t0))
+
+        ticker = threading.Thread(target=tick, daemon=True)
+        ticker.start()
+        try:
+            yield
+        finally:
+            stop.set()
+            ticker.join()
 
 
 def _prepare(pdir, sock):
@@ -101,7 +132,6 @@ def _prepare(pdir, sock):
 
 def _open_browser(url: str) -> None:
     """Open the page in the default browser; a machine without one only prints the URL."""
-    import contextlib
     import webbrowser
 
     with contextlib.suppress(Exception):  # no browser here is no error: the URL is printed
