@@ -21,10 +21,9 @@ from rich.markup import escape
 
 
 def default_out(deck: str | None) -> Path:
-    """runs/playtest-<deck name>: the deck's own name, read from its file."""
-    from targi_sim.game.deck import load_deck
-
-    return Path("runs") / f"playtest-{load_deck(deck or 'base').name}"
+    """runs/playtest-<deck> as typed: a shipped deck's name, a deck file's stem (a copy
+    of base.toml edited as my-deck.toml plays into runs/playtest-my-deck)."""
+    return Path("runs") / f"playtest-{Path(deck or 'base').stem}"
 
 
 def play_in_browser(*, vs: str | None, deck: str | None, rules: str | None,
@@ -61,13 +60,13 @@ def play_in_browser(*, vs: str | None, deck: str | None, rules: str | None,
                 table, server = _prepare(pdir, sock)
             typer.echo(server.url)  # the one line on stdout: what a script or person opens
             sys.stdout.flush()
+            opened = not no_open and _open_browser(server.url)
             err.print(f"Playing against {escape(setup.bot.name)} (deck {escape(setup.deck.name)}"
                       f", rules {escape(setup.rules.name)}, seed {setup.seed}); games are "
                       f"saved in {escape(str(out_dir))} ({table.finished} finished so far). "
-                      "Open the address above in a browser on this machine. Ctrl-C stops; "
-                      "an unfinished game goes on where it was next time.")
-            if not no_open:
-                _open_browser(server.url)
+                      + ("The page is opening in your browser" if opened else
+                         "Open the address above in a browser on this machine")
+                      + ". Ctrl-C stops; an unfinished game goes on where it was next time.")
             server.serve()
     except (InputError, UsageError, DataError) as exc:
         raise fail(str(exc)) from None
@@ -130,12 +129,19 @@ def _prepare(pdir, sock):
     return table, PlayServer(table, sock=sock)
 
 
-def _open_browser(url: str) -> None:
-    """Open the page in the default browser; a machine without one only prints the URL."""
+def _open_browser(url: str) -> bool:
+    """Open the page in the default browser; False where there is none to open. On Linux
+    without a display no browser is started: Python's choice would then be a text
+    browser (lynx, w3m) taking over the terminal the server prints to."""
+    import os
     import webbrowser
 
+    if sys.platform.startswith("linux") and not (os.environ.get("DISPLAY")
+                                                 or os.environ.get("WAYLAND_DISPLAY")):
+        return False
     with contextlib.suppress(Exception):  # no browser here is no error: the URL is printed
-        webbrowser.open(url)
+        return bool(webbrowser.open(url))
+    return False
 
 
 __all__ = ["default_out", "play_in_browser"]

@@ -226,11 +226,13 @@ def resolve_setup(root: str | Path, *, vs: str | None = None, deck: str | None =
         ("--seed", given.seed, have.seed)) if a != b]
     if differ:
         what = " and ".join(differ)
+        other = (f"{root}-vs-{given.bot.name.replace('@', '-')}" if "--vs" in differ else
+                 f"{root}-{given.deck.sha256[:8]}" if "--deck" in differ else f"{root}-2")
         raise InputError(
             f"{root} is the playtest directory of games against {have.describe()}; the "
             f"{what} given {'differs' if len(differ) == 1 else 'differ'} from it. Leave "
             f"{'it' if len(differ) == 1 else 'them'} out to go on with its games, or choose "
-            f"another --out (e.g. --out {root}-vs-{given.bot.name.replace('@', '-')})")
+            f"another --out (e.g. --out {other})")
     if stored["config"]["engine"] != source_digest():
         raise InputError(f"{root}'s games were played with another engine build (an older "
                          "targi-sim); they still report and replay, but new games go in "

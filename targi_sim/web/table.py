@@ -25,13 +25,14 @@ import numpy as np
 
 from targi_sim.engine.constants import RESOURCE_NAMES, SYMBOL_NAMES
 from targi_sim.engine.costs import OPT_KEEP, OPT_LEAVE
+from targi_sim.errors import InputError
 from targi_sim.game.narration import action_slots
 from targi_sim.game.record import log_frames
 from targi_sim.game.view import UNKNOWN, View
 from targi_sim.play.games import MAX_TRACE_ROWS
 from targi_sim.play.match import prepare_match
 from targi_sim.play.session import Game, external_strategy
-from targi_sim.runner.human import Journal
+from targi_sim.runner.human import Journal, journal_path
 from targi_sim.runner.playtest import BOT_SEAT, HUMAN_SEAT, PlaytestDir
 from targi_sim.viewer.page import deck_json
 from targi_sim.viewer.states import Snapshot, snapshot_values
@@ -220,8 +221,10 @@ class PlayTable:
         for k, value in enumerate(journal.answers):
             d = game.decision
             if d is None or value not in d.values:
-                raise RequestError(500, f"the journal of game {journal.game_id} does not fit "
-                                        f"its game at answer {k}")
+                raise InputError(f"{journal_path(self.pdir.root, journal.game_id)}: answer "
+                                 f"{k} is no option of the game's decision there; the "
+                                 "unfinished game cannot be resumed (move the file away to "
+                                 "deal it again)")
             game.apply(d.index_of(value))
         shadow = Shadow(self, journal.seed, journal.first_player, journal.game_id)
         playing = Playing(journal, game, shadow, resumed=resumed)
@@ -267,7 +270,12 @@ class PlayTable:
             value = d.values[option]
             playing.game.apply(option)
             playing.journal.answers.append(value)
-            self.pdir.save(playing.journal)
+            try:
+                self.pdir.save(playing.journal)
+            except OSError as exc:  # played, not yet kept: the next answer writes both
+                raise RequestError(507, f"the answer was played but the game could not be "
+                                        f"saved ({exc.strerror or exc}); free space and go on") \
+                    from None
             frames = playing.shadow.follow(playing.game)
             if playing.game.is_over:
                 self._finish(playing, frames)
