@@ -18,6 +18,8 @@ Examples:
 
   targi-sim calibrate --playtest my-games.csv           # your playtests as targets
 
+  targi-sim calibrate --playtest runs/playtest-base     # games played in the browser
+
   targi-sim calibrate --out runs/cal --resume           # after a stop
 
 Searches the values the sources leave open (the space file: data/calibration/
@@ -47,9 +49,10 @@ def calibrate(
     targets: str = typer.Option("real-game-shape", "--targets", metavar="NAME|FILE.toml",
                                 help="The game-shape facts to reproduce, per level."),
     playtest: str | None = typer.Option(
-        None, "--playtest", metavar="FILE.csv",
-        help="Playtest games (one row per player and game; docs/calibrate.md): their "
-             "figures replace the same targets at --playtest-level."),
+        None, "--playtest", metavar="FILE.csv|DIR",
+        help="Playtest games: a CSV (one row per player and game; docs/calibrate.md) or a "
+             "run directory (the games `play --browser` keeps). Their figures replace the "
+             "same targets at --playtest-level."),
     playtest_level: str | None = typer.Option(
         None, "--playtest-level", metavar="LEVEL",
         help="The level the playtests stand for (default: the last of --levels)."),

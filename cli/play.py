@@ -1,8 +1,9 @@
-"""`targi-sim play`: a person plays one game in the terminal against a strategy.
+"""`targi-sim play`: a person plays against a strategy, in the terminal or (--browser) in a
+local web page whose games are kept as a run directory (cli/play_browser.py).
 
 A designer's way to feel a variant before simulating it: the board as the replay draws
 it, the options numbered, the other seat's moves narrated. It is a targi_sim.play.session
-game with the person's seat decided from the keyboard.
+game with the person's seat decided from the keyboard (or the page).
 """
 
 from __future__ import annotations
@@ -20,10 +21,26 @@ Examples:
 
   targi-sim play --vs balanced --deck ./my-deck.toml --rules raid-pay-what-they-have
 
-At each of your decisions, type the number of an option (Enter takes option 0),
-`b` to see the board again, or `q` to stop. The other seat's moves are printed as
-they happen. A game is a pure function of the seed: the same seed and the same
-answers replay the same game.
+  targi-sim play --browser --vs expert@20     # in a web page
+
+  targi-sim play --browser --deck ./my-deck.toml --out runs/mine --no-open
+
+In the terminal: at each of your decisions, type the number of an option (Enter takes
+option 0), `b` to see the board again, or `q` to stop. The other seat's moves are
+printed as they happen. A game is a pure function of the seed: the same seed and the
+same answers replay the same game.
+
+With --browser: a local server (127.0.0.1 only) serves a page with the board, your
+hand, display and resources, the bot's holdings, each legal option as a button (or a
+click on the border card) and the bot's moves one by one. The URL, with its random
+token, is the one line printed on stdout. You are seat 0; the seat starting round 1
+alternates between games. Each finished game is added to the run directory --out
+(default runs/playtest-<deck>): `targi-sim report`, `compare`, `replay` and
+`calibrate --playtest DIR` read it. Every answer is saved at once: stop with Ctrl-C
+at any time and the unfinished game goes on where it was next time. Game k of the
+directory is dealt as `targi-sim run --seed S --pairing one_per_deal` deals its game
+k. For an existing directory, --vs, --deck, --rules and --seed default to its own
+(giving other ones is an error: choose another --out). docs/play.md.
 """
 
 SEAT_MARK = ("A", "B")
@@ -74,16 +91,34 @@ def register(app: typer.Typer) -> None:
 
     @app.command(epilog=PLAY_EPILOG)
     def play(
-        vs: str = typer.Option("balanced", "--vs", metavar="NAME|FILE",
-                               help="The other seat's strategy."),
-        seat: str = typer.Option("0", "--seat", metavar="0|1", help="Your seat."),
-        seed: str = typer.Option("0", "--seed", metavar="SEED", help="Seed of the game."),
-        first: str = typer.Option("0", "--first", metavar="0|1",
-                                  help="Seat that starts round 1."),
-        deck: str = typer.Option("base", "--deck", metavar="NAME|FILE", help="Deck."),
-        rules: str = typer.Option("default", "--rules", metavar="NAME|FILE", help="Rules."),
+        vs: str | None = typer.Option(None, "--vs", metavar="NAME|FILE",
+                                      help="The other seat's strategy (default balanced)."),
+        seat: str | None = typer.Option(None, "--seat", metavar="0|1",
+                                        help="Your seat (terminal; default 0)."),
+        seed: str | None = typer.Option(
+            None, "--seed", metavar="SEED",
+            help="Seed of the game (default 0); with --browser, of the directory's games: "
+                 "game k is dealt from (SEED, k)."),
+        first: str | None = typer.Option(None, "--first", metavar="0|1",
+                                         help="Seat that starts round 1 (terminal; default 0)."),
+        deck: str | None = typer.Option(None, "--deck", metavar="NAME|FILE",
+                                        help="Deck (default base)."),
+        rules: str | None = typer.Option(None, "--rules", metavar="NAME|FILE",
+                                         help="Rules (default default)."),
+        browser: bool = typer.Option(False, "--browser",
+                                     help="Play in a local web page; keep the games as a run "
+                                          "directory."),
+        out: str | None = typer.Option(None, "--out", metavar="DIR",
+                                       help="(--browser) The run directory of your games "
+                                            "(default runs/playtest-<deck>)."),
+        port: str | None = typer.Option(None, "--port", metavar="P",
+                                        help="(--browser) Port on 127.0.0.1 (default 0: a free "
+                                             "one)."),
+        no_open: bool = typer.Option(False, "--no-open",
+                                     help="(--browser) Do not open a browser; only print the "
+                                          "URL."),
     ) -> None:
-        """Play a game in the terminal against a strategy."""
+        """Play a game against a strategy, in the terminal or in a web page (--browser)."""
         from targi_sim import DataError, UsageError
         from targi_sim.play.session import new_game
 
@@ -91,6 +126,19 @@ def register(app: typer.Typer) -> None:
         from .parse import ParseError, parse_seed, parse_whole_number
         from .replay_text import Narrator
 
+        if browser:
+            if seat is not None or first is not None:
+                raise fail("--seat and --first are for the terminal game: with --browser you "
+                           "are seat 0 and the first player alternates between games")
+            from .play_browser import play_in_browser
+
+            play_in_browser(vs=vs, deck=deck, rules=rules, seed=seed, out=out,
+                            port=port if port is not None else "0", no_open=no_open)
+            return
+        if out is not None or port is not None or no_open:
+            raise fail("--out, --port and --no-open go with --browser")
+        vs, seat, seed, first = vs or "balanced", seat or "0", seed or "0", first or "0"
+        deck, rules = deck or "base", rules or "default"
         try:
             me = parse_whole_number(seat, "--seat", 0, 1)
             first_player = parse_whole_number(first, "--first", 0, 1)

@@ -40,6 +40,8 @@ _GROUPS: dict[str, dict[str, str]] = {
         **dict.fromkeys(("Match", "prepare_match"), "targi_sim.play.match"),
         **dict.fromkeys(("game_plan", "pair_seed"), "targi_sim.play.pairing"),
         **dict.fromkeys(("Game", "new_game"), "targi_sim.play.session"),
+        **dict.fromkeys(("open_playtest", "PlaytestDir"), "targi_sim.runner.playtest"),
+        **dict.fromkeys(("PlayTable", "PlayServer"), "targi_sim.web"),
     },
     "game data": {
         **dict.fromkeys(("Deck", "list_decks", "load_deck"), "targi_sim.game.deck"),

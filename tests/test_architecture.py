@@ -32,6 +32,7 @@ ALLOWED: dict[str, set[str]] = {
     "fairness": LOW | {"stats", "engine", "game", "players", "play", "runner", "cardvalue"},
     "report": LOW | {"stats", "engine", "game", "players", "play", "runner", "viewer",
                      "cardvalue", "fairness"},
+    "web": LOW | {"stats", "engine", "game", "players", "play", "runner", "viewer"},
     "sweep": LOW | {"stats", "engine", "game", "players", "play", "runner", "report"},
     "check": LOW | {"stats", "engine", "game", "players", "play", "runner", "report"},
     "strength": LOW | {"stats", "engine", "game", "players", "play", "runner", "report",

@@ -157,8 +157,12 @@ def rate_estimate(points: np.ndarray, trials: np.ndarray) -> Estimate:
 
 
 def read_playtest(path: str | Path) -> dict[str, np.ndarray]:
-    """The CSV's columns as arrays, checked (DataError naming file, row and column)."""
+    """The CSV's columns as arrays, checked (DataError naming file, row and column); or,
+    for a run directory (the games `targi-sim play --browser` keeps, or any run), the
+    same columns from its tables (`run_playtest_columns`)."""
     path = Path(path)
+    if path.is_dir():
+        return run_playtest_columns(path)
     try:
         with path.open(newline="", encoding="utf-8") as fh:
             rows = list(csv.DictReader(fh))
@@ -196,6 +200,41 @@ def read_playtest(path: str | Path) -> dict[str, np.ndarray]:
                 raise DataError(path, where, c, raw, "a number >= 0", "must not be negative")
             out[c].append(v)
     return {c: np.array(v) for c, v in out.items()}
+
+
+def run_playtest_columns(run: str | Path) -> dict[str, np.ndarray]:
+    """A complete run directory's games as the playtest CSV's columns: one row per game
+    and player, card VP with ability VP (both are points from cards, as the measurement
+    counts them), `cards` the display's size after the game's last round. ReportError
+    (one line) for a directory that is no complete run."""
+    import polars as pl
+
+    from targi_sim.runner.reading import read_run_info
+
+    info = read_run_info(run)
+    games = info.read_table("games")
+    last = (info.read_table("rounds").sort("round").group_by("game_id", "player")
+            .agg(pl.col("display_count").last().alias("cards")))
+    rows = []
+    for p in range(2):
+        rows.append(games.select(
+            pl.col("game_id"), pl.lit(p).alias("player"),
+            (pl.col("first_player") == p).cast(pl.Float64).alias("first_player"),
+            pl.when(pl.col("winner") == p).then(1.0).when(pl.col("winner") < 0).then(0.5)
+            .otherwise(0.0).alias("winner"),
+            (pl.col(f"card_vp_p{p}") + pl.col(f"ability_vp_p{p}")).alias("card_vp"),
+            pl.col(f"row_bonus_p{p}").alias("row_bonus"),
+            pl.col(f"tokens_p{p}").alias("token_vp"),
+            pl.col("end_reason").cast(pl.Utf8), pl.col("rounds")))
+    table = (pl.concat([r.with_columns(pl.col(c).cast(pl.Float64) for c in r.columns
+                                       if c != "end_reason") for r in rows])
+             .join(last.with_columns(pl.col("game_id").cast(pl.Float64),
+                                     pl.col("player").cast(pl.Float64),
+                                     pl.col("cards").cast(pl.Float64)),
+                   on=["game_id", "player"], how="left")
+             .with_columns(pl.col("cards").fill_null(0.0))
+             .sort("game_id", "player"))
+    return {c: table[c].to_numpy() for c in PLAYTEST_COLUMNS}
 
 
 def shape_estimates(*, games: np.ndarray, players: np.ndarray, card_vp: np.ndarray,
@@ -258,4 +297,5 @@ def targets_from_playtest(path: str | Path, level: str,
 
 __all__ = ["END_REASONS", "PLAYTEST_COLUMNS", "Estimate", "Target", "Targets",
            "load_targets", "playtest_figures", "rate_estimate", "ratio_estimate",
-           "read_playtest", "shape_estimates", "targets_from_playtest"]
+           "read_playtest", "run_playtest_columns", "shape_estimates",
+           "targets_from_playtest"]

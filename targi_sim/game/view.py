@@ -160,6 +160,13 @@ class Holdings:
                            if c >= 0) for r in range(3))
 
     @property
+    def display_slots(self) -> tuple[int, ...]:
+        """The display's 12 slots row by row (3 rows of 4), card ids, -1 for an empty
+        slot: where each card lies (`display` leaves the empty slots out)."""
+        b = self._b + _DISPLAY
+        return tuple(self._v[b:b + DISPLAY_SLOTS])
+
+    @property
     def display_count(self) -> int:
         return self._v[self._b + _DISPLAY_N]
 

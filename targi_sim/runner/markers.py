@@ -103,7 +103,8 @@ def _marker_fields(marker: Any, path: Path, plan: ChunkPlan, chunk: int) -> dict
     r = FieldReader(path, "completion marker", marker)
     r.check_keys(("chunk", "first_game", "games", "config_hash", "rows", "bytes", "sha256",
                   "seconds", "cpu_seconds", "summary_cpu_seconds",  # timings: not checked
-                  "summary", "digest"),  # checked by summaries.py, digests.py
+                  "summary", "digest",  # checked by summaries.py, digests.py
+                  "answers"),  # a playtest game's journal: checked by human.py
                  required=("chunk", "first_game", "games", "config_hash", "rows", "bytes",
                            "sha256"))
     r.get_int("chunk", lo=chunk, hi=chunk)

@@ -14,6 +14,7 @@ read only after the chunk's files match their completion marker.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import tempfile
 from dataclasses import dataclass
@@ -27,7 +28,8 @@ from targi_sim.game.record import GameRecord
 from targi_sim.game.rules import load_rules
 from targi_sim.play.games import play_game
 from targi_sim.play.pairing import config_pairing, plan
-from targi_sim.players.strategy import Strategy, list_strategies, load_strategy
+from targi_sim.players.strategy import Strategy, list_strategies, load_strategy, with_budget
+from targi_sim.runner.human import HUMAN_CONTENT, human_strategy, is_human_entry, recorded_answers
 from targi_sim.runner.layout import RunDir
 from targi_sim.runner.markers import ChunkMismatch, ChunkPlan, check_chunk
 from targi_sim.runner.tables import TABLES
@@ -122,6 +124,12 @@ def _stored_strategy(folder: Path, entry: dict, manifest_path: Path,
                      files: tuple[Path, ...] = ()) -> Strategy | str:
     """A seat's strategy from its stored file, with the name the run used."""
     seat = entry["seat"]
+    if is_human_entry(entry):  # a person: each game replays its own recorded answers
+        strategy = human_strategy()
+        if strategy.sha256 != entry["sha256"]:
+            raise InputError(f"{manifest_path}: strategies[{seat}] is not the human seat its "
+                             "sha256 records")
+        return strategy
     if entry["kind"] in ("plugin", "python"):
         return _code_strategy(entry, manifest_path, files)
     if not entry["content"]:  # built in code (API runs): only a shipped name can be replayed
@@ -135,6 +143,10 @@ def _stored_strategy(folder: Path, entry: dict, manifest_path: Path,
         except (DataError, UsageError) as exc:
             raise InputError(f"{manifest_path}: strategies[{seat}].content is not a valid "
                              f"strategy file: {exc}") from None
+    _, at, budget = entry["name"].rpartition("@")
+    if at and strategy.sha256 != entry["sha256"]:  # NAME@BUDGET: the file's, with the budget
+        with contextlib.suppress(InputError):
+            strategy = with_budget(strategy, budget, entry["name"])
     if strategy.sha256 != entry["sha256"]:
         raise InputError(f"{manifest_path}: strategies[{seat}].content does not give the "
                          "strategy its sha256 records")
@@ -171,9 +183,24 @@ class LoggedRun:
             self.run, _manifest(self.run), strategy_files)
 
     def play(self, game_id: int, seed: int, first_player: int) -> GameRecord:
-        """Play game `game_id` of the run again from its seed and first player."""
-        return play_game(seed, self.strategies, deck=self.deck, rules=self.rules,
+        """Play game `game_id` of the run again from its seed and first player (a
+        person's seat with the answers its journal records for the game)."""
+        strategies = list(self.strategies)
+        for seat, s in enumerate(strategies):
+            if isinstance(s, Strategy) and s.content == HUMAN_CONTENT:
+                strategies[seat] = human_strategy({seed: self._answers(game_id)})
+        return play_game(seed, strategies, deck=self.deck, rules=self.rules,
                          first_player=first_player, game_id=game_id)
+
+    def _answers(self, game_id: int) -> list[int]:
+        """A human game's recorded answers, once its journal matches its chunk's marker."""
+        manifest = _manifest(self.run)
+        chunk = game_id // manifest["config"]["chunk_size"]
+        try:
+            marker = check_chunk(RunDir(self.run), _plan(manifest), chunk)
+        except ChunkMismatch as exc:
+            raise InputError(f"run {str(self.run)!r}: {exc}") from None
+        return recorded_answers(self.run, game_id, marker).answers
 
     def replay(self, game_id: int) -> tuple[GameRecord, GameRef]:
         """Replay a logged game (InputError if the run has no such game yet)."""

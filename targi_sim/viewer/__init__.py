@@ -2,7 +2,8 @@
 
 states.py replays a recorded game in the engine and keeps every position; story.py
 captions each position with the text replay's sentences; page.py writes the page
-(inline CSS, SVG and JS; viewer.js only draws the precomputed positions).
+(inline CSS, SVG and JS; viewer.js only draws the precomputed positions, with board.js:
+the drawing the play page, targi_sim/web, shares).
 """
 
 from .page import game_page, render_page, write_game_page

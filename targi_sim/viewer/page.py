@@ -46,7 +46,8 @@ def _cost(deck: Deck, c: int) -> str:
     return text
 
 
-def _deck_json(deck: Deck) -> dict:
+def deck_json(deck: Deck) -> dict:
+    """The deck as the page scripts draw it (board.js): border, tribe and goods cards."""
     return {
         "border": [[name, BORDER_KIND_NAMES[int(k)]] for name, k in
                    zip(deck.border_names, deck.border_kind, strict=True)],
@@ -83,7 +84,7 @@ def page_data(record: GameRecord, deck: Deck, snaps: list[Snapshot], title: str)
     return {
         "title": title,
         "seats": [f"seat {p} ({record.strategies[p]})" for p in range(2)],
-        "deck": _deck_json(deck), "symbols": list(SYMBOL_NAMES),
+        "deck": deck_json(deck), "symbols": list(SYMBOL_NAMES),
         "resources": list(RESOURCE_NAMES),
         "fields": {k: list(v) for k, v in FIELDS.items()},
         "base": base, "steps": items, "rounds_played": record.rounds,
@@ -155,7 +156,7 @@ def render_page(record: GameRecord, deck: Deck, snaps: list[Snapshot], title: st
         "(click a column to sort).</p>", _rounds_html(record),
         "<p class='note'>Made by targi-sim from the engine's own replay of the game.</p>",
         f"<script type='application/json' id='game-data'>{data}</script>",
-        f"<script>{_asset('viewer.js')}</script></body></html>\n",
+        f"<script>{_asset('board.js')}\n{_asset('viewer.js')}</script></body></html>\n",
     ])
 
 
@@ -172,4 +173,4 @@ def write_game_page(record: GameRecord, deck: Deck, rules: Rules, path: str | Pa
                                                    subtitle=subtitle))
 
 
-__all__ = ["game_page", "page_data", "render_page", "write_game_page"]
+__all__ = ["deck_json", "game_page", "page_data", "render_page", "write_game_page"]

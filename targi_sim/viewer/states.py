@@ -87,7 +87,8 @@ class Snapshot:
         return self.values[at] if n == 1 else self.values[at:at + n]
 
 
-def _values(S: np.ndarray, match) -> list[int]:
+def snapshot_values(S: np.ndarray, match) -> list[int]:
+    """A state's FIELDS values (the play page captions its positions with them too)."""
     out = S[_INDEX].tolist()
     out += [int(total_score(S, match.D, match.R, p)) for p in range(2)]
     return out
@@ -116,7 +117,7 @@ def game_snapshots(record: GameRecord, deck: Deck, rules: Rules) -> list[Snapsho
     last_round = [-1]
 
     def round_end(S: np.ndarray, at: int) -> None:
-        values = _values(S, match)
+        values = snapshot_values(S, match)
         rnd = values[FIELDS["round"][0]]
         kind = "final_raid" if rnd == last_round[0] else "round_end"
         last_round[0] = rnd
@@ -135,7 +136,7 @@ def game_snapshots(record: GameRecord, deck: Deck, rules: Rules) -> list[Snapsho
             raise ViewerError(f"game {game_id}: decision {k} is seat {d.player}'s {d.type} "
                               f"in the replay, seat {player}'s {dtype} (option {choice}) in "
                               "the trace")
-        snaps.append(Snapshot("decision", _values(game.frozen, match), game.trace_position,
+        snaps.append(Snapshot("decision", snapshot_values(game.frozen, match), game.trace_position,
                               d.player, d.type, len(d.values)))
         try:
             game.apply(d.index_of(choice))
@@ -158,4 +159,5 @@ def _check_same_game(record: GameRecord, again: GameRecord, game_id: int) -> Non
                               f"in the {name} table")
 
 
-__all__ = ["FIELDS", "SNAPSHOT_SIZE", "Snapshot", "ViewerError", "game_snapshots"]
+__all__ = ["FIELDS", "SNAPSHOT_SIZE", "Snapshot", "ViewerError", "game_snapshots",
+           "snapshot_values"]

@@ -8,6 +8,7 @@ are resolved (from the `raids` rows: what each seat paid), and a round's end.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import polars as pl
@@ -42,36 +43,47 @@ class Step:
     next: str = ""
 
 
-def _seat(p: int) -> str:
-    return f"seat {p}"
+class Storyteller:
+    """Captions positions one at a time, each with what happened since the one before:
+    the viewer captions a whole recorded game, the play page (targi_sim.web) a game as
+    it is played. `names`: what each seat is called (`short`: in the score line);
+    `describe(row)`, if given, may replace a trace row's sentence (the play page words a
+    card the person has not seen without naming it)."""
 
+    def __init__(self, deck: Deck, first_player: int,
+                 names: tuple[str, str] = ("seat 0", "seat 1"),
+                 describe: Callable[[dict], str | None] | None = None,
+                 short: tuple[str, str] | None = None) -> None:
+        self.deck = deck
+        self.narrator = Narrator(deck)
+        self.first_player = first_player
+        self.names = names
+        self.short = short or names
+        self.describe = describe
+        self.prev: Snapshot | None = None
+        self.done_at = 0
 
-def story(record: GameRecord, deck: Deck, snaps: list[Snapshot]) -> list[Step]:
-    """One Step per snapshot, captioned (see the module docstring)."""
-    narrator = Narrator(deck)
-    trace = record.trace.to_dicts()
-    rounds = {(r["round"], r["player"]): r for r in record.tables["rounds"].to_dicts()}
-    raids = record.tables["raids"].to_dicts()
-    slots = {key: action_slots(narrator, row) for key, row in rounds.items()}
-    steps: list[Step] = []
-    prev: Snapshot | None = None
-    done_at = 0
-    for snap in snaps:
+    def caption(self, snap: Snapshot, trace: list[dict], raids: list[dict],
+                slots: Callable[[dict], dict[int, str]]) -> Step:
+        """The Step of `snap`: `trace` holds the decision trace rows up to it at least,
+        `raids` the `raids` rows of every raid resolved by then, `slots(row)` the
+        action slots of a trace row's seat and round (Narrator.decision)."""
+        narrator, deck, prev, names = self.narrator, self.deck, self.prev, self.names
         step = Step(snap)
         rnd = snap.get("round")
         robber = snap.get("robber")
         if prev is None:
-            step.lines.append(f"The game begins: {_seat(record.first_player)} starts round 1; "
+            step.lines.append(f"The game begins: {names[self.first_player]} starts round 1; "
                               f"the robber is on {narrator.border(robber)}.")
         elif robber != prev.get("robber") and deck.border_kind[robber] == RAID_KIND:
             number = int(deck.raid_number[robber])
             step.lines.append(f"The robber moves onto {narrator.border(robber)}: raid "
                               f"{number}, both seats pay.")
             step.raid = True
-        rows = trace[done_at:snap.trace_at]
-        done_at = snap.trace_at
+        rows = trace[self.done_at:snap.trace_at]
+        self.done_at = snap.trace_at
         if prev is not None and rnd > prev.get("round") and snap.kind == "decision":
-            step.lines.append(f"Round {rnd} begins: {_seat(snap.get('first'))} has the amulet "
+            step.lines.append(f"Round {rnd} begins: {names[snap.get('first')]} has the amulet "
                               f"(plays first); the robber is on {narrator.border(robber)}.")
         resolved = []
         if prev is not None and snap.get("raids_done") > prev.get("raids_done"):
@@ -82,23 +94,36 @@ def story(record: GameRecord, deck: Deck, snaps: list[Snapshot]) -> list[Step]:
             step.raid |= raid_row
             if raid_row and resolved:
                 continue  # told by the raid's own line below, with what it paid
-            text = narrator.decision(d["decision"], d["choice"], d["context"],
-                                     slots.get((d["round"], d["player"]), {}))
-            step.lines.append(f"{_seat(d['player'])} {text}")
+            text = self.describe(d) if self.describe is not None else None
+            if text is None:
+                text = narrator.decision(d["decision"], d["choice"], d["context"], slots(d))
+            step.lines.append(f"{names[d['player']]} {text}")
         if resolved:
-            step.lines += narrator.raid_lines(resolved, trace[:done_at])
+            step.lines += narrator.raid_lines(resolved, trace[:self.done_at])
             step.raid = True
         if snap.kind == "round_end":
             step.lines.append(f"Round {rnd} ends: score if the game ended now "
-                              f"{snap.get('p0_score')} (seat 0) to {snap.get('p1_score')} "
-                              "(seat 1).")
+                              f"{snap.get('p0_score')} ({self.short[0]}) to "
+                              f"{snap.get('p1_score')} ({self.short[1]}).")
         if snap.kind == "decision":
-            step.next = f"{_seat(snap.player)} {WAITING.get(snap.decision, snap.decision)}"
+            step.next = f"{names[snap.player]} {WAITING.get(snap.decision, snap.decision)}"
             if snap.options:
                 step.next += f" ({snap.options} options)"
             step.raid |= snap.decision in RAID_DECISIONS
-        steps.append(step)
-        prev = snap
+        self.prev = snap
+        return step
+
+
+def story(record: GameRecord, deck: Deck, snaps: list[Snapshot]) -> list[Step]:
+    """One Step per snapshot, captioned (see the module docstring)."""
+    teller = Storyteller(deck, record.first_player)
+    trace = record.trace.to_dicts()
+    rounds = {(r["round"], r["player"]): r for r in record.tables["rounds"].to_dicts()}
+    raids = record.tables["raids"].to_dicts()
+    slots = {key: action_slots(teller.narrator, row) for key, row in rounds.items()}
+    steps = [teller.caption(snap, trace, raids,
+                            lambda d: slots.get((d["round"], d["player"]), {}))
+             for snap in snaps]
     if steps:
         steps[-1].lines.append(result_line(record))
     return steps
@@ -121,4 +146,4 @@ def round_table(record: GameRecord) -> pl.DataFrame:
         "cards_acquired", "score_now").sort("round", "player")
 
 
-__all__ = ["Step", "WAITING", "result_line", "round_table", "story"]
+__all__ = ["Step", "Storyteller", "WAITING", "result_line", "round_table", "story"]

@@ -3,11 +3,8 @@
   "use strict";
   var G = JSON.parse(document.getElementById("game-data").textContent);
   var F = G.fields;
-  var BOARD_POS = {16: [0, 0], 1: [0, 1], 2: [0, 2], 3: [0, 3], 4: [0, 4], 5: [1, 4], 6: [2, 4],
-    7: [3, 4], 8: [4, 4], 9: [4, 3], 10: [4, 2], 11: [4, 1], 12: [4, 0], 13: [3, 0],
-    14: [2, 0], 15: [1, 0]};
-  var SEAT = ["A", "B"];
-  var COLOUR = ["#1f5fa8", "#c0392b"];
+  var D = TargiDraw, el = D.el;
+  var COLOUR = D.COLOUR;
 
   // every state, rebuilt from the first and each step's changes
   var states = [];
@@ -21,113 +18,17 @@
   G.steps.forEach(function (st, i) { if (st.k !== "d") { roundEnds.push(i); } });
 
   function get(s, name, k) { return s[F[name][0] + (k || 0)]; }
-  function el(tag, cls, text) {
-    var e = document.createElement(tag);
-    if (cls) { e.className = cls; }
-    if (text !== undefined) { e.textContent = text; }
-    return e;
-  }
-  function svgPiece(seat, kind) {
-    var ns = "http://www.w3.org/2000/svg";
-    var s = document.createElementNS(ns, "svg");
-    s.setAttribute("width", "18"); s.setAttribute("height", "18");
-    s.setAttribute("viewBox", "0 0 18 18");
-    var shape;
-    if (kind === "targi") {
-      shape = document.createElementNS(ns, "path");
-      shape.setAttribute("d", "M9 1 a4 4 0 1 1 0.01 0 M3 17 L6 8 L12 8 L15 17 Z");
-    } else if (kind === "marker") {
-      shape = document.createElementNS(ns, "circle");
-      shape.setAttribute("cx", "9"); shape.setAttribute("cy", "9"); shape.setAttribute("r", "7");
-    } else {  // the robber
-      shape = document.createElementNS(ns, "rect");
-      shape.setAttribute("x", "1"); shape.setAttribute("y", "1");
-      shape.setAttribute("width", "16"); shape.setAttribute("height", "16");
-      shape.setAttribute("rx", "3");
-    }
-    shape.setAttribute("fill", seat < 0 ? "#222" : COLOUR[seat]);
-    s.appendChild(shape);
-    var t = document.createElementNS(ns, "text");
-    t.setAttribute("x", "9"); t.setAttribute("y", kind === "targi" ? "16" : "13");
-    t.setAttribute("text-anchor", "middle"); t.setAttribute("font-size", "9");
-    t.setAttribute("fill", "#fff");
-    t.textContent = seat < 0 ? "R" : SEAT[seat];
-    s.appendChild(t);
-    var wrap = el("span", "piece " + kind);
-    if (seat >= 0) { wrap.setAttribute("data-seat", String(seat)); }
-    wrap.title = seat < 0 ? "robber" : (kind + " of " + G.seats[seat]);
-    wrap.appendChild(s);
-    return wrap;
-  }
-  function tribeCard(box, c) {
-    var t = G.deck.tribe[c];
-    box.appendChild(el("span", "name", t[0]));
-    box.appendChild(document.createElement("br"));
-    box.appendChild(el("span", "sym s" + t[1], G.symbols[t[1]]));
-    box.appendChild(el("span", "vp", t[2] + " VP"));
-    box.appendChild(el("span", "cost", t[3]));
-    box.title = t[0] + ": " + G.symbols[t[1]] + ", " + t[2] + " VP, cost " + t[3];
-  }
+  function range(s, name) { return s.slice(F[name][0], F[name][0] + F[name][1]); }
 
   // ------------------------------------------------------------------ the board
-  var board = document.getElementById("board");
-  var cells = {};
-  Object.keys(BOARD_POS).forEach(function (pos) {
-    var rc = BOARD_POS[pos];
-    var c = el("div", "cell border-card");
-    c.style.gridRow = String(rc[0] + 1); c.style.gridColumn = String(rc[1] + 1);
-    c.setAttribute("data-pos", pos);
-    var b = G.deck.border[pos - 1];
-    if (b[1] === "raid") { c.classList.add("raidcard"); }
-    c.appendChild(el("span", "num", pos));
-    c.appendChild(el("span", "bname", b[0]));
-    c.appendChild(el("span", "kind", b[1].replace("_", " ")));
-    var pieces = el("div", "pieces");
-    c.appendChild(pieces);
-    board.appendChild(c);
-    cells["b" + pos] = pieces;
-  });
-  for (var k = 0; k < 9; k++) {
-    var c = el("div", "cell centre");
-    c.style.gridRow = String(Math.floor(k / 3) + 2); c.style.gridColumn = String(k % 3 + 2);
-    c.setAttribute("data-cell", String(k));
-    board.appendChild(c);
-    cells["c" + k] = c;
-  }
+  var cells = D.buildBoard(document.getElementById("board"), G.deck);
 
   function drawBoard(s) {
-    var robber = get(s, "robber") + 1;
-    Object.keys(BOARD_POS).forEach(function (pos) {
-      var pieces = cells["b" + pos];
-      var card = pieces.parentNode;
-      pieces.textContent = "";
-      card.classList.toggle("robber", Number(pos) === robber);
-      card.toggleAttribute("data-robber", Number(pos) === robber);
-      if (Number(pos) === robber) { pieces.appendChild(svgPiece(-1, "robber")); }
-      var owner = get(s, "border_targi", pos - 1);
-      if (owner >= 0) { pieces.appendChild(svgPiece(owner, "targi")); }
-    });
-    for (var k = 0; k < 9; k++) {
-      var c = cells["c" + k];
-      c.textContent = "";
-      c.className = "cell centre";
-      var type = get(s, "cell_type", k), up = get(s, "cell_up", k), card = get(s, "cell_card", k);
-      if (type < 0 || card < 0) {
-        c.classList.add("empty"); c.appendChild(el("span", "", "empty"));
-      } else if (!up) {
-        c.classList.add("down");
-        c.appendChild(el("span", "", type === 1 ? "tribe card, face down" : "goods card, face down"));
-      } else if (type === 1) {
-        tribeCard(c, card);
-      } else {
-        c.appendChild(el("span", "kind", "goods"));
-        c.appendChild(el("span", "name", G.deck.goods[card]));
-      }
-      var m = get(s, "cell_marker", k);
-      if (m >= 0) {
-        var p = el("div", "pieces"); p.appendChild(svgPiece(m, "marker")); c.appendChild(p);
-      }
-    }
+    var ct = range(s, "cell_type"), cu = range(s, "cell_up"), cc = range(s, "cell_card"),
+      cm = range(s, "cell_marker");
+    D.drawBoard(cells, G.deck, G.symbols, G.seats, {
+      robber: get(s, "robber"), targi: range(s, "border_targi"),
+      cells: ct.map(function (t, k) { return [t, cu[k], cc[k], cm[k]]; })});
   }
 
   // ---------------------------------------------------------------- the players
@@ -156,14 +57,7 @@
       hand.appendChild(el("span", "hidden", "a face-down card"));
       hand.appendChild(el("span", "note", " (drawn unseen; tick 'reveal' to show it)"));
     }
-    var slots = box.querySelectorAll(".slot");
-    for (var i = 0; i < 12; i++) {
-      var slot = slots[i];
-      slot.textContent = "";
-      var d = get(s, "p" + p + "_display", i);
-      slot.className = "slot";
-      if (d >= 0) { slot.classList.add("card"); tribeCard(slot, d); } else { slot.title = ""; }
-    }
+    D.drawDisplay(box.querySelectorAll(".slot"), G.deck, G.symbols, range(s, "p" + p + "_display"));
   }
 
   // -------------------------------------------------------------------- the chart
