@@ -30,18 +30,22 @@ from targi_sim.engine.constants import MC_DECISIONS, SEARCHED_ALL, SK_MONTECARLO
 
 from .decision_tree import (
     C_AUDIT_SEED,
+    C_BASE_SEED,
     C_CAPTURE,
     C_DEPTH,
     C_DESYNC,
     C_DETERMINISED,
     C_IN_TREE,
     C_MAX_DEPTH,
+    C_NODE,
+    C_PATH,
     C_POS,
     C_PREFIX,
     C_PREFIX_N,
     C_ROUND,
     C_SEARCHER,
     C_SLOTS,
+    N_VISITS,
     NEEDS_PRIOR,
     NOT_HANDLED,
     progress,
@@ -63,6 +67,7 @@ from .layout import (
     TM_SEARCH,
 )
 from .policies.external import decide_external
+from .rng import seed_stream
 
 
 @jit
@@ -120,12 +125,32 @@ def search_answer(S, D, R, SP, L, P, p, dtype, O, n, ctx):
     return NOT_HANDLED
 
 
+CRN_STREAMS = 1_000_000  # stream numbers of the root's common re-deals (iterations: 1..)
+
+
 @jit
 def tree_answer(S, P, p, dtype, O, n, ctx, h):
-    """The tree's answer inside a search iteration, the seat's own answer h its prior."""
+    """The tree's answer inside a search iteration, the seat's own answer h its prior.
+
+    Common random numbers at the root: once the root's answer is chosen, the position is
+    re-dealt again as that answer's k-th visit (k = its visits so far), so every answer
+    of the searched decision is measured on the same sequence of re-deals, opponent
+    streams and reshuffles, and the comparison between answers is not buried in the
+    luck of the deal (as the flat search's common re-deals do)."""
     if h < 0 or h >= n:
         h = 0
-    return tree_choose(S, P[3], P[4], p, dtype, O, n, ctx, h)
+    CTL = P[3]
+    TREE = P[4]
+    at_root = CTL[C_DEPTH] == 0 and CTL[C_NODE] == 0
+    i = tree_choose(S, CTL, TREE, p, dtype, O, n, ctx, h)
+    if at_root:
+        k = CTL[C_PATH] if CTL[C_DEPTH] > 0 else -1
+        visits = int(TREE[k, N_VISITS]) if k >= 0 else 0
+        searcher = CTL[C_SEARCHER]
+        rng = S_POLICY_RNG + 4 * searcher
+        seed_stream(S, rng, CTL[C_BASE_SEED], CRN_STREAMS + visits)
+        determinize(S, searcher, rng, CTL[C_SLOTS:C_SLOTS + 256])
+    return i
 
 
 @jit

@@ -41,6 +41,7 @@ C_ROWS = 13          # tree capacity
 C_PRIOR_MICRO = 14   # prior weight of the rollout strategy's answer x 1e6 (0: plain UCT)
 C_CAPTURE = 15       # 1: keep each iteration's re-dealt position in S_X_FROZEN (the audit)
 C_NODES_BY_TYPE = 16  # + decision type (12): nodes expanded, by the type of their answer
+C_BASE_SEED = 28     # the search's seed: the root answer's k-th visit plays re-deal k of it
 MAX_PATH = 512
 C_FOUND = 32
 C_SLOTS = C_FOUND + MAX_OPTIONS

@@ -44,6 +44,7 @@ from targi_sim.engine.logs import H_GAME, H_SIZE, H_USED, N_TABLES, room_for_gam
 
 from .batch import copy_rows, write_result
 from .decision_tree import (
+    C_BASE_SEED,
     C_CAPTURE,
     C_NODES_BY_TYPE,
     C_PREFIX,
@@ -141,7 +142,9 @@ def _begin_search(S0, Sp, SP, p, CTL, TREE, SPr, audit_seed):
     rollout_rows(SP, p, SPr)
     c = SP[p, MC_ACTION_EXPLORATION] if SP[p, MC_ACTION_EXPLORATION] > 0 else SP[p, MC_EXPLORATION]
     tree_reset(CTL, TREE, p, c, SP[p, MC_PRIOR], int(SP[p, MC_DEPTH]), audit_seed)
-    return next32(S0, S_POLICY_RNG + 4 * p)
+    base_seed = next32(S0, S_POLICY_RNG + 4 * p)
+    CTL[C_BASE_SEED] = base_seed
+    return base_seed
 
 
 @jit
@@ -211,8 +214,10 @@ def answer_decision(S0, Sp, D, R, SP, PB, p, arrays, scratch, audit_seed):
 @jit_alloc
 def determinised_positions(S0, Sp, D, R, SP, PB, p, k):
     """The positions (S[:S_CORE]) k iterations of p's search of the paused decision stand
-    in right after their re-deal: for the statistical audit of what the search re-deals
-    (tests/test_expert.py). S0 is not changed."""
+    in right after their re-deal at the decision (the common re-deal of the root's answer
+    that follows uses the same `determinize`, seeded by the answer's visits): for the
+    statistical audit of what the search re-deals (tests/test_expert.py). S0 is not
+    changed."""
     out = np.zeros((k, S_CORE), dtype=np.int64)
     CTL, TREE, Sr, SPr, Lr, Or = search_arrays(SP, Sp.shape[0])
     S0c = S0.copy()

@@ -45,6 +45,7 @@ from targi_sim.engine.constants import (
     RL_START_SALT,
     SEARCHED_ALL,
     SK_MONTECARLO,
+    SK_SCRIPTED,
     SP_NOISE_REP,
     VP,
 )
@@ -157,7 +158,7 @@ def reseed_policies(S, SP, seed):
     """Replay r = SP[0, SP_NOISE_REP] > 0: the same deal (deck streams untouched) with
     each seat's own random stream drawn afresh, so per-deal outcomes can be compared
     over repeated policy noise (targi_sim.strength.ladder). r = 0 leaves setup_game's streams."""
-    rep = int(SP[0, SP_NOISE_REP])
+    rep = int(SP[0, SP_NOISE_REP]) if SP[0, 0] != SK_SCRIPTED else 0  # (a script's column)
     if rep != 0:
         seed_stream(S, S_POLICY_RNG, seed, 1 + 2 * rep)
         seed_stream(S, S_POLICY_RNG + 4, seed, 2 + 2 * rep)
