@@ -11,7 +11,9 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-PLAY_EPILOG = """\
+from .helptext import epilog
+
+PLAY_EPILOG = epilog("""\
 Examples:
 
   targi-sim play                                # you (seat 0) against balanced
@@ -24,7 +26,7 @@ At each of your decisions, type the number of an option (Enter takes option 0),
 `b` to see the board again, or `q` to stop. The other seat's moves are printed as
 they happen. A game is a pure function of the seed: the same seed and the same
 answers replay the same game.
-"""
+""")
 
 SEAT_MARK = ("A", "B")
 CELL_W = 14  # 5 columns of 14 + borders = 76 characters: fits an 80-column terminal
