@@ -39,11 +39,10 @@ Choosing the number of games: beside every metric, `mde` is the smallest
 change these runs detect with 80% power (at alpha / number of tests). If a
 change you care about is below it, "not significant" means "too few games".
 The MDE shrinks as 1 / sqrt(games): a run of G games with MDE d needs
-G * (d / d')^2 games for an MDE d'. For two balanced players on the base deck,
-a 1-point change in a card's win rate when played needs about 730,000 games
-per run (its acquire rate: about 250,000; a symbol's win rate when played:
-about 60,000); `targi-sim report RUN` computes the figure for your own run
-(note above its tribe-card table). Details: docs/report.md.
+G * (d / d')^2 games for an MDE d'. `targi-sim report RUN` does that sum for
+your own run: the note above its tribe-card table says how many games a run
+needs to see a 1-point change in a typical card's win rate when played.
+Details: docs/report.md.
 """)
 
 
