@@ -113,9 +113,9 @@ def register(app: typer.Typer) -> None:
             raise fail(str(exc)) from None
         (out_dir, made), seconds = _run("Report", quiet,
                                         lambda step: write_run_report(run, out, n, step))
+        print_findings([f.text for f in made.findings])
         typer.echo(f"report written in {seconds:.1f} s: {shown(out_dir)}/report.html "
                    "(also report.md, plots/, tables/*.csv|.parquet)")
-        print_findings([f.text for f in made.findings])
 
     @app.command(epilog=COMPARE_EPILOG)
     def compare(
@@ -151,9 +151,9 @@ def register(app: typer.Typer) -> None:
             moved = pl.read_parquet(f)  # opened by Python: the folder name is not a pattern
         with open(out_dir / "tables" / "compare_balance.parquet", "rb") as f:
             balance = pl.read_parquet(f)
-        typer.echo(f"comparison written in {seconds:.1f} s: {shown(out_dir)}/report.html")
         for line in summary_lines(moved, balance, correction):
             typer.echo(line)
+        typer.echo(f"comparison written in {seconds:.1f} s: {shown(out_dir)}/report.html")
 
 
 def _p(p: float) -> str:

@@ -50,7 +50,8 @@ def test_benchmarks_and_changelog():
 
     bench = (ROOT / "docs" / "benchmarks.md").read_text(encoding="utf-8")
     assert len(bench.splitlines()) <= 350
-    assert not re.search(r"\b[A-Z]{3,}_[A-Z_]{3,}\b", bench), "a figure still to fill in"
+    prose = re.sub(r"`[^`]*`", "", bench)  # names like `TARGI_SIM_CACHE_DIR` are fine
+    assert not re.search(r"\b[A-Z]{3,}_[A-Z_]{3,}\b", prose), "a figure still to fill in"
     changelog = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
     assert "## [Unreleased]" in changelog
     assert re.search(rf"^## \[{re.escape(__version__)}\] - \d{{4}}-\d\d-\d\d$", changelog,
