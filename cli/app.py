@@ -31,6 +31,7 @@ from . import (
     tournament,
     tune,
 )
+from .helptext import CONTEXT
 
 app = typer.Typer(
     name="targi-sim",
@@ -40,6 +41,7 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
+    context_settings=CONTEXT,  # help wraps to the terminal (COLUMNS), not 80 columns
 )
 for command in (run, replay, report, check, play, ladder, tune, card_value, sweep, balance,
                 calibrate):

@@ -15,8 +15,9 @@ from rich.markup import escape
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from .common import backend_option, scheduler_option
+from .helptext import epilog
 
-BALANCE_EPILOG = """\
+BALANCE_EPILOG = epilog("""\
 Examples:
 
   targi-sim balance --deck base --jobs 2 --out balance/base
@@ -46,7 +47,7 @@ gives every term's change per level with a 95% paired-bootstrap interval over de
 the causal card-value spread from forked play, and the game shape against the
 calibration targets. Rerunning a stopped command continues its search
 (docs/balance.md).
-"""
+""")
 
 
 DEFAULT_RETUNED_BUDGET = 40_000_000  # re-tunes make a candidate ~4x dearer

@@ -8,8 +8,9 @@ from __future__ import annotations
 import typer
 
 from .common import backend_option, scheduler_option
+from .helptext import epilog
 
-CALIBRATE_EPILOG = """\
+CALIBRATE_EPILOG = epilog("""\
 Examples:
 
   targi-sim calibrate --jobs 2                          # the shipped space and targets
@@ -34,7 +35,7 @@ with fresh re-tunes. Writes OUT/report/report.html (and .md, tables, a plot),
 candidates.csv, targets.csv, and -- when an economy beats the current one --
 proposal.toml (the deck) and proposal-<level>.toml (its re-tuned players).
 docs/calibrate.md explains the files, the playtest CSV's columns and the method.
-"""
+""")
 
 
 def register(app: typer.Typer) -> None:

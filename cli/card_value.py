@@ -12,15 +12,16 @@ from rich.markup import escape
 from rich.table import Table
 
 from .common import backend_option, scheduler_option
+from .helptext import epilog
 
-CARD_VALUE_EPILOG = """\
+CARD_VALUE_EPILOG = epilog("""\
 Examples:
 
   targi-sim card-value runs/base                    # fork 25% of take-or-not decisions
 
   targi-sim card-value runs/base --fork-rate 1 --jobs 2
 
-  targi-sim run --games 20000 --card-value --fork-rate 0.5 --out runs/base
+  targi-sim run --games 20000 --card-value --fork-rate 0.5 --out runs/base-forks
 
 At a sampled decision where a player can take a tribe card, the game is copied and
 played out twice by the run's strategies on the same random streams: once taking the
@@ -31,7 +32,7 @@ ability) are one row, the forks of every copy pooled. The run's own tables are n
 touched; the forks go to RUN/forks/ (docs/data-model.md#forks), resumable like a run,
 and `targi-sim report RUN` then shows a causal card value section
 (docs/report.md#causal-card-value).
-"""
+""")
 
 
 def fork_run(out_dir, rate: float, jobs: int, *, force: bool, quiet: bool,

@@ -20,20 +20,23 @@ from rich.markup import escape
 from rich.table import Table
 from typer.core import TyperCommand
 
-CHECK_EPILOG = """\
+from .helptext import epilog
+
+CHECK_EPILOG = epilog("""\
 Examples:
 
   targi-sim check                                  # every file in data/baselines/
 
   targi-sim check data/baselines/default.toml --jobs 2
 
-  targi-sim check my-baselines.toml --quiet        # tables only, no progress bar
-
-  targi-sim check --update                          # re-measure the rates, rewrite the files
-
-  targi-sim check my-deck.toml --junit-xml check.xml --summary-md summary.md --report-dir reports
-
   targi-sim check init --deck my-deck.toml --strategies tuned,balanced --out baselines/my-deck.toml
+
+  targi-sim check baselines/my-deck.toml --quiet   # tables only, no progress bar
+
+  targi-sim check baselines/my-deck.toml --junit-xml check.xml \\
+    --summary-md summary.md --report-dir reports
+
+  targi-sim check --update                         # re-measure the rates, rewrite the files
 
 Kinds: win_rate, first_player_rate, card_rate (a card's or symbol's acquire
 rate or win rate when played), game_shape (mean rounds, full-display share,
@@ -52,7 +55,7 @@ set, as in GitHub Actions and GitLab CI). Exit code 0: all passed, 1: some
 failed, 2: bad input. --update re-measures on --update-games games each and
 rewrites only the `rate`/`mean` lines and deck_drift's card list (commit the
 change deliberately). See docs/check.md and docs/ci.md.
-"""
+""")
 
 
 def default_jobs() -> str:

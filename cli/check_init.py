@@ -11,7 +11,9 @@ from rich.markup import escape
 
 from targi_sim.check.init_baseline import INIT_KINDS
 
-INIT_EPILOG = """\
+from .helptext import CONTEXT, epilog
+
+INIT_EPILOG = epilog("""\
 Examples:
 
   targi-sim check init --deck my-deck.toml --out baselines/my-deck.toml
@@ -25,12 +27,12 @@ more strategies also each one's win rate against the next. Values are measured o
 --games games each; tolerances are what the test detects at --max-games; alpha is
 split over the expectations. Then: `targi-sim check baselines/my-deck.toml`, and
 `--update` after a deliberate change. See docs/check.md and docs/ci.md.
-"""
+""")
 
 
 def init_command():
     """The click command of `check init` (cli/check.py dispatches to it)."""
-    sub = typer.Typer(add_completion=False)
+    sub = typer.Typer(add_completion=False, rich_markup_mode=None, context_settings=CONTEXT)
 
     @sub.command(epilog=INIT_EPILOG)
     def init(

@@ -7,8 +7,9 @@ import time
 import typer
 
 from .common import backend_option, scheduler_option
+from .helptext import epilog
 
-LADDER_EPILOG = """\
+LADDER_EPILOG = epilog("""\
 Examples:
 
   targi-sim ladder                                   # the default rungs, 20,000 games a run
@@ -28,7 +29,7 @@ intervals), the luck index (the bottom rung's share of points against the top), 
 game shape in each mirror, and the stability of conclusions (first player, raid impact,
 every symbol's and card's grade per rung) with a flag on each one that changes sign, or
 grade by two letters or more, between the two strongest rungs.
-"""
+""")
 
 
 def register(app: typer.Typer) -> None:

@@ -13,6 +13,7 @@ import targi_sim
 from targi_sim import DataError, UsageError, available_strategies, list_decks, list_rules
 
 from .common import fail
+from .helptext import epilog
 from .parse import ParseError, parse_seed
 
 
@@ -114,7 +115,8 @@ def strategies_show(
     show(Console(), strategy)
 
 
-CHECK_EPILOG = """\
+
+CHECK_EPILOG = epilog("""\
 Examples:
 
   targi-sim strategies check balanced
@@ -129,7 +131,7 @@ opponent's random stream) is re-dealt several times and the strategy is asked
 again with the same own state; any changed answer read hidden information.
 Exit code 0 when no decision changed, 1 when some did (docs/strategies.md,
 Fair play).
-"""
+""")
 
 
 @strategies_app.command("check", epilog=CHECK_EPILOG)

@@ -12,7 +12,9 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-PLAY_EPILOG = """\
+from .helptext import epilog
+
+PLAY_EPILOG = epilog("""\
 Examples:
 
   targi-sim play                                # you (seat 0) against balanced
@@ -41,7 +43,7 @@ at any time and the unfinished game goes on where it was next time. Game k of th
 directory is dealt as `targi-sim run --seed S --pairing one_per_deal` deals its game
 k. For an existing directory, --vs, --deck, --rules and --seed default to its own
 (giving other ones is an error: choose another --out). docs/play.md.
-"""
+""")
 
 SEAT_MARK = ("A", "B")
 CELL_W = 14  # 5 columns of 14 + borders = 76 characters: fits an 80-column terminal

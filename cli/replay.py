@@ -5,7 +5,9 @@ from __future__ import annotations
 import typer
 from rich.console import Console
 
-REPLAY_EPILOG = """\
+from .helptext import epilog
+
+REPLAY_EPILOG = epilog("""\
 Examples:
 
   targi-sim replay runs/balanced-vs-balanced-100000-seed0 --game 17
@@ -22,7 +24,7 @@ displays, every decision with a step button, the score by round) instead of prin
 From a run directory the game is replayed from its seed with the deck, rules and
 strategies stored in the run's manifest, and checked against the rows the run
 logged (the last line says whether they match).
-"""
+""")
 
 
 def register(app: typer.Typer) -> None:

@@ -6,7 +6,9 @@ import time
 
 import typer
 
-REPORT_EPILOG = """\
+from .helptext import epilog
+
+REPORT_EPILOG = epilog("""\
 Examples:
 
   targi-sim report runs/base
@@ -17,9 +19,9 @@ Reads a complete run directory written by `targi-sim run --out DIR` and writes
 report.html (self-contained, with plots), report.md, plots/*.png and every table
 as CSV and Parquet under tables/. Default --out: RUN/report. Rows whose sample
 size is below --min-n are greyed, not hidden. Metric definitions: docs/report.md.
-"""
+""")
 
-COMPARE_EPILOG = """\
+COMPARE_EPILOG = epilog("""\
 Examples:
 
   targi-sim compare runs/base runs/cheap-oasis
@@ -37,12 +39,11 @@ Choosing the number of games: beside every metric, `mde` is the smallest
 change these runs detect with 80% power (at alpha / number of tests). If a
 change you care about is below it, "not significant" means "too few games".
 The MDE shrinks as 1 / sqrt(games): a run of G games with MDE d needs
-G * (d / d')^2 games for an MDE d'. For two balanced players on the base deck,
-a 1-point change in a card's win rate when played needs about 730,000 games
-per run (its acquire rate: about 250,000; a symbol's win rate when played:
-about 60,000); `targi-sim report RUN` computes the figure for your own run
-(note above its tribe-card table). Details: docs/report.md.
-"""
+G * (d / d')^2 games for an MDE d'. `targi-sim report RUN` does that sum for
+your own run: the note above its tribe-card table says how many games a run
+needs to see a 1-point change in a typical card's win rate when played.
+Details: docs/report.md.
+""")
 
 
 def _parse_min_n(text: str) -> int:
@@ -101,7 +102,7 @@ def register(app: typer.Typer) -> None:
         quiet: bool = typer.Option(False, "--quiet", "-q", help="No status line."),
     ) -> None:
         """Balance report of one run: overview, first player, cards, raids, strategies, curves."""
-        from targi_sim.report import build_report
+        from targi_sim.report.build import write_run_report
 
         from .common import fail
         from .parse import ParseError
@@ -110,8 +111,9 @@ def register(app: typer.Typer) -> None:
             n = _parse_min_n(min_n)
         except ParseError as exc:
             raise fail(str(exc)) from None
-        out_dir, seconds = _run("Report", quiet,
-                                lambda step: build_report(run, out, n, progress=step))
+        (out_dir, made), seconds = _run("Report", quiet,
+                                        lambda step: write_run_report(run, out, n, step))
+        print_findings([f.text for f in made.findings])
         typer.echo(f"report written in {seconds:.1f} s: {shown(out_dir)}/report.html "
                    "(also report.md, plots/, tables/*.csv|.parquet)")
 
@@ -147,15 +149,50 @@ def register(app: typer.Typer) -> None:
             allow_different_strategies=allow_different, progress=step))
         with open(out_dir / "tables" / "compare_significant.parquet", "rb") as f:
             moved = pl.read_parquet(f)  # opened by Python: the folder name is not a pattern
-        typer.echo(f"{moved.height} metric(s) moved significantly "
-                   f"({'Holm' if correction == 'holm' else 'Benjamini-Hochberg'}, 0.05).")
-        for r in moved.head(15).iter_rows(named=True):
-            a, b = ((f"{r['a']:.1%}", f"{r['b']:.1%}") if r.get("is_rate")
-                    else (f"{r['a']:.4g}", f"{r['b']:.4g}"))  # as the report shows them
-            typer.echo(f"  {r['metric']}: {a} -> {b} "
-                       f"(p adj {r['p_holm'] if correction == 'holm' else r['p_bh']:.2g})")
-        from targi_sim.report.verdict import decide
-
         with open(out_dir / "tables" / "compare_balance.parquet", "rb") as f:
-            typer.echo(decide(pl.read_parquet(f)) + ".")
+            balance = pl.read_parquet(f)
+        for line in summary_lines(moved, balance, correction):
+            typer.echo(line)
         typer.echo(f"comparison written in {seconds:.1f} s: {shown(out_dir)}/report.html")
+
+
+def _p(p: float) -> str:
+    return "< 1e-300" if p < 1e-300 else f"{p:.2g}"
+
+
+def summary_lines(moved, balance, correction: str) -> list[str]:  # type: ignore[no-untyped-def]
+    """What compare prints: the verdict, what moved, and the abbreviations it used."""
+    from targi_sim.report.verdict import decide
+
+    from .words import abbreviations_line, wrapped
+
+    method = "Holm" if correction == "holm" else "Benjamini-Hochberg"
+    lines = [wrapped(decide(balance) + ".", "  ", "")]
+    lines.append(f"{moved.height} metric(s) moved significantly (p adj < 0.05, {method}):"
+                 if moved.height else
+                 f"No single metric moved significantly (p adj < 0.05, {method}).")
+    for r in moved.head(15).iter_rows(named=True):
+        a, b = ((f"{r['a']:.1%}", f"{r['b']:.1%}") if r.get("is_rate")
+                else (f"{r['a']:.4g}", f"{r['b']:.4g}"))  # as the report shows them
+        p = r["p_holm"] if correction == "holm" else r["p_bh"]
+        lines.append(f"  {r['metric']}: {a} -> {b} (p adj {_p(p)})")
+    if moved.height > 15:
+        lines.append(f"  ... and {moved.height - 15} more in the report")
+    note = abbreviations_line(lines)
+    if note:
+        lines.append(wrapped(note, "  ", ""))
+    return lines
+
+
+def print_findings(texts: list[str]) -> None:
+    """The report's Findings, as its first section says them, wrapped to the terminal."""
+    from .words import abbreviations_line, wrapped
+
+    if not texts:
+        return
+    typer.echo("Findings:")
+    for text in texts:
+        typer.echo(wrapped(text, "    ", "  - "))
+    note = abbreviations_line(texts)
+    if note:
+        typer.echo(wrapped(note, "  ", ""))

@@ -14,8 +14,9 @@ from rich.console import Console
 from rich.markup import escape
 
 from .common import backend_option, scheduler_option
+from .helptext import epilog
 
-RUN_EPILOG = """\
+RUN_EPILOG = epilog("""\
 Examples:
 
   targi-sim run --games 1e6                          # balanced vs balanced, all cores
@@ -45,7 +46,7 @@ per chunk for each table (games, rounds, acquisitions, offers, raids, goods).
 Rerunning the same command resumes an interrupted run; a different run into
 the same --out is refused unless --force. Read it with `targi-sim report DIR`
 or `targi-sim replay DIR --game ID`.
-"""
+""")
 
 
 def _slug(text: str) -> str:
@@ -217,6 +218,12 @@ def register(app: typer.Typer) -> None:
         except (ParseError, InputError, UsageError, DataError, ValueError) as exc:
             raise fail(str(exc)) from None
         err = Console(stderr=True)
+        played = resolved.match.deck
+        if played.declared_name:  # a copy of a shipped deck, edited, that kept its name
+            err.print(f"Note: {deck} names itself {played.declared_name!r} like the shipped "
+                      f"deck but its cards differ; reports call it {played.name!r} (set "
+                      f"name = \"...\" in the file to choose another).",
+                      highlight=False, markup=False, soft_wrap=True)
         done = 0
 
         def advance(n: int) -> None:

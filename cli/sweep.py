@@ -8,8 +8,9 @@ import time
 import typer
 
 from .common import backend_option, scheduler_option
+from .helptext import epilog
 
-SWEEP_EPILOG = """\
+SWEEP_EPILOG = epilog("""\
 Examples:
 
   targi-sim sweep --games 20000 --set "border.Merchant.trades[1].give_amount = 2, 4"
@@ -34,7 +35,7 @@ to resume (complete variants are skipped). Then OUT/report/report.html (and .md,
 tables/, plots/): each headline and per-card metric against the baseline with a paired
 test (the deal as the unit), the measured variance reduction against independent seeds,
 a heat map per metric over the grid and the most changed cards.
-"""
+""")
 
 
 def register(app: typer.Typer) -> None:

@@ -18,6 +18,7 @@ from targi_sim.strength.tournament import TournamentResult, fit_verdict
 
 from . import signals
 from .common import backend_option, fail, load_engine, progress_bar, scheduler_option
+from .helptext import epilog
 from .parse import ParseError, parse_games, parse_seed, split_names
 
 
@@ -135,7 +136,8 @@ def render(console: Console, result: TournamentResult, *, setup_seconds: float,
                       highlight=False)
 
 
-TOURNAMENT_EPILOG = """\
+
+TOURNAMENT_EPILOG = epilog("""\
 Examples:
 
   targi-sim tournament --strategies random,greedy,balanced --games 2000
@@ -152,7 +154,7 @@ Elo fit is tested (deviance, df, p); a poor fit says to trust the matrix.
 Results do not depend on --jobs. Writes matrix and elo tables as Parquet and
 CSV into --out (default runs/tournament-<timestamp>, plus -2, -3, ... if that
 folder exists).
-"""
+""")
 
 
 def tournament(

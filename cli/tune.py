@@ -15,8 +15,9 @@ from rich.markup import escape
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from .common import backend_option, scheduler_option
+from .helptext import epilog
 
-TUNE_EPILOG = """\
+TUNE_EPILOG = epilog("""\
 Examples:
 
   targi-sim tune balanced --budget 2e6 --out my-tuned.toml
@@ -37,7 +38,7 @@ after each generation next to --out (FILE.toml.tune-state.pkl); --resume
 continues it. The result is measured against each pool member on fresh seeds
 and tested against the start by an SPRT on another fresh stream; both go into
 the header of the written strategy file.
-"""
+""")
 
 
 def register(app: typer.Typer) -> None:

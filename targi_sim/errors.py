@@ -8,6 +8,7 @@ field, the bad value and what is allowed -- never a KeyError or a numpy tracebac
 from __future__ import annotations
 
 import copy
+import difflib
 import functools
 import re
 import tomllib
@@ -101,7 +102,9 @@ class UsageError(TargiSimError, ValueError):
         self.got = got
         self.valid = tuple(valid)
         names = ", ".join(self.valid) if self.valid else "(none found)"
-        super().__init__(f"unknown {kind} {got!r}; available: {names}")
+        close = difflib.get_close_matches(got, self.valid, n=1, cutoff=0.6)
+        guess = f" (did you mean {close[0]!r}?)" if close else ""
+        super().__init__(f"unknown {kind} {got!r}{guess}; available: {names}")
 
     def __reduce__(self):
         return (type(self), (self.kind, self.got, self.valid))

@@ -3,9 +3,9 @@ through the CLI that reuses the runner (run directories, resume, same deals)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
-import subprocess
-import sys
+from dataclasses import dataclass
 
 import polars as pl
 import pytest
@@ -205,9 +205,23 @@ def test_a_first_player_flip_needs_both_intervals_off_even():
     assert not first_player_flip(up, up, "greedy", "balanced")
 
 
-def _cli(*args, cwd):
-    return subprocess.run([sys.executable, "-m", "targi_sim.cli.app", "ladder", *args],
-                          capture_output=True, text=True, cwd=cwd, timeout=300)
+@dataclass
+class _Done:
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def _cli(*args, cwd) -> _Done:
+    """`targi-sim ladder ...` in this process, from the folder `cwd` (a process of its own
+    would pay an import and an engine load per call)."""
+    from typer.testing import CliRunner
+
+    from cli.app import app
+
+    with contextlib.chdir(cwd):
+        res = CliRunner().invoke(app, ["ladder", *args])
+    return _Done(res.exit_code, res.stdout, res.stderr)
 
 
 def test_a_real_ladder_writes_runs_and_a_report_and_resumes(tmp_path):

@@ -37,20 +37,26 @@ ZERO = (0.0, -0.01, 0.01)
 
 
 @pytest.mark.parametrize("spread,first,rounds,objective,expected", [
-    (ZERO, ZERO, ZERO, ZERO, "no clear change (no weighted term"),
-    ((-0.02, -0.03, -0.01), ZERO, ZERO, ZERO, "more balanced (decided by spread better)"),
-    (ZERO, (0.02, 0.01, 0.03), ZERO, ZERO, "less balanced (decided by first_player worse)"),
+    (ZERO, ZERO, ZERO, ZERO, "no clear change: no term of the balance objective moved"),
+    ((-0.02, -0.03, -0.01), ZERO, ZERO, ZERO,
+     "more balanced: B has the card values of equal-VP cards closer together, and nothing "
+     "got worse; weighing the terms, the balance objective (lower is better)"),
+    (ZERO, (0.02, 0.01, 0.03), ZERO, ZERO,
+     "less balanced: B has the first player's rate further from 50%, and nothing got better"),
     ((0.02, 0.01, 0.03), (0.02, 0.01, 0.03), ZERO, ZERO,
-     "less balanced (decided by spread, first_player worse)"),
+     "less balanced: B has the card values of equal-VP cards further apart and the first "
+     "player's rate further from 50%, and nothing got better"),
     # a term without weight never decides
     (ZERO, ZERO, (0.5, 0.4, 0.6), ZERO, "no clear change"),
     # conflicting terms: the objective weighs them
     ((-0.02, -0.03, -0.01), (0.01, 0.005, 0.02), ZERO, (-0.1, -0.15, -0.05),
-     "more balanced (terms conflict: spread better; first_player worse; the objective"),
+     "more balanced: B has the card values of equal-VP cards closer together (better) but "
+     "the first player's rate further from 50% (worse); weighing the terms, the balance "
+     "objective (lower is better) moved by -0.1 (95% interval -0.15 to -0.05)"),
     ((-0.02, -0.03, -0.01), (0.01, 0.005, 0.02), ZERO, (0.1, 0.05, 0.15),
-     "less balanced (terms conflict"),
+     "less balanced: B has the card values"),
     ((-0.02, -0.03, -0.01), (0.01, 0.005, 0.02), ZERO, (-0.1, -0.2, 0.01),
-     "no clear change (terms conflict"),
+     "no clear change: B has the card values"),
 ])
 def test_verdict_rule(spread, first, rounds, objective, expected):
     t = _table({"spread": spread, "extremes": ZERO, "first_player": first,
@@ -107,7 +113,9 @@ def test_terms_known_answer_on_the_fixture(fixtures):
     assert rows["tiebreak"]["decides"] == "worse"
     for term in ("spread", "extremes", "first_player", "rounds"):
         assert rows[term]["change"] == rows[term]["change_lo"] == rows[term]["change_hi"] == 0
-    assert change.line == "Balance verdict: less balanced (decided by tiebreak worse)"
+    assert change.line.startswith("Balance verdict: less balanced: B has more games decided "
+                                  "by a tie-break, and nothing got better; weighing the "
+                                  "terms, the balance objective (lower is better) moved by +")
     same = balance_change(open_run(a), open_run(a), obj, count=50)
     assert same.line.startswith("Balance verdict: no clear change")
     assert (same.table["change"] == 0).all() and not np.any(same.balance_draws)
@@ -119,8 +127,13 @@ def test_compare_of_the_fixture_writes_the_verdict(fixtures, tmp_path):
     a, b = fixtures
     out = compare_runs(a, b, tmp_path / "cmp", min_n=1)
     md = (out / "report.md").read_text()
-    assert "Balance verdict: less balanced (decided by tiebreak worse)" in md
+    assert "Balance verdict: less balanced: B has more games decided by a tie-break" in md
     assert md.index("## Balance verdict") < md.index("## Significant changes")
+    html = (out / "report.html").read_text()
+    verdict = html[html.index("<h2 id='balance'>"):html.index("<h2 id='moved'>")]
+    assert "<strong>Balance verdict: less balanced: B has more games decided" in verdict
+    assert "<code>targi-sim balance</code>" in verdict
+    assert "**" not in verdict and "`" not in verdict  # no Markdown left in the HTML
     head = pl.read_parquet(out / "tables" / "compare_headline.parquet")
     balance = head.filter(pl.col("metric") == "Balance").row(0, named=True)
     assert balance["change"] == 0 and balance["p_value"] == 1.0  # tested: no change
@@ -184,9 +197,15 @@ def test_cheaper_card_5_compared_with_the_base_deck(tmp_path):
     res = runner.invoke(app, ["compare", str(tmp_path / "demo"), str(tmp_path / "cheap"),
                               "--out", str(out), "-q"])
     assert res.exit_code == 0, res.output
-    line = next(s for s in res.output.splitlines() if s.startswith("Balance verdict: "))
-    assert line.split(": ")[1].split(" (")[0] in ("more balanced", "less balanced",
-                                                 "no clear change")
+    lines = res.output.splitlines()
+    at = next(i for i, s in enumerate(lines) if s.startswith("Balance verdict: "))
+    line = lines[at]
+    for s in lines[at + 1:]:  # the verdict is wrapped to the terminal, continued indented
+        if not s.startswith("  "):
+            break
+        line += " " + s.strip()
+    assert line.split(": ")[1] in ("more balanced", "less balanced", "no clear change")
+    assert "lower is better" in line
     assert line.rstrip(".") in (out / "report.md").read_text()
     table = pl.read_csv(out / "tables" / "compare_balance.csv")
     assert table.columns[:6] == ["term", "before", "after", "change", "change_lo",

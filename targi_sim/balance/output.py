@@ -56,7 +56,9 @@ def economy_lines(ev: Evaluator, econ: dict[str, Any]) -> list[str]:
 
 def write_proposal(out: Path, deck: Deck, edits: Edits, header: str) -> Path:
     text = render_deck(deck, edits, header)
-    text = text.replace(f'name = "{deck.name}"', f'name = "{deck.name}-balanced"', 1)
+    declared = deck.declared_name or deck.name  # the name the file itself gives
+    new = f"{deck.name.removesuffix('.toml')}-balanced"
+    text = text.replace(f'name = "{declared}"', f'name = "{new}"', 1)
     return atomic_write_text(out / "proposal.toml", text)
 
 

@@ -1,10 +1,12 @@
 """The compiled Targi engine: flat integer state, numba functions, no Python objects.
 
-numba's on-disk cache is keyed per source file, so editing one engine module
-would leave stale machine code for the modules that call it. We therefore
-compile into a cache directory named after a hash of every engine source file
-(and the numba version), and import all engine modules while that directory is
-in force (`compile_cache`). Set TARGI_SIM_CACHE_DIR to choose the parent directory.
+Compiled code is cached on disk, once per machine (targi_sim/engine/cache.py): the cache
+folder is named after the engine's sources and the numba, llvmlite, NumPy and Python
+versions, and inside it each function's entry is keyed by its source file's content,
+not by where the checkout lives, so a second clone, a worktree or a CI checkout of the
+same code loads what the first compiled. numba functions are cached there while
+`compile_cache()` is in force, which is how every engine module below is imported. Set
+TARGI_SIM_CACHE_DIR to choose the parent directory.
 
 Importing compiles nothing: the engine is compiled (or loaded from the cache) on
 first use, and each strategy's policy only when a seat plays it.
@@ -13,19 +15,25 @@ first use, and each strategy's policy only when a seat plays it.
 import functools
 import hashlib
 import os
+import platform
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import llvmlite
 import numba
+import numpy
+
+from . import cache as _cache
 
 _HERE = Path(__file__).resolve().parent
+_cache.install()
 
 
 @functools.lru_cache(maxsize=1)
 def source_digest() -> str:
-    """A hash of every engine source and the numba version (computed once a process:
-    the sources a process runs do not change under it)."""
+    """The engine's identity (run manifests record it): every engine source file and the
+    numba version; computed once a process (its sources do not change under it)."""
     h = hashlib.sha256(numba.__version__.encode())
     for path in sorted(_HERE.rglob("*.py")):
         h.update(path.relative_to(_HERE.parent).as_posix().encode())
@@ -33,12 +41,20 @@ def source_digest() -> str:
     return h.hexdigest()[:16]
 
 
+def build_key() -> str:
+    """The compile cache folder's name: the engine's sources and every version the
+    machine code depends on (numba, llvmlite, NumPy, Python), never a path."""
+    versions = (source_digest(), numba.__version__, llvmlite.__version__, numpy.__version__,
+                platform.python_implementation(), platform.python_version())
+    return hashlib.sha256("|".join(versions).encode()).hexdigest()[:16]
+
+
 def cache_dir() -> Path:
     root = os.environ.get("TARGI_SIM_CACHE_DIR")
     if not root:
         xdg = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
         root = str(Path(xdg) / "targi-sim" / "numba")
-    return Path(root) / source_digest()
+    return Path(root) / build_key()
 
 
 @contextmanager
@@ -65,6 +81,7 @@ with compile_cache():
         logs,
         montecarlo,
         rng,
+        round_replay,
         rounds,
         scoring,
         stepping,

@@ -99,6 +99,9 @@ class Deck:
     tribe_has_alt: np.ndarray
     tribe_ability: np.ndarray
     tribe_ab_params: np.ndarray
+    # the `name` the file gives, when it is a shipped deck's name but the content is not
+    # that deck's: `name` is then the file's name, so no report calls a copy "base"
+    declared_name: str = ""
 
     @property
     def n_tribe(self) -> int:
@@ -128,6 +131,18 @@ def resolve(kind: str, folder: str, name_or_path: str | Path, valid: list[str]) 
 _LOADED: dict[tuple[str, str], Deck] = {}
 
 
+def _impersonates(path: Path, name: str, text: str) -> bool:
+    """True if a deck file outside data/decks/ gives itself a shipped deck's name but
+    differs from that deck (a copy of base.toml that was edited and kept its name)."""
+    shipped = data_dir() / "decks" / f"{name}.toml"
+    if name not in list_decks() or path.resolve() == shipped.resolve():
+        return False
+    try:
+        return shipped.read_text(encoding="utf-8") != text
+    except OSError:
+        return False
+
+
 def load_deck(name_or_path: str | Path) -> Deck:
     """Load and validate a deck by shipped name ("base") or by file path.
 
@@ -153,8 +168,11 @@ def _load_deck(path: Path) -> Deck:
     b = _load_border(path, top.get_list("border"))
     g = _load_goods(path, top.get_list("goods"))
     t = _load_tribe(path, top.get_list("tribe"))
+    name = top.get_str("name")
+    declared = name if _impersonates(path, name, text) else ""
     return Deck(
-        name=top.get_str("name"),
+        name=path.name if declared else name,
+        declared_name=declared,
         path=path,
         content=text,
         sha256=hashlib.sha256(text.encode("utf-8")).hexdigest(),

@@ -41,6 +41,8 @@ from targi_sim.engine.logs import (
     T_TRACE,
     room_for_game,
 )
+from targi_sim.engine.montecarlo import uses_montecarlo
+from targi_sim.engine.round_replay import play_one_round_plain
 from targi_sim.engine.rounds import setup_game
 from targi_sim.engine.stepping import GAME_OVER, PAUSED, play_one_round
 from targi_sim.errors import StrategyError
@@ -85,16 +87,17 @@ def _round_player(match: Match, seats: tuple):
     cached = _ROUND_ENTRIES.get(match, {}).get(key_seats)
     if cached is not None:
         return cached
-    entry = play_one_round
-    if hasattr(play_one_round, "overloads"):  # compiled (not NUMBA_DISABLE_JIT)
+    # without a Monte Carlo seat, the driver without the search (engine/round_replay.py)
+    entry = play_one_round if uses_montecarlo(match.SP) else play_one_round_plain
+    if hasattr(entry, "overloads"):  # compiled (not NUMBA_DISABLE_JIT)
         from numba import typeof
 
         args = (match.D, match.R, match.SP, make_logs(0), seats, match.PB,
                 np.zeros(OPTION_BUFFER, dtype=np.int64), np.zeros(lay.S_SIZE, dtype=np.int64))
         key = tuple(typeof(a) for a in args)
-        if key not in play_one_round.overloads:
-            play_one_round.compile(key)
-        entry = play_one_round.overloads[key].entry_point
+        if key not in entry.overloads:
+            entry.compile(key)
+        entry = entry.overloads[key].entry_point
     _ROUND_ENTRIES.setdefault(match, {})[key_seats] = entry
     return entry
 

@@ -81,7 +81,8 @@ def analyse(run: RunInfo, min_n: int = DEFAULT_MIN_N,
     if card_values is None:  # a run with forks is graded on its causal card values
         card_values = card_value.grading_values(run, min_n, classes)
     cards = sections.cards(d, min_n, info["games"], card_values, classes)
-    step("causal card value")  # only with forks (targi-sim card-value)
+    if card_value.has_forks(run):  # only then is there a section (targi-sim card-value)
+        step("causal card value")
     causal = card_value.section(run, cards.tables[0].df, min_n, classes)
     step("raid impact")
     raids = sections.raids(d, min_n, headline, rates)
@@ -129,6 +130,14 @@ def build_report(run_dir: str | Path, out_dir: str | Path | None = None,
     out_dir defaults to `<run_dir>/report`. Raises ReportError (one line) for a missing,
     incomplete or malformed run directory or a bad min_n.
     """
+    return write_run_report(run_dir, out_dir, min_n, progress)[0]
+
+
+def write_run_report(run_dir: str | Path, out_dir: str | Path | None = None,
+                     min_n: int = DEFAULT_MIN_N,
+                     progress: Callable[[str], None] | None = None) -> tuple[Path, Report]:
+    """build_report, returning the Report too (its Findings are what the command line
+    prints after writing the files)."""
     check_min_n(min_n)
     run = read_run_info(run_dir)
     out = Path(out_dir) if out_dir is not None else run.path / "report"
@@ -142,4 +151,4 @@ def build_report(run_dir: str | Path, out_dir: str | Path | None = None,
         write_report(report, out)
     except OSError as exc:
         raise ReportError(f"cannot write to {out}: {exc}") from None
-    return out
+    return out, report

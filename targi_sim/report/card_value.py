@@ -10,6 +10,7 @@ import polars as pl
 from targi_sim.runner.reading import RunInfo
 from targi_sim.stats.grades import grade_by_z
 
+from ..cardvalue.forkdir import fork_files
 from ..cardvalue.values import BY, clustered_effects, read_forks, values_of
 from ..errors import InputError
 from ..game.classes import CardClasses
@@ -18,6 +19,11 @@ from .model import Plot, Section, Table, mark_low_n
 from .plots import card_bars, scatter
 
 MIN_FORKS_DIVISOR = 5  # a card is graded with n_forks >= --min-n / 5 (a fork is 2 games)
+
+
+def has_forks(run: RunInfo) -> bool:
+    """True if the run has complete card-value forks (the section is shown)."""
+    return fork_files(run.path) is not None
 
 
 def _values(run: RunInfo, classes: CardClasses | None) -> pl.DataFrame | None:

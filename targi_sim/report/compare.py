@@ -66,6 +66,15 @@ def default_compare_dir(a: Path, b: Path) -> Path:
     return b.resolve().parent / f"compare-{a.resolve().name}-vs-{b.resolve().name}"
 
 
+def _check_folder_given(path: Path) -> None:
+    """A file where a run folder goes (a deck file, most likely): say what compare wants."""
+    if path.is_file():
+        hint = (f"; to compare a deck, run it first: targi-sim run --deck {path} --out "
+                f"runs/{path.stem}, then compare that folder" if path.suffix == ".toml" else "")
+        raise ReportError(f"compare wants two run folders (RUN_A RUN_B, each written by "
+                          f"`targi-sim run --out DIR`); {str(path)!r} is a file{hint}")
+
+
 def compare_runs(run_a: str | Path, run_b: str | Path, out_dir: str | Path | None = None, *,
                  min_n: int = DEFAULT_MIN_N, correction: str = "holm",
                  allow_different_strategies: bool = False,
@@ -78,6 +87,8 @@ def compare_runs(run_a: str | Path, run_b: str | Path, out_dir: str | Path | Non
     if correction not in CORRECTIONS:
         raise ReportError(f"--correction must be one of {', '.join(CORRECTIONS)}; "
                           f"got {correction!r}")
+    for given in (run_a, run_b):
+        _check_folder_given(Path(given))
     a, b = read_run_info(run_a), read_run_info(run_b)
     if not allow_different_strategies:
         check_same_strategies(a, b)

@@ -180,7 +180,8 @@ def write_examples(run: RunInfo, out: Path, examples: list[Example],
                             f"{record.scores}, the run logged {ex.scores}.")
             try:
                 html = game_page(record, logged.deck, logged.rules,
-                                 f"Game {ex.game_id} of {run.name}", subtitle=text)
+                                 f"Game {ex.game_id} of {run.name}", subtitle=text,
+                                 played_by=logged.strategies)
             except ViewerError as exc:
                 return [], f"Example games were not written: {exc}."
             atomic_write_text(out / ex.page, html)

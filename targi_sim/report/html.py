@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import json
+from functools import cache
 from html import escape
 
 from .glossary import column_definitions
@@ -114,6 +115,19 @@ def _embed_attr(link: Link, ids: dict[str, str]) -> str:
     return f" data-embedded='{ids[_page_path(link)]}'" if link.page else ""
 
 
+@cache
+def _markdown():  # type: ignore[no-untyped-def]
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark", {"html": False})  # raw HTML in a text stays text
+
+
+def inline(text: str) -> str:
+    """A report sentence, written once for report.md, as HTML: its **bold** and `code`
+    become tags, everything else is escaped."""
+    return _markdown().renderInline(text)
+
+
 def render_html(report: Report) -> str:
     """The whole report as one HTML string."""
     ids = _embedded_ids(report)
@@ -124,7 +138,7 @@ def render_html(report: Report) -> str:
     if report.findings:
         out.append("<h2 id='findings'>Findings</h2><ul class='findings'>")
         for f in report.findings:
-            out.append(f"<li>{escape(f.text)} <a href='#{escape(f.table)}'>(table)</a></li>")
+            out.append(f"<li>{inline(f.text)} <a href='#{escape(f.table)}'>(table)</a></li>")
         out.append("</ul><p class='note'>Written by rules from this run's numbers "
                    "(thresholds: docs/report.md, Findings).</p>")
     out.append("<table class='facts'>")
@@ -143,7 +157,7 @@ def render_html(report: Report) -> str:
     for s in report.sections:
         out.append(f"<h2 id='{s.key}'>{escape(s.title)}</h2>")
         for p in s.text:
-            out.append(f"<p class='note'>{escape(p)}</p>")
+            out.append(f"<p class='note'>{inline(p)}</p>")
         if s.links:  # example games (report/examples.py)
             out.append("<ul class='examples'>" + "".join(
                 f"<li>{escape(k.label)} <a href='{escape(k.href)}'{_embed_attr(k, ids)}>"
@@ -155,7 +169,7 @@ def render_html(report: Report) -> str:
                 continue
             out.append(f"<h3 id='section-{escape(t.key)}'>{escape(t.title)}</h3>")
             if t.note:
-                out.append(f"<p class='note'>{escape(t.note)}</p>")
+                out.append(f"<p class='note'>{inline(t.note)}</p>")
             if t.compact:
                 out += _table(t, t.key, compact=True)
                 out.append(f"<details id='{escape(t.key)}-full'><summary>every column of "

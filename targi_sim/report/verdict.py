@@ -173,8 +173,25 @@ def balance_change(a: RunInfo, b: RunInfo, objective: Objective | None = None,
                          -2.0 * np.asarray(draws["first_player"], dtype=float))
 
 
+# What each term's move means to a designer, better / worse (lower is better for all).
+PHRASES = {
+    "spread": ("the card values of equal-VP cards closer together",
+               "the card values of equal-VP cards further apart"),
+    "extremes": ("fewer cards never or always taken", "more cards never or always taken"),
+    "first_player": ("the first player's rate closer to 50%",
+                     "the first player's rate further from 50%"),
+    "tiebreak": ("fewer games decided by a tie-break", "more games decided by a tie-break"),
+    "rounds": ("game length closer to its target", "game length further from its target"),
+}
+
+
+def _listed(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
 def decide(table: pl.DataFrame) -> str:
-    """The verdict line from a compare_balance table (lower is better for every term).
+    """The verdict line from a compare_balance table (lower is better for every term):
+    one sentence saying what got better and what worse, then the objective's change.
 
     A term decides when it has a weight and its interval excludes 0. No deciding term:
     no clear change. Deciding terms that agree: their direction. Deciding terms that
@@ -183,23 +200,27 @@ def decide(table: pl.DataFrame) -> str:
     rows = {r["term"]: r for r in table.iter_rows(named=True)}
     better = [k for k in TERMS if k in rows and rows[k]["decides"] == "better"]
     worse = [k for k in TERMS if k in rows and rows[k]["decides"] == "worse"]
-    named = "; ".join([f"{', '.join(ks)} {side}" for ks, side in
-                       ((better, "better"), (worse, "worse")) if ks])
+    obj = rows.get("objective")
+    weighed = ("" if obj is None else
+               f"; weighing the terms, the balance objective (lower is better) moved by "
+               f"{obj['change']:+.3g} "
+               f"(95% interval {obj['change_lo']:+.3g} to {obj['change_hi']:+.3g})")
+    good = _listed([PHRASES[k][0] for k in better]) if better else ""
+    bad = _listed([PHRASES[k][1] for k in worse]) if worse else ""
     if not better and not worse:
-        return ("Balance verdict: no clear change (no weighted term's 95% interval "
-                "excludes 0)")
+        return ("Balance verdict: no clear change: no term of the balance objective moved "
+                f"beyond its 95% interval{weighed}")
     if not worse:
-        return f"Balance verdict: more balanced (decided by {named})"
+        return f"Balance verdict: more balanced: B has {good}, and nothing got worse{weighed}"
     if not better:
-        return f"Balance verdict: less balanced (decided by {named})"
-    obj = rows["objective"]
-    weighed = (f"terms conflict: {named}; the objective weighs them: "
-               f"{obj['change']:+.4g} [{obj['change_lo']:+.4g}, {obj['change_hi']:+.4g}]")
-    if obj["change_hi"] < 0:
-        return f"Balance verdict: more balanced ({weighed})"
-    if obj["change_lo"] > 0:
-        return f"Balance verdict: less balanced ({weighed})"
-    return f"Balance verdict: no clear change ({weighed})"
+        return f"Balance verdict: less balanced: B has {bad}, and nothing got better{weighed}"
+    if obj is not None and obj["change_hi"] < 0:
+        word = "more balanced"
+    elif obj is not None and obj["change_lo"] > 0:
+        word = "less balanced"
+    else:
+        word = "no clear change"
+    return f"Balance verdict: {word}: B has {good} (better) but {bad} (worse){weighed}"
 
 
 def balance_test(change: float, draws: np.ndarray) -> tuple[float, float, float]:
@@ -243,14 +264,13 @@ def verdict_section(change: BalanceChange, objective: Objective | None = None) -
     text = [
         f"**{change.line}.**",
         "The terms of the balance objective, the one definition `targi-sim balance` "
-        "minimises (docs/balance.md): spread = debiased SD of the cards' "
-        f"{obj.value} value among cards of equal printed VP (cards played at least "
-        f"{obj.min_plays} times in A, held to that play rate in B); extremes = mean "
+        "minimises (docs/balance.md); lower is better for every one: spread = debiased "
+        f"SD of the cards' {obj.value} value among cards of equal printed VP (cards played "
+        f"at least {obj.min_plays} times in A, held to that play rate in B); extremes = mean "
         f"distance of acquire rates below {obj.never:g} or above {obj.always:g}; "
         "first_player = |first player's rate - 0.5|; tiebreak = share of games reaching "
         f"a tie-break; rounds = |mean rounds - {obj.rounds_target:g}| / 12; objective = "
-        "their sum weighted by `weight` (data/balance/default.toml). Lower is better for "
-        "every one.",
+        "their sum weighted by `weight` (data/balance/default.toml).",
         f"change = B - A with a 95% bootstrap interval over {unit} ({change.resamples:,} "
         f"resamples; {how}; {change.deals[0]:,} vs {change.deals[1]:,} deals). decides: "
         "a weighted term whose interval excludes 0. Terms that agree decide the verdict; "

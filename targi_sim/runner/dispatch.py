@@ -81,9 +81,11 @@ def _decide(run: ResolvedRun, out: Path, force: bool) -> tuple[RunDir, dict | No
         return rd, None, True
     if old is not None and old["config_hash"] != run.config_hash:
         if not force:
-            what = ", ".join(differences(old["config"], run.identity)) or "configuration"
+            found = differences(old["config"], run.identity)
+            what = (f"its {', '.join(found)} {'differs' if len(found) == 1 else 'differ'}"
+                    if found else "its configuration differs")
             raise InputError(
-                f"{out} already holds a different run ({what} differ); "
+                f"{out} already holds a different run ({what}); "
                 "use --force to replace it, or choose another --out")
         return rd, None, True
     return rd, old, old is None and force

@@ -166,7 +166,8 @@ def _run_manifest(p: Path) -> dict[str, Any]:
     if not p.exists():
         raise ReportError(f"run directory {str(p)!r} does not exist")
     if not p.is_dir():
-        raise ReportError(f"{str(p)!r} is not a directory")
+        raise ReportError(f"{str(p)!r} is a file; this wants a run directory (the folder "
+                          "`targi-sim run --out DIR` writes)")
     mpath = p / "manifest.json"
     if not mpath.is_file():
         raise ReportError(

@@ -164,6 +164,7 @@ def stored_inputs(run: str | Path, manifest: dict,
         folder = Path(tmp)
         try:
             deck = load_deck(_stored(folder, manifest["deck"]["content"], "deck"))
+            deck = dataclasses.replace(deck, name=manifest["deck"]["name"])  # as the run did
             rules = load_rules(_stored(folder, manifest["rules"]["content"], "rules"))
         except (DataError, UsageError) as exc:
             raise InputError(f"{where}: a stored deck or rules file does not load: "

@@ -10,6 +10,7 @@ game; every number comes from the engine (targi_sim.viewer.states).
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from functools import cache
 from html import escape
 from pathlib import Path
@@ -19,6 +20,7 @@ from targi_sim.engine.constants import BORDER_KIND_NAMES, RESOURCE_NAMES, SYMBOL
 from targi_sim.game.deck import Deck
 from targi_sim.game.record import GameRecord
 from targi_sim.game.rules import Rules
+from targi_sim.players.strategy import Strategy
 
 from .states import FIELDS, Snapshot, game_snapshots
 from .story import Step, result_line, round_table, story
@@ -161,16 +163,19 @@ def render_page(record: GameRecord, deck: Deck, snaps: list[Snapshot], title: st
 
 
 def game_page(record: GameRecord, deck: Deck, rules: Rules, title: str, *,
-              subtitle: str = "") -> str:
-    """The page of a recorded game (replayed in the engine for its positions)."""
-    return render_page(record, deck, game_snapshots(record, deck, rules), title, subtitle)
+              subtitle: str = "", played_by: Sequence[Strategy] | None = None) -> str:
+    """The page of a recorded game (replayed in the engine for its positions; in the
+    build of `played_by`, the strategies that played it, when given)."""
+    snaps = game_snapshots(record, deck, rules, played_by)
+    return render_page(record, deck, snaps, title, subtitle)
 
 
 def write_game_page(record: GameRecord, deck: Deck, rules: Rules, path: str | Path,
-                    title: str, *, subtitle: str = "") -> Path:
+                    title: str, *, subtitle: str = "",
+                    played_by: Sequence[Strategy] | None = None) -> Path:
     """Write a game's page to `path` atomically; returns the path."""
     return atomic_write_text(Path(path), game_page(record, deck, rules, title,
-                                                   subtitle=subtitle))
+                                                   subtitle=subtitle, played_by=played_by))
 
 
 __all__ = ["deck_json", "game_page", "page_data", "render_page", "write_game_page"]

@@ -12,7 +12,8 @@ are of the game that was played.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 
 import numpy as np
 import polars as pl
@@ -22,8 +23,9 @@ from targi_sim.game.deck import Deck
 from targi_sim.game.record import GameRecord
 from targi_sim.game.rules import Rules
 from targi_sim.play.games import MAX_TRACE_ROWS
-from targi_sim.play.match import prepare_match
+from targi_sim.play.match import Match, prepare_match
 from targi_sim.play.session import Game, external_strategy
+from targi_sim.players.strategy import Strategy, seat_policies
 
 from ..engine import layout as lay
 from ..engine.scoring import total_score
@@ -100,10 +102,25 @@ def _same(a: pl.DataFrame, b: pl.DataFrame) -> bool:
     return a.select(pl.all().cast(pl.Utf8)).equals(b.select(pl.all().cast(pl.Utf8)))
 
 
-def game_snapshots(record: GameRecord, deck: Deck, rules: Rules) -> list[Snapshot]:
+def _replay_match(deck: Deck, rules: Rules, played_by: Sequence[Strategy] | None) -> Match:
+    """Both seats external, in the engine build the game's own strategies played with
+    (engine/ask.py): after a run, the replay then reuses the code the run compiled."""
+    match = prepare_match((external_strategy(), external_strategy()), deck, rules)
+    if played_by is None:
+        return match
+    P, PB = seat_policies(tuple(played_by))
+    if len(P) == len(match.P):
+        return match
+    return replace(match, P=type(match.P)((*match.P, *P[2:])),
+                   PB=type(match.PB)((*match.PB, *PB[2:])))
+
+
+def game_snapshots(record: GameRecord, deck: Deck, rules: Rules,
+                   played_by: Sequence[Strategy] | None = None) -> list[Snapshot]:
     """Every position of a recorded game, in order (see the module docstring).
 
-    `record` must carry its decision trace (play_game and the run replay give one)."""
+    `record` must carry its decision trace (play_game and the run replay give one);
+    `played_by`, the strategies that played it, picks the engine build to replay in."""
     trace = record.trace
     game_id = int(record.tables["rounds"]["game_id"][0]) if record.tables["rounds"].height \
         else 0
@@ -112,7 +129,7 @@ def game_snapshots(record: GameRecord, deck: Deck, rules: Rules) -> list[Snapsho
                           f"({MAX_TRACE_ROWS:,}); its positions cannot be recovered")
     answers = trace.filter(pl.col("n_options") > 1).select("player", "decision", "choice")
     answers_list = answers.rows()
-    match = prepare_match((external_strategy(), external_strategy()), deck, rules)
+    match = _replay_match(deck, rules, played_by)
     snaps: list[Snapshot] = []
     last_round = [-1]
 
