@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from targi_sim._utils.seeds import derive_seed
 from targi_sim.balance.space import (
     Edits,
     apply_edits,
@@ -60,8 +61,7 @@ NONE = "-"
 
 def stream_seed(seed: int, purpose: str) -> int:
     """A run seed (0..2^31-1) for one use of the balance seed: "search", "validate"."""
-    digest = hashlib.sha256(f"targi-balance\0{purpose}\0{seed}".encode()).digest()
-    return int.from_bytes(digest[:8], "little") % 2**31
+    return derive_seed("targi-balance", purpose, seed)
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,6 @@ How (docs/calibrate.md):
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import time
@@ -30,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from targi_sim._utils.atomic import atomic_write
+from targi_sim._utils.seeds import derive_seed
 from targi_sim.engine import constants as C
 from targi_sim.errors import InputError
 from targi_sim.game.deck import Deck, load_deck
@@ -123,8 +123,7 @@ Phase = Callable[[str], None]
 
 def stream(seed: int, purpose: str) -> int:
     """A run seed (0..2^31-1) for one use of the calibration seed."""
-    digest = hashlib.sha256(f"targi-calibrate\0{purpose}\0{seed}".encode()).digest()
-    return int.from_bytes(digest[:8], "little") % 2**31
+    return derive_seed("targi-calibrate", purpose, seed)
 
 
 def objective_of(targets: Targets, figures: dict[str, dict[str, Estimate]],
