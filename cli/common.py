@@ -5,7 +5,10 @@ module; cli/app.py only assembles them (so no command imports the app back).
 
 from __future__ import annotations
 
+import re
 import time
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 
 import typer
 from rich.console import Console
@@ -41,10 +44,73 @@ def scheduler_option():
                              "cluster).")
 
 
-def fail(message: str, code: int = EXIT_USAGE) -> typer.Exit:
-    """Print one `Error:` line on stderr; the caller raises the returned Exit."""
-    typer.echo(f"Error: {message}", err=True)
+_FIELD = re.compile(r"`([a-z][a-z0-9_]*)`")
+
+
+def command_flags() -> dict[str, str]:
+    """The running command's long options, by parameter name and by the name they spell
+    (`against_list` and `against` -> --against, `block_deals` -> --block-deals)."""
+    import click
+
+    ctx = click.get_current_context(silent=True)
+    flags: dict[str, str] = {}
+    for param in ctx.command.params if ctx is not None else ():
+        longs = [o for o in param.opts if o.startswith("--")]
+        if longs and param.name:
+            flags[param.name] = longs[0]
+            flags[longs[0][2:].replace("-", "_")] = longs[0]
+    return flags
+
+
+def flag_text(message: str, flags: Mapping[str, str] | None = None) -> str:
+    """A library message as the command line says it: each setting the library names in
+    backquotes (`block_deals`) becomes this command's option (--block-deals); `flags`
+    maps the settings whose option is named otherwise (`trials` -> --budget)."""
+    names = {**command_flags(), **(flags or {})}
+    return _FIELD.sub(lambda m: names.get(m.group(1), m.group(0)), message)
+
+
+def fail(message: str, code: int = EXIT_USAGE,
+         flags: Mapping[str, str] | None = None) -> typer.Exit:
+    """Print one `Error:` line on stderr (settings named as this command's options); the
+    caller raises the returned Exit."""
+    typer.echo(f"Error: {flag_text(str(message), flags)}", err=True)
     return typer.Exit(code)
+
+
+@contextmanager
+def usage_errors(flags: Mapping[str, str] | None = None) -> Iterator[None]:
+    """A bad option, name, file or request inside: one `Error:` line and exit code 2 (a
+    strategy that misbehaves in play is not a usage error: cli/app.py, exit code 1)."""
+    from targi_sim.errors import StrategyError, TargiSimError
+
+    from .parse import ParseError
+
+    try:
+        yield
+    except StrategyError:
+        raise
+    except (ParseError, TargiSimError, ValueError) as exc:
+        raise fail(str(exc), flags=flags) from None
+
+
+@contextmanager
+def stops(message: str | Callable[[], str], cannot_write: str | None = None,
+          flags: Mapping[str, str] | None = None) -> Iterator[None]:
+    """Around a command's long work: Ctrl-C, SIGTERM or SIGHUP print `message` (what is
+    kept and how to continue) and exit with the signal's code (cli/signals.py); a
+    library error is one `Error:` line; an OSError is `cannot_write: why` (if given)."""
+    try:
+        with usage_errors(flags):
+            yield
+    except KeyboardInterrupt as exc:
+        text = message() if callable(message) else message
+        typer.echo(f"\n{text}", err=True)
+        raise typer.Exit(signals.exit_code(exc)) from None
+    except OSError as exc:
+        if cannot_write is None:
+            raise
+        raise fail(f"{cannot_write}: {exc.strerror or exc}") from None
 
 
 class _GamesPerSecond(ProgressColumn):

@@ -5,12 +5,18 @@ line when a task starts, then at least every `EVERY_SECONDS` or each further ten
 the work (done/total, rate, elapsed, ETA), and one when it ends.
 
 They implement the part of rich's Progress and Status that the commands use
-(`add_task`, `advance`, `update`, `console.status(...).update`), so a command does not
-know which one it got (cli/common.py chooses).
+(`add_task`, `advance`, `update`, `remove_task`, `console.status(...).update`), so a
+command does not know which one it got (cli/common.py chooses). A task added with
+`parent=` (a re-tune inside a calibration's candidate) is nested: its lines give its
+own elapsed time and ETA, then the parent's.
+
+TARGI_SIM_PROGRESS_EVERY (seconds, default 10) sets how often a line is written while
+nothing else happens; the tests shorten it to check every long command.
 """
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -19,6 +25,16 @@ from dataclasses import dataclass, field
 from rich.console import Console
 
 EVERY_SECONDS = 10.0
+
+
+def every_seconds() -> float:
+    """The interval between lines while nothing else happens: TARGI_SIM_PROGRESS_EVERY
+    if set to a positive number of seconds, else EVERY_SECONDS."""
+    try:
+        value = float(os.environ.get("TARGI_SIM_PROGRESS_EVERY", ""))
+    except ValueError:
+        return EVERY_SECONDS
+    return value if value > 0 else EVERY_SECONDS
 STEPS = 10  # a line each further 1/STEPS of a task's total
 
 
@@ -50,16 +66,17 @@ class _Task:
     last_line: float = 0.0
     last_step: int = 0
     done: bool = field(default=False)
+    parent: int | None = None
 
 
 class LogProgress:
     """rich.progress.Progress's interface, printing plain lines to `console`."""
 
     def __init__(self, console: Console, get_time: Callable[[], float] | None = None,
-                 every: float = EVERY_SECONDS) -> None:
+                 every: float | None = None) -> None:
         self.console = console
         self._now = get_time or time.monotonic
-        self._every = every
+        self._every = every if every is not None else every_seconds()
         self._tasks: list[_Task] = []
         self._lock = threading.RLock()
         self._stop = threading.Event()
@@ -84,7 +101,7 @@ class LogProgress:
                         self._line(i, final=True)
 
     def _tick(self) -> None:
-        while not self._stop.wait(1.0):
+        while not self._stop.wait(min(1.0, self._every / 4)):
             with self._lock:
                 now = self._now()
                 for i, t in enumerate(self._tasks):
@@ -98,7 +115,7 @@ class LogProgress:
     def _add_task(self, description: str, total: float | None = None, **fields) -> int:
         now = self._now()
         self._tasks.append(_Task(str(description), total, str(fields.get("unit", "games")),
-                                 now, last_line=now))
+                                 now, last_line=now, parent=fields.get("parent")))
         i = len(self._tasks) - 1
         self._say(f"{self._tasks[i].description}: started"
                   + (f", {self._tasks[i].total:,.0f} {self._tasks[i].unit}"
@@ -107,6 +124,12 @@ class LogProgress:
 
     def advance(self, task: int, advance: float = 1) -> None:
         self.update(task, advance=advance)
+
+    def remove_task(self, task: int) -> None:
+        """A nested task that ended: its last line, then no more."""
+        with self._lock:
+            if not self._tasks[task].done:
+                self._line(task, final=True)
 
     def update(self, task: int, *, completed: float | None = None, total: float | None = None,
                advance: float | None = None, description: str | None = None,
@@ -149,9 +172,21 @@ class LogProgress:
             t.done = True
         elif t.total and rate > 0:
             text += f", ETA {_clock((t.total - t.completed) / rate)}"
+        if t.parent is not None and not self._tasks[t.parent].done:
+            text += f" [{self._outer(self._tasks[t.parent], now)}]"
         self._say(text)
         t.last_line = now
         t.last_step = int(STEPS * t.completed / t.total) if t.total else 0
+
+    @staticmethod
+    def _outer(t: _Task, now: float) -> str:
+        """The enclosing task in brief: its description, elapsed time and ETA."""
+        elapsed = now - t.started
+        text = f"{t.description}: elapsed {_clock(elapsed)}"
+        rate = t.completed / elapsed if elapsed > 0 else 0.0
+        if t.total and rate > 0:
+            text += f", ETA {_clock((t.total - t.completed) / rate)}"
+        return text
 
     def _say(self, text: str) -> None:
         _print_line(self.console, text)
@@ -164,13 +199,13 @@ class LogStatus:
     fails at once (a missing run directory) prints its one `Error:` line and nothing
     else."""
 
-    def __init__(self, console: Console, text: str, every: float = EVERY_SECONDS,
+    def __init__(self, console: Console, text: str, every: float | None = None,
                  eager: bool = False, describe: Callable[[float], str] | None = None) -> None:
         self.console = console
         self._text = text
         self._eager = eager
         self._describe = describe  # elapsed seconds -> the tick's line, if not text (N s)
-        self._every = every
+        self._every = every if every is not None else every_seconds()
         self._stop = threading.Event()
         self._t0 = time.monotonic()
         self._thread = threading.Thread(target=self._tick, daemon=True)
@@ -200,4 +235,4 @@ class LogStatus:
         _print_line(self.console, text)
 
 
-__all__ = ["EVERY_SECONDS", "LogProgress", "LogStatus"]
+__all__ = ["EVERY_SECONDS", "LogProgress", "LogStatus", "every_seconds"]

@@ -134,3 +134,20 @@ def parse_search_budget(budget: str, seed: str, jobs: str) -> tuple[int, int, in
     --seed, --jobs; ParseError on a bad one."""
     return (parse_whole_number(budget, "--budget", 1, MAX_GAMES), parse_seed(seed),
             parse_jobs(jobs))
+
+
+def parse_bounded(text: str, option: str, bounds: tuple[int, int]) -> int:
+    """A whole-number option whose range the library's config declares (its BOUNDS), so
+    the range is written once."""
+    return parse_whole_number(text, option, *bounds)
+
+
+def names_or_none(values: Sequence[str] | None, option: str) -> tuple[str, ...] | None:
+    """A list option's names (None when it was not given); ParseError when it was given
+    with no name in it (`--against ,`)."""
+    if not values:
+        return None
+    names = split_names(values)
+    if not names:
+        raise ParseError(f"{option} needs comma-separated strategies; got {','.join(values)!r}")
+    return tuple(names)

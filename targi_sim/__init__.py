@@ -80,8 +80,8 @@ _GROUPS: dict[str, dict[str, str]] = {
         **dict.fromkeys(("InitConfig", "init_baseline"), "targi_sim.check.init_baseline"),
     },
     "errors": {
-        **dict.fromkeys(("TargiSimError", "DataError", "InputError", "StrategyError",
-                         "UsageError"), "targi_sim.errors"),
+        **dict.fromkeys(("TargiSimError", "DataError", "InputError", "ConfigError",
+                         "StrategyError", "UsageError"), "targi_sim.errors"),
     },
 }
 _EXPORTS = {name: module for group in _GROUPS.values() for name, module in group.items()}
