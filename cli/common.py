@@ -47,41 +47,50 @@ def scheduler_option():
 _FIELD = re.compile(r"`([a-z][a-z0-9_]*)`")
 
 
-def command_flags() -> dict[str, str]:
-    """The running command's long options, by parameter name and by the name they spell
+def command_flags(command: Callable | None) -> dict[str, str]:
+    """A command function's long options, by parameter name and by the name they spell
     (`against_list` and `against` -> --against, `block_deals` -> --block-deals)."""
-    import click
+    import inspect
+    import typing
 
-    ctx = click.get_current_context(silent=True)
+    if command is None:
+        return {}
     flags: dict[str, str] = {}
-    for param in ctx.command.params if ctx is not None else ():
-        longs = [o for o in param.opts if o.startswith("--")]
-        if longs and param.name:
-            flags[param.name] = longs[0]
+    hints = typing.get_type_hints(command, include_extras=True)
+    for name, param in inspect.signature(command).parameters.items():
+        infos = [*getattr(hints.get(name), "__metadata__", ()), param.default]
+        decls = [d for i in infos if hasattr(i, "param_decls")  # an Annotated option's
+                 for d in (i.default, *(i.param_decls or ()))]  # first name: `default`
+        longs = [d for d in decls if isinstance(d, str) and d.startswith("--")]
+        if longs:
+            flags[name] = longs[0]
             flags[longs[0][2:].replace("-", "_")] = longs[0]
     return flags
 
 
-def flag_text(message: str, flags: Mapping[str, str] | None = None) -> str:
+def flag_text(message: str, command: Callable | None = None,
+              flags: Mapping[str, str] | None = None) -> str:
     """A library message as the command line says it: each setting the library names in
-    backquotes (`block_deals`) becomes this command's option (--block-deals); `flags`
+    backquotes (`block_deals`) becomes the command's option (--block-deals); `flags`
     maps the settings whose option is named otherwise (`trials` -> --budget)."""
-    names = {**command_flags(), **(flags or {})}
+    names = {**command_flags(command), **(flags or {})}
     return _FIELD.sub(lambda m: names.get(m.group(1), m.group(0)), message)
 
 
-def fail(message: str, code: int = EXIT_USAGE,
+def fail(message: str, code: int = EXIT_USAGE, command: Callable | None = None,
          flags: Mapping[str, str] | None = None) -> typer.Exit:
-    """Print one `Error:` line on stderr (settings named as this command's options); the
-    caller raises the returned Exit."""
-    typer.echo(f"Error: {flag_text(str(message), flags)}", err=True)
+    """Print one `Error:` line on stderr (the settings it names as `command`'s options);
+    the caller raises the returned Exit."""
+    typer.echo(f"Error: {flag_text(str(message), command, flags)}", err=True)
     return typer.Exit(code)
 
 
 @contextmanager
-def usage_errors(flags: Mapping[str, str] | None = None) -> Iterator[None]:
-    """A bad option, name, file or request inside: one `Error:` line and exit code 2 (a
-    strategy that misbehaves in play is not a usage error: cli/app.py, exit code 1)."""
+def usage_errors(command: Callable | None = None,
+                 flags: Mapping[str, str] | None = None) -> Iterator[None]:
+    """A bad option, name, file or request inside: one `Error:` line (naming `command`'s
+    options) and exit code 2 (a strategy that misbehaves in play is not a usage error:
+    cli/app.py, exit code 1)."""
     from targi_sim.errors import StrategyError, TargiSimError
 
     from .parse import ParseError
@@ -91,17 +100,18 @@ def usage_errors(flags: Mapping[str, str] | None = None) -> Iterator[None]:
     except StrategyError:
         raise
     except (ParseError, TargiSimError, ValueError) as exc:
-        raise fail(str(exc), flags=flags) from None
+        raise fail(str(exc), command=command, flags=flags) from None
 
 
 @contextmanager
 def stops(message: str | Callable[[], str], cannot_write: str | None = None,
+          command: Callable | None = None,
           flags: Mapping[str, str] | None = None) -> Iterator[None]:
     """Around a command's long work: Ctrl-C, SIGTERM or SIGHUP print `message` (what is
     kept and how to continue) and exit with the signal's code (cli/signals.py); a
     library error is one `Error:` line; an OSError is `cannot_write: why` (if given)."""
     try:
-        with usage_errors(flags):
+        with usage_errors(command, flags):
             yield
     except KeyboardInterrupt as exc:
         text = message() if callable(message) else message

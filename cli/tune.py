@@ -80,7 +80,7 @@ def tune(strategy: StartArg, against_list: Against = None, budget: Budget = "2e6
     from .common import load_engine, progress_bar, stops, usage_errors
     from .parse import names_or_none, parse_bounded, parse_jobs, parse_seed
 
-    with usage_errors(FLAGS):
+    with usage_errors(tune, FLAGS):
         b = TuneConfig.BOUNDS
         config = TuneConfig(
             strategy, names_or_none(against_list, "--against"),
@@ -95,7 +95,7 @@ def tune(strategy: StartArg, against_list: Against = None, budget: Budget = "2e6
     err = Console(stderr=True)
     view = TuneView(progress_bar(err, quiet))
     t0 = time.perf_counter()
-    with stops(view.stopped, f"cannot write {str(plan.out)!r}", FLAGS):
+    with stops(view.stopped, f"cannot write {str(plan.out)!r}", tune, FLAGS):
         load_engine(err, quiet, plan.matches)
         with view.bar:
             result = tune_strategy(plan, jobs=n_jobs, backend=backend, scheduler=scheduler,

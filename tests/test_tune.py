@@ -57,7 +57,7 @@ def test_a_resumed_tune_ends_like_an_uninterrupted_one(tmp_path):
     assert stopped.exit_code == 0 and "Stopped after generation 1 of 2" in stopped.output
     assert state_path(out).is_file() and not out.exists()
     refused = _tune(out, "--seed", "4")  # a tune with other settings does not continue it
-    assert refused.exit_code == 2 and "other settings (seed)" in refused.output
+    assert refused.exit_code == 2 and "other settings (--seed)" in refused.output
     resumed = _tune(out)  # the same command continues
     assert resumed.exit_code == 0, resumed.output
     assert out.read_bytes() == (tmp_path / "whole" / "t.toml").read_bytes()

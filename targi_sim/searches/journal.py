@@ -39,23 +39,30 @@ def differences(saved: Mapping[str, Any], wanted: Mapping[str, Any],
     return sorted(k for k in set(old) | set(wanted) if old.get(k) != wanted.get(k))
 
 
+def named(fields: list[str]) -> str:
+    """Setting names as library messages give them (in backquotes: the command line
+    shows its options there)."""
+    return ", ".join(f"`{f}`" for f in fields)
+
+
 def claim_settings(folder: Path, settings: Mapping[str, Any], what: str,
-                   defaults: Mapping[str, Any] | None = None) -> bool:
+                   defaults: Mapping[str, Any] | None = None,
+                   error: type[InputError] = InputError) -> bool:
     """Write `settings` into a new search folder (True: a search there is continued,
-    False: a new one starts); InputError if the folder holds a search with other
-    settings, naming them."""
+    False: a new one starts); `error` (an InputError) if the folder holds a search with
+    other settings, naming them."""
     path = Path(folder) / SETTINGS_FILE
     if path.is_file():
         try:
             saved = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
-            raise InputError(f"cannot read {str(path)!r} ({exc}); choose another `out` or "
-                             "delete the folder") from None
+            raise error(f"cannot read {str(path)!r} ({exc}); choose another `out` or "
+                        "delete the folder") from None
         diff = differences(saved, settings, defaults)
         if diff:
-            raise InputError(f"{str(folder)!r} holds a {what} started with other settings "
-                             f"({', '.join(diff)}); rerun it with the same ones to continue "
-                             "it, or choose another `out`")
+            raise error(f"{str(folder)!r} holds a {what} started with other settings "
+                        f"({named(diff)}); rerun it with the same ones to continue it, or "
+                        "choose another `out`")
         return True
     Path(folder).mkdir(parents=True, exist_ok=True)
     atomic_write(path, lambda p: Path(p).write_text(
@@ -77,5 +84,5 @@ def open_study(folder: Path, name: str, **create: Any):
                                **create)
 
 
-__all__ = ["JOURNAL_FILE", "SETTINGS_FILE", "claim_settings", "differences", "open_study",
-           "settings_of"]
+__all__ = ["JOURNAL_FILE", "SETTINGS_FILE", "claim_settings", "differences", "named",
+           "open_study", "settings_of"]

@@ -40,7 +40,6 @@ from targi_sim._utils.atomic import atomic_write
 from targi_sim._utils.seeds import derive_seed
 from targi_sim.engine import constants as C
 from targi_sim.engine.logs import G_WINNER
-from targi_sim.errors import ConfigError
 from targi_sim.game.deck import Deck
 from targi_sim.game.rules import Rules
 from targi_sim.play.games import run_batch
@@ -329,7 +328,8 @@ class Retuned:
 def retune(start: str | Strategy, deck: Deck, rules: Rules, *, parallel, budget: int,
            seed: int = 0, deals: int = DEFAULT_DEALS, popsize: int = 0,
            against: Sequence[str] | None = None, name: str | None = None,
-           progress: Progress | None = None, sigma: float = SIGMA0) -> Retuned:
+           progress: Progress | None = None, sigma: float = SIGMA0,
+           on_start: Callable[[int], None] | None = None) -> Retuned:
     """Re-tune `start`'s weights for another deck, starting from its own weights (a warm
     start), in memory: no file, no final measurement, no SPRT -- what calibration and
     balance do for every candidate deck. The search is tune_strategy's (same pool, seeds,
@@ -338,7 +338,8 @@ def retune(start: str | Strategy, deck: Deck, rules: Rules, *, parallel, budget:
     deck a few card edits away needs), the tune's own explores as a new tune would.
 
     `parallel`: an open joblib.Parallel (loky or Dask), so a caller that re-tunes many
-    decks keeps one pool of workers.
+    decks keeps one pool of workers. `on_start(generations)` is called before the first
+    generation, `progress` after each.
     """
     first = resolve_strategy(start)
     check_start(first)
@@ -355,6 +356,8 @@ def retune(start: str | Strategy, deck: Deck, rules: Rules, *, parallel, budget:
     matches = [prepare_match((first, member), deck, rules) for member in pool]
     tune_seed = streams(seed)["tune"]
     gen = None
+    if on_start is not None:
+        on_start(generations)
     for g in range(generations):
         gen = run_generation(parallel, es, first, space, matches, tune_seed, g, deals, per_gen)
         if progress is not None:

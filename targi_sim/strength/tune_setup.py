@@ -36,6 +36,7 @@ from targi_sim.players.strategy import (
     resolve_strategy,
 )
 from targi_sim.searches import check_bounds, differences, settings_of
+from targi_sim.searches.journal import named
 
 STATE_VERSION = 2  # 2: the settings as a dict (searches.journal), compared field by field
 DEFAULT_DEALS = 100  # deals per candidate per pool member per generation
@@ -225,8 +226,8 @@ def load_state(plan: TunePlan) -> dict | None:
     diff = differences(state["settings"], plan.settings())
     if diff:
         raise TuneError(f"{str(path)!r} was saved by a tune with other settings "
-                        f"({', '.join(diff)}); rerun it with the same ones to continue it, "
-                        "or delete the file")
+                        f"({named(diff)}); rerun it with the same ones to continue it, or "
+                        "delete the file")
     np.random.set_state(state["np_random"])  # in case cma draws from it anywhere
     return state
 
