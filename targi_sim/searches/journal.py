@@ -60,7 +60,7 @@ def claim_settings(folder: Path, settings: Mapping[str, Any], what: str,
                         "delete the folder") from None
         diff = differences(saved, settings, defaults)
         if diff:
-            raise error(f"{str(folder)!r} holds a {what} started with other settings "
+            raise error(f"{str(folder)!r} holds a {what} with other settings "
                         f"({named(diff)}); rerun it with the same ones to continue it, or "
                         "choose another `out`")
         return True
