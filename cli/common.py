@@ -104,12 +104,14 @@ def usage_errors(command: Callable | None = None,
 
 
 @contextmanager
-def stops(message: str | Callable[[], str], cannot_write: str | None = None,
+def stops(message: str | Callable[[], str],
+          cannot_write: str | Callable[[OSError], str] | None = None,
           command: Callable | None = None,
           flags: Mapping[str, str] | None = None) -> Iterator[None]:
     """Around a command's long work: Ctrl-C, SIGTERM or SIGHUP print `message` (what is
     kept and how to continue) and exit with the signal's code (cli/signals.py); a
-    library error is one `Error:` line; an OSError is `cannot_write: why` (if given)."""
+    library error is one `Error:` line; an OSError is `cannot_write: why` (or the line
+    `cannot_write(error)` gives), if given."""
     try:
         with usage_errors(command, flags):
             yield
@@ -120,7 +122,8 @@ def stops(message: str | Callable[[], str], cannot_write: str | None = None,
     except OSError as exc:
         if cannot_write is None:
             raise
-        raise fail(f"{cannot_write}: {exc.strerror or exc}") from None
+        raise fail(cannot_write(exc) if callable(cannot_write)
+                   else f"{cannot_write}: {exc.strerror or exc}") from None
 
 
 class _GamesPerSecond(ProgressColumn):

@@ -78,6 +78,7 @@ class LogProgress:
         self._now = get_time or time.monotonic
         self._every = every if every is not None else every_seconds()
         self._tasks: list[_Task] = []
+        self._started = self._said = self._now()
         self._lock = threading.RLock()
         self._stop = threading.Event()
         # a line every `every` seconds even while no work is reported (a slow chunk, a
@@ -102,11 +103,20 @@ class LogProgress:
 
     def _tick(self) -> None:
         while not self._stop.wait(min(1.0, self._every / 4)):
-            with self._lock:
-                now = self._now()
-                for i, t in enumerate(self._tasks):
-                    if not t.done and now - t.last_line >= self._every:
-                        self._line(i)
+            self.tick()
+
+    def tick(self) -> None:
+        """A line for each running task quiet for `every` seconds; when none runs (the
+        work between two tasks: a report being written), one line saying so."""
+        with self._lock:
+            now = self._now()
+            running = [i for i, t in enumerate(self._tasks) if not t.done]
+            for i in running:
+                if now - self._tasks[i].last_line >= self._every:
+                    self._line(i)
+            if not running and now - self._said >= self._every:
+                last = self._tasks[-1].description + " done; " if self._tasks else ""
+                self._say(f"{last}working on, elapsed {_clock(now - self._started)}")
 
     def add_task(self, description: str, total: float | None = None, **fields) -> int:
         with self._lock:
@@ -189,6 +199,7 @@ class LogProgress:
         return text
 
     def _say(self, text: str) -> None:
+        self._said = self._now()
         _print_line(self.console, text)
 
 

@@ -151,3 +151,16 @@ def names_or_none(values: Sequence[str] | None, option: str) -> tuple[str, ...] 
     if not names:
         raise ParseError(f"{option} needs comma-separated strategies; got {','.join(values)!r}")
     return tuple(names)
+
+
+def sweep_jobs(text: str, backend: str, scheduler: str | None, cap: bool = True) -> int:
+    """--jobs of sweep and ladder: 0..4096, 0 meaning every CPU; capped at the CPUs (if
+    `cap`) unless a remote Dask cluster (which has its own workers) plays; checked with
+    the backend."""
+    from targi_sim.runner.dispatch import check_options
+
+    n_jobs = parse_whole_number(text, "--jobs", 0, 4096) or (os.cpu_count() or 1)
+    if cap and not (backend == "dask" and scheduler):
+        n_jobs = cap_jobs(n_jobs)
+    check_options(n_jobs, backend, scheduler)
+    return n_jobs
