@@ -115,8 +115,8 @@ class LogProgress:
                 if now - self._tasks[i].last_line >= self._every:
                     self._line(i)
             if not running and now - self._said >= self._every:
-                last = self._tasks[-1].description + " done; " if self._tasks else ""
-                self._say(f"{last}working on, elapsed {_clock(now - self._started)}")
+                last = self._tasks[-1].description + ": done; " if self._tasks else ""
+                self._say(f"{last}still working (elapsed {_clock(now - self._started)})")
 
     def add_task(self, description: str, total: float | None = None, **fields) -> int:
         with self._lock:
@@ -177,6 +177,8 @@ class LogProgress:
         else:
             text += f" {t.unit}"
         text += f", {rate_text(rate, t.unit)}, elapsed {_clock(elapsed)}"
+        if not t.total and not t.completed:  # a phase that counts nothing: its time only
+            text = f"{t.description}: elapsed {_clock(elapsed)}"
         if final:
             text += ", done"
             t.done = True

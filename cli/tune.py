@@ -129,8 +129,10 @@ class TuneView:
             f"({gen.best_lo:.1%}-{gen.best_hi:.1%})"))
 
     def phase(self, phase: str) -> None:
-        if self.task is not None:  # the previous task ends here
-            self.bar.update(self.task, total=self.total or 1, completed=self.total or 1)
+        if self.total:  # the generations end here
+            self.bar.update(self.task, completed=self.total)
+        elif self.task is not None:  # the previous phase ends here
+            self.bar.remove_task(self.task)
         what = {"final": "the result on fresh seeds",
                 "sprt": "SPRT against the start"}[phase]
         self.task, self.total = self.bar.add_task(what, total=None, unit="steps"), None
