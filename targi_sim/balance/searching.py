@@ -38,6 +38,7 @@ from targi_sim.balance.space import (
     problem,
     value_of,
 )
+from targi_sim.errors import InputError
 from targi_sim.fairness.measure import DeckStats, measure
 from targi_sim.fairness.objective import Terms, compared_cards, terms
 from targi_sim.fairness.settings import Settings
@@ -414,6 +415,11 @@ def open_balance_study(out: Path, plan: BalancePlan):
     search with other settings is refused, naming them."""
     import optuna
 
+    from targi_sim.searches.journal import JOURNAL_FILE, SETTINGS_FILE
+
+    if (out / JOURNAL_FILE).exists() and not (out / SETTINGS_FILE).exists():
+        raise InputError(f"{str(out)!r} holds a balance search of an earlier version (no "
+                         f"{SETTINGS_FILE}); choose another `out` (or delete the folder)")
     claim_settings(out, plan.record(), "balance search")
     return open_study(out, "balance", direction="minimize",
                       pruner=optuna.pruners.SuccessiveHalvingPruner(min_resource=1,
