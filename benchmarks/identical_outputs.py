@@ -96,8 +96,9 @@ _LOAD = re.compile(r"<t> engine load, then ")
 _MINUTES = re.compile(r"\d+(\.\d+)? minutes|\(\d+(\.\d+)? in this call\)")
 
 
-def _normalise(text: str) -> str:
-    return _LOAD.sub("", _TIMES.sub("<t>", text))
+def _normalise(text: str, root: Path) -> str:
+    """Stdout without times, speeds and the recording's own folder."""
+    return _LOAD.sub("", _TIMES.sub("<t>", text.replace(str(root), "<root>")))
 
 
 def record(root: Path, only: list[str] | None) -> None:
@@ -125,8 +126,8 @@ def record(root: Path, only: list[str] | None) -> None:
             sys.exit(f"{name} failed ({done.returncode}):\n{done.stderr}")
         if name == "card-value":
             shutil.copytree(root / "run" / "run" / "forks", d / "forks")
-        (d / "stdout.txt").write_text(_normalise(done.stdout) + f"exit {done.returncode}\n",
-                                      encoding="utf-8")
+        (d / "stdout.txt").write_text(_normalise(done.stdout, root) +
+                                      f"exit {done.returncode}\n", encoding="utf-8")
         print(f"{name:<17} {seconds:6.1f} s", flush=True)
 
 
