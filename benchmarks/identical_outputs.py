@@ -64,9 +64,9 @@ CASES: dict[str, list[str]] = {
     "tune": ["tune", "balanced", "--against", "balanced,greedy", "--budget", "1600",
              "--deals", "10", "--popsize", "4", "--final-deals", "50", "--check-games",
              "400", "--seed", "3", "--jobs", "1", "--out", "tuned.toml"],
-    "calibrate": ["calibrate", "--budget", "3", "--deals", "40", "--retune-budget", "0",
-                  "--validate-deals", "80", "--finalists", "1", "--seed", "5", "--jobs",
-                  "1", "--out", "cal"],
+    "calibrate": ["calibrate", "--budget", "5", "--deals", "60", "--retune-budget", "0",
+                  "--validate-deals", "120", "--finalists", "2", "--seed", "1", "--jobs",
+                  "1", "--out", "cal"],  # a proposal: the Merchant's two trades change
     "calibrate-retune": ["calibrate", "--levels", "balanced,tuned", "--retune-budget",
                          "20000", "--budget", "2", "--deals", "40", "--validate-deals", "80",
                          "--finalists", "1", "--seed", "6", "--jobs", "1", "--out", "cal"],

@@ -76,7 +76,7 @@ def balance_deck(config: BalanceConfig | BalancePlan, out: str | Path, *,
     best = state.best
     edits, econ = (best.edits, best.economy) if best else ({}, {})
     with parallel_pool(jobs, backend, scheduler) as parallel:
-        ev = Evaluator(config, settings, parallel, pool_width(jobs, backend), on_retune)
+        ev = Evaluator(config, settings, parallel, pool_width(jobs, backend), on_retune, plan)
         sides = []
         for i, (e, c) in enumerate((({}, {}), (edits, econ))):
             if validation_progress is not None:

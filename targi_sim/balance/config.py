@@ -11,6 +11,7 @@ from typing import Any, ClassVar
 from targi_sim.errors import ConfigError
 from targi_sim.fairness.settings import Settings, load_settings, with_overrides
 from targi_sim.game.deck import Deck, load_deck
+from targi_sim.game.rules import Rules, load_rules
 from targi_sim.play.match import Match, prepare_match
 from targi_sim.players.strategy import Strategy, resolve_strategy
 from targi_sim.searches import check_bounds, resolve_levels, settings_of
@@ -66,10 +67,11 @@ class BalancePlan:
     settings: Settings
     deck: Deck
     strategies: tuple[Strategy, ...]
+    rules: Rules
 
     def matches(self) -> list[Match]:
         """Each level's mirror on the base deck (what the engine must load)."""
-        return [prepare_match((s, s), self.deck, self.config.rules) for s in self.strategies]
+        return [prepare_match((s, s), self.deck, self.rules) for s in self.strategies]
 
     def record(self) -> dict[str, Any]:
         """What a continued search must share with the one that started the folder."""
@@ -89,20 +91,19 @@ def prepare_balance(config: BalanceConfig, settings: Settings | None = None) -> 
     config = _resolved(config)
     settings = with_overrides(settings or load_settings(config.objective),
                               max_changes=config.max_changes, economy=config.economy)
-    deck = load_deck(config.deck)
+    deck, rules = load_deck(config.deck), load_rules(config.rules)
     settings.space.frozen_ids(deck, settings.path)
     settings.space.distinct_ids(deck, settings.path)
     if settings.space.economy:
         from targi_sim.calibrate.space import load_space
-        from targi_sim.game.rules import load_rules
 
-        load_space(settings.space.economy, deck, load_rules(config.rules))
+        load_space(settings.space.economy, deck, rules)
     if settings.validation.targets:
         from targi_sim.calibrate.targets import load_targets
 
         load_targets(settings.validation.targets, list(config.strategies), strict=False)
     return BalancePlan(config, settings, deck,
-                       tuple(resolve_strategy(s) for s in config.strategies))
+                       tuple(resolve_strategy(s) for s in config.strategies), rules)
 
 
 def _resolved(config: BalanceConfig) -> BalanceConfig:

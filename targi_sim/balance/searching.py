@@ -93,13 +93,19 @@ class Evaluator:
     """Plays candidate decks on the search's common deals, through a joblib pool."""
 
     def __init__(self, config: BalanceConfig, settings: Settings, parallel, jobs: int,
-                 on_retune: RetuneProgress | None = None) -> None:
+                 on_retune: RetuneProgress | None = None,
+                 plan: BalancePlan | None = None) -> None:
+        """`plan`: the inputs prepare_balance loaded (else loaded here by name)."""
         self.config, self.settings = config, settings
         self.parallel, self.jobs = parallel, jobs
         self.on_retune = on_retune
         self.levels = tuple(config.strategies)
-        self.strategies: list[Strategy] = [resolve_strategy(s) for s in config.strategies]
-        self.matches: list[Match] = [prepare_match((s, s), config.deck, config.rules)
+        self.strategies: list[Strategy] = (
+            list(plan.strategies) if plan is not None
+            else [resolve_strategy(s) for s in config.strategies])
+        deck, rules = (plan.deck, plan.rules) if plan is not None else (config.deck,
+                                                                         config.rules)
+        self.matches: list[Match] = [prepare_match((s, s), deck, rules)
                                      for s in self.strategies]
         self.pairings = [resolve_pairing("auto", [s, s]) for s in self.strategies]
         self.deck: Deck = self.matches[0].deck
@@ -440,7 +446,7 @@ def search(plan: BalancePlan, out: Path, *, jobs: int = 1,
 
     config, settings = plan.config, plan.settings
     with parallel_pool(jobs, backend, scheduler) as parallel:
-        ev = Evaluator(config, settings, parallel, pool_width(jobs, backend), on_retune)
+        ev = Evaluator(config, settings, parallel, pool_width(jobs, backend), on_retune, plan)
         deck = ev.deck
         study = open_balance_study(out, plan)
         players, weights, tune_games = ev.players(deck, ev.rules, retune_seed(config))
