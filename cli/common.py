@@ -1,6 +1,7 @@
-"""What every command shares: the one-line `Error:` exit, the progress bar, loading the
-compiled engine with an honest compile estimate, the exit codes. Commands import this
-module; cli/app.py only assembles them (so no command imports the app back).
+"""What every command shares: the one-line `Error:` exit (the library's settings named
+as the command's options), Ctrl-C's message, the progress bar, loading the compiled
+engine with an honest compile estimate, the exit codes. Commands import this module;
+cli/app.py only assembles them (so no command imports the app back).
 """
 
 from __future__ import annotations
@@ -28,20 +29,6 @@ from . import signals
 from .logprogress import LogProgress, LogStatus
 
 EXIT_USAGE = 2
-
-
-def backend_option(what: str = "the games"):
-    """The `--backend` option every command that plays many games shares."""
-    return typer.Option("loky", "--backend", metavar="loky|dask",
-                        help=f"Where {what} run: local processes (loky) or a Dask cluster "
-                             "(dask).")
-
-
-def scheduler_option():
-    """The `--scheduler` option that goes with `backend_option`."""
-    return typer.Option(None, "--scheduler", metavar="tcp://HOST:PORT",
-                        help="Dask scheduler address for --backend dask (default: a local "
-                             "cluster).")
 
 
 _FIELD = re.compile(r"`([a-z][a-z0-9_]*)`")
