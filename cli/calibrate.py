@@ -117,11 +117,11 @@ def calibrate(deck: options.Deck = "base", rules: options.Rules = "default",
     view, t0 = CalibrationView(progress_bar(err, quiet)), time.perf_counter()
     with stops(view.stopped, f"cannot write into {str(out_dir)!r}", calibrate, FLAGS):
         load_engine(err, quiet, inputs.matches())
-        with view.bar:
+        with view.bar:  # the report too: its lines keep coming while it is written
             result = run_calibration(config, out_dir, jobs=n_jobs, backend=backend,
                                      scheduler=scheduler, stop_after=stop_after, inputs=inputs,
                                      **view.callbacks())
-        written = write_calibration(result) if result is not None else []
+            written = write_calibration(result) if result is not None else []
     if result is None:
         typer.echo(f"Stopped after {view.done} candidates; rerun the same command to "
                    "continue.")
@@ -168,11 +168,13 @@ class CalibrationView:
             self.bar.remove_task(self.retune)
 
     def phase(self, phase: str) -> None:
+        if self.phase_name is None:  # the candidates end here
+            self.bar.update(self.task, completed=self.total)
+        else:  # the previous phase ends here
+            self.bar.remove_task(self.task)
         self.phase_name = {"simplify": "simplifying the best",
                            "validate": "validating finalists"}[phase]
-        self.bar.update(self.task, completed=max(self.total, 1), total=max(self.total, 1))
-        self.task, self.total = self.bar.add_task(self.phase_name, total=None,
-                                                  unit="candidates"), 0
+        self.task = self.bar.add_task(self.phase_name, total=None, unit="candidates")
 
     def stopped(self) -> str:
         return (f"Interrupted after {self.done} candidates; they are kept: rerun the same "

@@ -67,6 +67,7 @@ class _Task:
     last_step: int = 0
     done: bool = field(default=False)
     parent: int | None = None
+    base: float = 0.0  # work done before this run (a continued search): not in the rate
 
 
 class LogProgress:
@@ -124,12 +125,15 @@ class LogProgress:
 
     def _add_task(self, description: str, total: float | None = None, **fields) -> int:
         now = self._now()
+        done = float(fields.get("completed") or 0)
         self._tasks.append(_Task(str(description), total, str(fields.get("unit", "games")),
-                                 now, last_line=now, parent=fields.get("parent")))
+                                 now, completed=done, last_line=now, parent=fields.get("parent"),
+                                 base=done))
         i = len(self._tasks) - 1
-        self._say(f"{self._tasks[i].description}: started"
-                  + (f", {self._tasks[i].total:,.0f} {self._tasks[i].unit}"
-                     if self._tasks[i].total else ""))
+        t = self._tasks[i]
+        t.last_step = int(STEPS * done / t.total) if t.total else 0
+        self._say(f"{t.description}: started" + (f", {t.total:,.0f} {t.unit}" if t.total else "")
+                  + (f" ({done:,.0f} done before)" if done else ""))
         return i
 
     def advance(self, task: int, advance: float = 1) -> None:
@@ -170,7 +174,7 @@ class LogProgress:
         t = self._tasks[task]
         now = self._now()
         elapsed = now - t.started
-        rate = t.completed / elapsed if elapsed > 0 else 0.0
+        rate = (t.completed - t.base) / elapsed if elapsed > 0 else 0.0
         text = f"{t.description}: {t.completed:,.0f}"
         if t.total:
             text += f"/{t.total:,.0f} {t.unit} ({t.completed / t.total:.0%})"
@@ -195,7 +199,7 @@ class LogProgress:
         """The enclosing task in brief: its description, elapsed time and ETA."""
         elapsed = now - t.started
         text = f"{t.description}: elapsed {_clock(elapsed)}"
-        rate = t.completed / elapsed if elapsed > 0 else 0.0
+        rate = (t.completed - t.base) / elapsed if elapsed > 0 else 0.0
         if t.total and rate > 0:
             text += f", ETA {_clock((t.total - t.completed) / rate)}"
         return text

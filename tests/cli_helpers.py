@@ -50,7 +50,8 @@ GAP = 5.0  # no stderr silence may reach this (the real interval is 10 s; here 0
 @dataclass
 class Piped:
     """A command run with stderr not a terminal: its exit code, stdout, every stderr line
-    with the time it arrived (seconds since the start), and when it ended."""
+    with the time it arrived (seconds since the start), and when its last output (the
+    result on stdout) arrived."""
 
     returncode: int
     stdout: str
@@ -81,16 +82,21 @@ def piped(args: list[str], cwd: Path | None = None, timeout: float = 600) -> Pip
     proc = subprocess.Popen([targi_sim(), *args], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, cwd=cwd, env=env)
     lines: list[tuple[float, str]] = []
+    out: list[tuple[float, str]] = []
 
-    def read() -> None:
-        for line in proc.stderr:
-            lines.append((time.monotonic() - t0, line.rstrip("\n")))
+    def read(stream, into) -> None:
+        for line in stream:
+            into.append((time.monotonic() - t0, line.rstrip("\n")))
 
-    reader = threading.Thread(target=read, daemon=True)
-    reader.start()
-    stdout = proc.communicate(timeout=timeout)[0]
-    reader.join(timeout=10)
-    return Piped(proc.returncode, stdout, lines, time.monotonic() - t0)
+    readers = [threading.Thread(target=read, args=(stream, into), daemon=True)
+               for stream, into in ((proc.stderr, lines), (proc.stdout, out))]
+    for r in readers:
+        r.start()
+    proc.wait(timeout=timeout)
+    for r in readers:
+        r.join(timeout=10)
+    end = max([t for t, _ in out + lines], default=time.monotonic() - t0)
+    return Piped(proc.returncode, "\n".join(line for _, line in out), lines, end)
 
 
 def assert_steady_progress(p: Piped) -> None:
