@@ -24,12 +24,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import cpu_model, git_label, peak_rss_mb  # noqa: E402
 
-from targi_sim.balance import (  # noqa: E402
-    BalanceConfig,
-    balance_deck,
-    load_settings,
-    resolve_levels,
-)
+from targi_sim.balance import BalanceConfig, balance_deck, load_settings  # noqa: E402
 from targi_sim.balance.space import describe, split_classes  # noqa: E402
 
 
@@ -49,10 +44,9 @@ def main() -> None:
                     help="settings TOML (default data/balance/default.toml)")
     ap.add_argument("--out", default=None, help="output folder (default: a temporary one)")
     args = ap.parse_args()
-    levels, retuned = resolve_levels(tuple(args.levels.split(",")))
-    budget = args.budget or (40e6 if retuned else 8e6)
-    config = BalanceConfig(deck=args.deck, strategies=levels, retuned=retuned,
-                           retune_budget=int(args.retune_budget), budget=int(budget),
+    config = BalanceConfig(deck=args.deck, levels=tuple(args.levels.split(",")),
+                           retune_budget=int(args.retune_budget),
+                           budget=int(args.budget) if args.budget else None,
                            block_deals=args.block_deals, blocks=args.blocks, seed=args.seed,
                            validate_deals=args.validate_deals)
     out = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="targi-balance-"))

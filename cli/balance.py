@@ -1,20 +1,20 @@
 """`targi-sim balance`: propose card cost and VP changes toward a balanced deck
-(targi_sim.balance). A thin layer: options are parsed here, the search lives in the
-library. Bad input is one `Error:` line and exit code 2; Ctrl-C keeps the Optuna
-study, and rerunning the same command continues it."""
+(targi_sim.balance). Parses the options into a BalanceConfig, calls the library and
+prints; bad input is one `Error:` line and exit code 2; Ctrl-C keeps the Optuna study,
+and rerunning the same command continues it."""
 
 from __future__ import annotations
 
 import shlex
 import sys
 import time
+from typing import Annotated
 
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-from .common import backend_option, scheduler_option
+from . import options
 from .helptext import epilog
 
 BALANCE_EPILOG = epilog("""\
@@ -50,189 +50,159 @@ calibration targets. Rerunning a stopped command continues its search
 """)
 
 
-DEFAULT_RETUNED_BUDGET = 40_000_000  # re-tunes make a candidate ~4x dearer
-
-
 def register(app: typer.Typer) -> None:
     app.command(epilog=BALANCE_EPILOG)(balance)
 
 
-def balance(
-    deck: str = typer.Option("base", "--deck", metavar="NAME|FILE", help="Deck to balance."),
-    strategies: list[str] = typer.Option(  # noqa: B008 - typer's idiom
-        [], "--strategies", "-s", metavar="A,B,...",
-        help="Fixed players whose mirror matches measure each candidate (never re-tuned; "
-             "default balanced); comma-separated or repeated."),
-    levels: list[str] = typer.Option(  # noqa: B008 - typer's idiom
-        [], "--levels", "-l", metavar="A,B,...",
-        help="Levels of play, weakest first: each heuristic level after the first is "
-             "re-tuned for every candidate deck (e.g. balanced,tuned)."),
-    retune_budget: str = typer.Option("300000", "--retune-budget", metavar="GAMES",
-                                      help="Games of each re-tune of a --levels level."),
-    retune_step: str = typer.Option(
-        "0.04", "--retune-step", metavar="SIGMA",
-        help="First step of each re-tune in the unit cube of weights (0.001..0.5): small "
-             "refines near the level's weights; the tune's own is 0.15."),
-    economy: str | None = typer.Option(
-        None, "--economy", metavar="NAME|FILE",
-        help="A calibration space file (e.g. economy-space) whose values the search may "
-             "change too (default: the settings file's `economy`, none)."),
-    max_changes: str | None = typer.Option(
-        None, "--max-changes", metavar="N",
-        help="Most changes a proposal may make: classes of identical cards plus economy "
-             "values (default: the settings file's, 6)."),
-    budget: str | None = typer.Option(
-        None, "--budget", "-n", metavar="GAMES",
-        help="Search games in all, re-tunes included (validation not included); default "
-             "8e6, or 4e7 when --levels re-tunes a level."),
-    objective: str | None = typer.Option(
-        None, "--objective", metavar="FILE.toml",
-        help="Settings file: objective weights and search space (default "
-             "data/balance/default.toml)."),
-    out: str | None = typer.Option(None, "--out", metavar="FOLDER",
-                                   help="Output folder (default balance/<deck>)."),
-    seed: str = typer.Option("0", "--seed", metavar="SEED", help="Seed, 0..2147483647."),
-    jobs: str = typer.Option("1", "--jobs", "-j", metavar="J", help="Worker processes."),
-    block_deals: str = typer.Option("20000", "--block-deals", metavar="N",
-                                    help="Deals per block of the race."),
-    blocks: str = typer.Option("3", "--blocks", metavar="N",
-                               help="Blocks a candidate plays unless pruned."),
-    validate_deals: str = typer.Option("60000", "--validate-deals", metavar="N",
-                                       help="Fresh deals per match for the validation."),
-    rules: str = typer.Option("default", "--rules", metavar="NAME|FILE",
-                              help="Rules name or file."),
-    resume: bool = typer.Option(False, "--resume", hidden=True,
-                                help="Accepted for old scripts: rerunning continues."),
-    backend: str = backend_option(),
-    scheduler: str | None = scheduler_option(),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
-    stop_after: int | None = typer.Option(None, "--stop-after", hidden=True,
-                                          help="Stop after this many candidates (tests)."),
-) -> None:
+def _opt(flag: str, text: str, metavar: str = "N", *short: str):
+    return typer.Option(flag, *short, metavar=metavar, help=text)
+
+
+Strategies = Annotated[list[str], _opt(
+    "--strategies", "Fixed players whose mirror matches measure each candidate (never "
+    "re-tuned; default balanced); comma-separated or repeated.", "A,B,...", "-s")]
+Levels = Annotated[list[str], _opt(
+    "--levels", "Levels of play, weakest first: each heuristic level after the first is "
+    "re-tuned for every candidate deck (e.g. balanced,tuned).", "A,B,...", "-l")]
+RetuneBudget = Annotated[str, _opt("--retune-budget", "Games of each re-tune of a --levels "
+                                   "level.", "GAMES")]
+RetuneStep = Annotated[str, _opt(
+    "--retune-step", "First step of each re-tune in the unit cube of weights (0.001..0.5): "
+    "small refines near the level's weights; the tune's own is 0.15.", "SIGMA")]
+Economy = Annotated[str | None, _opt(
+    "--economy", "A calibration space file (e.g. economy-space) whose values the search may "
+    "change too (default: the settings file's `economy`, none).", "NAME|FILE")]
+MaxChanges = Annotated[str | None, _opt(
+    "--max-changes", "Most changes a proposal may make: classes of identical cards plus "
+    "economy values (default: the settings file's, 6).")]
+Budget = Annotated[str | None, _opt(
+    "--budget", "Search games in all, re-tunes included (validation not included); default "
+    "8e6, or 4e7 when --levels re-tunes a level.", "GAMES", "-n")]
+Objective = Annotated[str | None, _opt(
+    "--objective", "Settings file: objective weights and search space (default "
+    "data/balance/default.toml).", "FILE.toml")]
+Out = Annotated[str | None, _opt("--out", "Output folder (default balance/<deck>).", "FOLDER")]
+BlockDeals = Annotated[str, _opt("--block-deals", "Deals per block of the race.")]
+Blocks = Annotated[str, _opt("--blocks", "Blocks a candidate plays unless pruned.")]
+ValidateDeals = Annotated[str, _opt("--validate-deals",
+                                    "Fresh deals per match for the validation.")]
+FLAGS = {"retune_sigma": "--retune-step"}
+
+
+def balance(deck: options.Deck = "base", strategies: Strategies = [],  # noqa: B006
+            levels: Levels = [], retune_budget: RetuneBudget = "300000",  # noqa: B006
+            retune_step: RetuneStep = "0.04", economy: Economy = None,
+            max_changes: MaxChanges = None, budget: Budget = None,
+            objective: Objective = None, out: Out = None, seed: options.Seed = "0",
+            jobs: options.Jobs = "1", block_deals: BlockDeals = "20000",
+            blocks: Blocks = "3", validate_deals: ValidateDeals = "60000",
+            rules: options.Rules = "default", resume: options.Resume = False,
+            backend: options.Backend = "loky", scheduler: options.Scheduler = None,
+            quiet: options.Quiet = False, stop_after: options.StopAfter = None) -> None:
     """Propose the fewest card changes that balance a deck, confirmed on fresh seeds."""
     from pathlib import Path
 
-    from targi_sim import DataError, InputError, UsageError
-    from targi_sim.balance import (
-        BalanceConfig,
-        balance_deck,
-        load_settings,
-        resolve_levels,
-        with_overrides,
-    )
-    from targi_sim.game.deck import load_deck
-    from targi_sim.play.match import prepare_match
-    from targi_sim.players.strategy import resolve_strategy
+    from targi_sim.balance import BalanceConfig, balance_deck, prepare_balance
+    from targi_sim.runner.dispatch import check_options
 
-    from . import signals
-    from .common import fail, load_engine
-    from .parse import (
-        ParseError,
-        parse_fraction,
-        parse_search_budget,
-        parse_whole_number,
-        split_names,
-    )
+    from .common import load_engine, progress_bar, stops, usage_errors
+    from .parse import ParseError, names_or_none, parse_fraction, parse_jobs, parse_seed
 
-    try:
-        n_budget, run_seed, n_jobs = parse_search_budget(budget or "8e6", seed, jobs)
-        n_block = parse_whole_number(block_deals, "--block-deals", 10, 10_000_000)
-        n_blocks = parse_whole_number(blocks, "--blocks", 1, 100)
-        n_val = parse_whole_number(validate_deals, "--validate-deals", 100, 100_000_000)
-        n_max = (parse_whole_number(max_changes, "--max-changes", 1, 45)
-                 if max_changes is not None else None)
-        n_retune = parse_whole_number(retune_budget, "--retune-budget", 0, 10**10)
-        sigma = parse_fraction(retune_step, "--retune-step", 0.001, 0.5)
+    with usage_errors(balance, FLAGS):
         if strategies and levels:
             raise ParseError("give --levels or --strategies, not both")
-        if levels:
-            names, retuned = resolve_levels(tuple(split_names(levels)))
-        else:
-            names = tuple(split_names(strategies)) if strategies else ("balanced",)
-            retuned = ()
-        if not names:
-            raise ParseError("--strategies needs comma-separated strategies; "
-                             f"got {','.join(strategies)!r}")
-        if budget is None and retuned:
-            n_budget = DEFAULT_RETUNED_BUDGET
-        resolved = [resolve_strategy(s) for s in names]
-        settings = with_overrides(load_settings(objective), max_changes=n_max,
-                                  economy=economy)
-        base = load_deck(deck)
-        settings.space.frozen_ids(base, settings.path)
-        settings.space.distinct_ids(base, settings.path)
-        if settings.space.economy:
-            from targi_sim.calibrate.space import load_space
-            from targi_sim.game.rules import load_rules
-
-            load_space(settings.space.economy, base, load_rules(rules))
-        if settings.validation.targets:
-            from targi_sim.calibrate.targets import load_targets
-
-            load_targets(settings.validation.targets, list(names), strict=False)
-        from targi_sim.runner.dispatch import check_options
-
+        whole = _whole_numbers(BalanceConfig.BOUNDS, budget=budget, block_deals=block_deals,
+                               blocks=blocks, validate_deals=validate_deals,
+                               retune_budget=retune_budget, max_changes=max_changes)
+        config = BalanceConfig(
+            deck=deck, rules=rules, seed=parse_seed(seed), objective=objective,
+            strategies=names_or_none(strategies, "--strategies") or ("balanced",),
+            levels=names_or_none(levels, "--levels"), economy=economy,
+            retune_sigma=parse_fraction(retune_step, "--retune-step", 0.001, 0.5), **whole)
+        n_jobs, plan = parse_jobs(jobs), prepare_balance(config)
         check_options(n_jobs, backend, scheduler)
-    except (ParseError, UsageError, DataError, InputError, ValueError) as exc:
-        raise fail(str(exc)) from None
-    out_path = Path(out) if out else Path("balance") / Path(base.name).stem
-    config = BalanceConfig(deck=deck, rules=rules, strategies=names, budget=n_budget,
-                           block_deals=n_block, blocks=n_blocks, seed=run_seed,
-                           validate_deals=n_val, retuned=retuned, retune_budget=n_retune,
-                           retune_sigma=sigma)
-    err = Console(stderr=True)
-    bar = Progress(TextColumn("{task.description}"), BarColumn(),
-                   TextColumn("{task.completed:,.0f}/{task.total:,.0f} {task.fields[unit]}"),
-                   TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
-                   console=err, disable=quiet)
-    task = bar.add_task("searching", total=n_budget, unit="games")
+    out_path = Path(out) if out else Path("balance") / Path(plan.deck.name).stem
+    err, t0 = Console(stderr=True), time.perf_counter()
+    view = BalanceView(progress_bar(err, quiet), plan.config.budget)
+    command = "targi-sim " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    with stops(view.stopped(out_path), f"cannot write into {str(out_path)!r}", balance, FLAGS):
+        load_engine(err, quiet, plan.matches())
+        with view.bar:
+            result = balance_deck(plan, out_path, jobs=n_jobs, command=command,
+                                  stop_after=stop_after, backend=backend, scheduler=scheduler,
+                                  **view.callbacks())
+    if result is None:
+        typer.echo("Stopped early; rerun the same command to continue.")
+        return
+    show_result(result, plan, time.perf_counter() - t0)
 
-    def on_progress(state, total: int) -> None:
+
+def _whole_numbers(bounds: dict[str, tuple[int, int]], **texts: str | None) -> dict[str, int]:
+    """The whole-number options given (left out: the config's default), parsed against
+    the config's bounds."""
+    from .parse import parse_bounded
+
+    return {f: parse_bounded(t, "--" + f.replace("_", "-"), bounds[f])
+            for f, t in texts.items() if t is not None}
+
+
+class BalanceView:
+    """The progress of a balance search: the search's games, each re-tune nested in it,
+    then the validation's re-tunes, games and resamples, each a task of its own."""
+
+    def __init__(self, bar, budget: int) -> None:
+        self.bar, self.budget = bar, budget
+        self.phases: dict[str, int] = {}
+        self.task = self.retune = self.current = None
+
+    def callbacks(self) -> dict:
+        """The library's callbacks; the search's task starts here (with the bar)."""
+        self.task = self.current = self.bar.add_task("searching", total=self.budget,
+                                                     unit="games")
+        return {"progress": self.search, "validation_progress": self.validation,
+                "on_retune": self.retune_step}
+
+    def search(self, state, total: int) -> None:
         best = state.best
         what = (f"candidate {state.trials}  best {best.value:.4f} "
                 f"({len(best.edits)} change{'s' if len(best.edits) != 1 else ''})"
                 if best else f"candidate {state.trials}")
-        bar.update(task, completed=min(state.games, total), description=what)
+        self.bar.update(self.task, completed=min(state.games, total), description=what)
 
-    phases: dict[str, int] = {}
-
-    def on_validation(phase: str, done: int, total: int) -> None:
-        """Validation has its own bars (games of both decks, then the resamples), so its
-        elapsed time and ETA are its own and not the search's."""
-        if phase not in phases:
+    def validation(self, phase: str, done: int, total: int) -> None:
+        """Validation has its own tasks (the re-tunes, games of both decks, then the
+        resamples), so its elapsed time and ETA are its own and not the search's."""
+        if phase not in self.phases:
+            self.bar.update(self.task, completed=self.budget)  # the search has ended
             label, unit = {"retune": ("re-tuning for validation", "decks"),
                            "play": ("validating on fresh seeds", "games"),
                            "bootstrap": ("bootstrap over deals", "resamples")}[phase]
-            phases[phase] = bar.add_task(label, total=total, unit=unit)
-        bar.update(phases[phase], completed=done)
+            self.phases[phase] = self.current = self.bar.add_task(label, total=total,
+                                                                  unit=unit)
+        self.bar.update(self.phases[phase], completed=done)
 
-    command = "targi-sim " + " ".join(shlex.quote(a) for a in sys.argv[1:])
-    try:
-        t0 = time.perf_counter()
-        load_engine(err, quiet, [prepare_match((s, s), deck, rules) for s in resolved])
-        with bar:
-            result = balance_deck(config, out_path, settings=settings, jobs=n_jobs,
-                                  resume=resume, command=command, progress=on_progress,
-                                  validation_progress=on_validation,
-                                  stop_after=stop_after, backend=backend,
-                                  scheduler=scheduler)
-    except KeyboardInterrupt as exc:  # Ctrl-C, SIGTERM or SIGHUP (cli/signals.py)
-        typer.echo("\nInterrupted; the finished candidates are kept in "
-                   f"{str(out_path / 'study.journal')!r}: rerun the same command to "
-                   "continue.", err=True)
-        raise typer.Exit(signals.exit_code(exc)) from None
-    except (UsageError, DataError, InputError, ValueError) as exc:
-        raise fail(str(exc)) from None
-    except OSError as exc:
-        raise fail(f"cannot write into {str(out_path)!r}: {exc}") from None
-    if result is None:
-        typer.echo("Stopped early; rerun the same command to continue.")
-        return
+    def retune_step(self, level: str, gen: int, gens: int) -> None:
+        if gen == 0:
+            self.retune = self.bar.add_task(f"re-tune {level}", total=max(gens, 1),
+                                            unit="generations", parent=self.current)
+            return
+        self.bar.update(self.retune, completed=gen)
+        if gen >= gens:
+            self.bar.remove_task(self.retune)
+
+    @staticmethod
+    def stopped(out) -> str:
+        return (f"Interrupted; the finished candidates are kept in "
+                f"{str(out / 'study.journal')!r}: rerun the same command to continue.")
+
+
+def show_result(result, plan, seconds: float) -> None:
+    """The changes, each level's spread and first-player rate on fresh seeds, the verdict
+    and the files."""
     console = Console()
-    val = result.validation
-    v = val.table
-    console.print(f"[bold]balance[/bold] {escape(base.name)}: {result.state.trials} candidates, "
-                  f"{result.state.games:,} games, {time.perf_counter() - t0:.0f} s; "
+    val, v = result.validation, result.validation.table
+    console.print(f"[bold]balance[/bold] {escape(plan.deck.name)}: {result.state.trials} "
+                  f"candidates, {result.state.games:,} games, {seconds:.0f} s; "
                   f"{len(_changes(result))} change(s)", highlight=False)
     for r in _changes(result).iter_rows(named=True):
         console.print(f"  {escape(r['what'])}", highlight=False)
@@ -243,8 +213,7 @@ def balance(
                       f"{spread['base']:.4f} -> {spread['proposal']:.4f} ({spread['verdict']}"
                       f"; {val.compared.get(lv, 0)} classes compared), first-player rate "
                       f"{fp['base']:.1%} -> {fp['proposal']:.1%}", highlight=False)
-    verdict = ("accepted" if val.accepted
-               else "NOT accepted: " + "; ".join(val.reasons))
+    verdict = "accepted" if val.accepted else "NOT accepted: " + "; ".join(val.reasons)
     console.print(f"verdict: {escape(verdict)}", highlight=False)
     console.print(f"written: {escape(str(result.paths['proposal']))}, "
                   f"{escape(str(result.paths['summary']))}", highlight=False)

@@ -1,13 +1,15 @@
 """`targi-sim calibrate`: search the uncertain economy for the real game's shape
-(targi_sim.calibrate). A thin layer: options are parsed here; bad input is one `Error:`
-line and exit code 2; Ctrl-C or a kill loses at most the candidate being measured, and
-the same command with --resume continues."""
+(targi_sim.calibrate). Parses the options into a CalibrationConfig, calls the library
+and prints; bad input is one `Error:` line and exit code 2; Ctrl-C or a kill loses at
+most the candidate being measured, and rerunning the same command continues."""
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import typer
 
-from .common import backend_option, scheduler_option
+from . import options
 from .helptext import epilog
 
 CALIBRATE_EPILOG = epilog("""\
@@ -21,7 +23,7 @@ Examples:
 
   targi-sim calibrate --playtest runs/playtest-base     # games played in the browser
 
-  targi-sim calibrate --out runs/cal --resume           # after a stop
+  targi-sim calibrate --out runs/cal                    # rerun after a stop: continues
 
 Searches the values the sources leave open (the space file: data/calibration/
 economy-space.toml -- trade tables, trades per action, goods amounts, [S] rules)
@@ -34,7 +36,9 @@ measured on the same deals. The best finalists are validated on fresh deals
 with fresh re-tunes. Writes OUT/report/report.html (and .md, tables, a plot),
 candidates.csv, targets.csv, and -- when an economy beats the current one --
 proposal.toml (the deck) and proposal-<level>.toml (its re-tuned players).
-docs/calibrate.md explains the files, the playtest CSV's columns and the method.
+Rerunning the same command continues a stopped calibration (other settings into
+the same --out are refused). docs/calibrate.md explains the files, the playtest
+CSV's columns and the method.
 """)
 
 
@@ -42,150 +46,160 @@ def register(app: typer.Typer) -> None:
     app.command(epilog=CALIBRATE_EPILOG)(calibrate)
 
 
-def calibrate(
-    deck: str = typer.Option("base", "--deck", metavar="NAME|FILE", help="Deck to calibrate."),
-    rules: str = typer.Option("default", "--rules", metavar="NAME|FILE", help="Rules."),
-    space: str = typer.Option("economy-space", "--space", metavar="NAME|FILE.toml",
-                              help="The uncertain values and their readings."),
-    targets: str = typer.Option("real-game-shape", "--targets", metavar="NAME|FILE.toml",
-                                help="The game-shape facts to reproduce, per level."),
-    playtest: str | None = typer.Option(
-        None, "--playtest", metavar="FILE.csv|DIR",
-        help="Playtest games: a CSV (one row per player and game; docs/calibrate.md) or a "
-             "run directory (the games `play --browser` keeps). Their figures replace the "
-             "same targets at --playtest-level."),
-    playtest_level: str | None = typer.Option(
-        None, "--playtest-level", metavar="LEVEL",
-        help="The level the playtests stand for (default: the last of --levels)."),
-    levels: list[str] | None = typer.Option(  # noqa: B008 - typer's idiom
-        None, "--levels", metavar="A,B,...",
-        help="Levels of play, weakest first (default balanced,tuned)."),
-    retune_names: list[str] | None = typer.Option(  # noqa: B008
-        None, "--retune", metavar="A,B,...",
-        help="Levels re-tuned for each candidate (default: every heuristic level after the "
-             "first); 'none' re-tunes none."),
-    budget: str = typer.Option("100", "--budget", "-n", metavar="CANDIDATES",
-                               help="Candidate economies to measure."),
-    deals: str = typer.Option("1000", "--deals", metavar="N",
-                              help="Deals per level and candidate in the search."),
-    retune_budget: str = typer.Option("3e5", "--retune-budget", metavar="GAMES",
-                                      help="Games of each re-tune (0: no re-tune)."),
-    validate_deals: str = typer.Option("4000", "--validate-deals", metavar="N",
-                                       help="Deals per level in the final validation."),
-    finalists: str = typer.Option("3", "--finalists", metavar="K",
-                                  help="Best candidates validated on fresh deals."),
-    seed: str = typer.Option("0", "--seed", metavar="SEED", help="Seed, 0..2147483647."),
-    jobs: str = typer.Option("1", "--jobs", "-j", metavar="J", help="Worker processes."),
-    backend: str = backend_option(),
-    scheduler: str | None = scheduler_option(),
-    out: str | None = typer.Option(None, "--out", metavar="DIR",
-                                   help="Output folder (default runs/calibrate-seed<S>)."),
-    resume: bool = typer.Option(False, "--resume", help="Continue a stopped calibration."),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
-    stop_after: int | None = typer.Option(None, "--stop-after", hidden=True,
-                                          help="Stop after this many candidates (tests)."),
-) -> None:
+def _opt(flag: str, default_help: str, metavar: str = "N"):
+    return typer.Option(flag, metavar=metavar, help=default_help)
+
+
+Space = Annotated[str, _opt("--space", "The uncertain values and their readings.",
+                            "NAME|FILE.toml")]
+Targets = Annotated[str, _opt("--targets", "The game-shape facts to reproduce, per level.",
+                              "NAME|FILE.toml")]
+Playtest = Annotated[str | None, _opt(
+    "--playtest", "Playtest games: a CSV (one row per player and game; docs/calibrate.md) or "
+    "a run directory (the games `play --browser` keeps). Their figures replace the same "
+    "targets at --playtest-level.", "FILE.csv|DIR")]
+PlaytestLevel = Annotated[str | None, _opt(
+    "--playtest-level", "The level the playtests stand for (default: the last of --levels).",
+    "LEVEL")]
+Levels = Annotated[list[str] | None, _opt(
+    "--levels", "Levels of play, weakest first (default balanced,tuned).", "A,B,...")]
+Retune = Annotated[list[str] | None, _opt(
+    "--retune", "Levels re-tuned for each candidate (default: every heuristic level after the "
+    "first); 'none' re-tunes none.", "A,B,...")]
+Budget = Annotated[str, typer.Option("--budget", "-n", metavar="CANDIDATES",
+                                     help="Candidate economies to measure.")]
+Deals = Annotated[str, _opt("--deals", "Deals per level and candidate in the search.")]
+RetuneBudget = Annotated[str, _opt("--retune-budget", "Games of each re-tune (0: no re-tune).",
+                                   "GAMES")]
+ValidateDeals = Annotated[str, _opt("--validate-deals",
+                                    "Deals per level in the final validation.")]
+Finalists = Annotated[str, _opt("--finalists", "Best candidates validated on fresh deals.",
+                                "K")]
+Out = Annotated[str | None, _opt("--out", "Output folder (default runs/calibrate-seed<S>).",
+                                 "DIR")]
+FLAGS = {"trials": "--budget"}
+
+
+def calibrate(deck: options.Deck = "base", rules: options.Rules = "default",
+              space: Space = "economy-space", targets: Targets = "real-game-shape",
+              playtest: Playtest = None, playtest_level: PlaytestLevel = None,
+              levels: Levels = None, retune_names: Retune = None, budget: Budget = "100",
+              deals: Deals = "1000", retune_budget: RetuneBudget = "3e5",
+              validate_deals: ValidateDeals = "4000", finalists: Finalists = "3",
+              seed: options.Seed = "0", jobs: options.Jobs = "1",
+              backend: options.Backend = "loky", scheduler: options.Scheduler = None,
+              out: Out = None, resume: options.Resume = False, quiet: options.Quiet = False,
+              stop_after: options.StopAfter = None) -> None:
     """Fit the uncertain economy to the real game's shape, strong players re-tuned."""
     import time
     from pathlib import Path
 
     from rich.console import Console
-    from rich.markup import escape
 
-    from targi_sim import DataError, UsageError
     from targi_sim.calibrate.output import write_calibration
-    from targi_sim.calibrate.search import CalibrationConfig, load_inputs
+    from targi_sim.calibrate.search import BOUNDS, DEFAULT_LEVELS, CalibrationConfig, load_inputs
     from targi_sim.calibrate.search import calibrate as run_calibration
-    from targi_sim.errors import InputError
-    from targi_sim.play.match import prepare_match
-    from targi_sim.players.strategy import level_spec
+    from targi_sim.runner.dispatch import check_options
 
-    from . import signals
-    from .common import fail, load_engine, progress_bar
-    from .parse import ParseError, parse_jobs, parse_seed, parse_whole_number, split_names
+    from .common import load_engine, progress_bar, stops, usage_errors
+    from .parse import names_or_none, parse_bounded, parse_jobs
 
-    try:
-        n_trials = parse_whole_number(budget, "--budget", 1, 100_000)
-        n_deals = parse_whole_number(deals, "--deals", 1, 10_000_000)
-        n_retune = parse_whole_number(retune_budget, "--retune-budget", 0, 10**10)
-        n_validate = parse_whole_number(validate_deals, "--validate-deals", 1, 10_000_000)
-        n_final = parse_whole_number(finalists, "--finalists", 0, 100)
-        run_seed, n_jobs = parse_seed(seed), parse_jobs(jobs)
-        level_names = (tuple(level_spec(s) for s in split_names(levels)) if levels
-                       else ("balanced", "tuned"))  # expert -> expert@50: a level's budget
-        if levels and not level_names:
-            raise ParseError("--levels needs comma-separated strategies")
-        retuned = tuple(split_names(retune_names)) if retune_names else None
-        if retuned == ("none",):
-            retuned = ()
+    with usage_errors(calibrate, FLAGS):
+        whole = {f: parse_bounded(t, FLAGS.get(f, "--" + f.replace("_", "-")), BOUNDS[f])
+                 for f, t in (("trials", budget), ("deals", deals), ("seed", seed),
+                              ("retune_budget", retune_budget), ("finalists", finalists),
+                              ("validate_deals", validate_deals))}
+        retuned = names_or_none(retune_names, "--retune")
         config = CalibrationConfig(deck, rules, space, targets, playtest, playtest_level,
-                                   level_names, retuned, n_trials, n_deals, n_retune,
-                                   n_validate, n_final, run_seed)
+                                   names_or_none(levels, "--levels") or DEFAULT_LEVELS,
+                                   () if retuned == ("none",) else retuned, **whole)
+        n_jobs = parse_jobs(jobs)
         inputs = load_inputs(config)
-    except (ParseError, UsageError, DataError, InputError, ValueError) as exc:
-        raise fail(str(exc)) from None
-    out_dir = Path(out) if out else Path("runs") / f"calibrate-seed{run_seed}"
+        check_options(n_jobs, backend, scheduler)
+    out_dir = Path(out) if out else Path("runs") / f"calibrate-seed{config.seed}"
     err = Console(stderr=True)
-    bar = progress_bar(err, quiet)
-    state: dict = {"task": None, "retune": None, "done": 0, "best": None}
-
-    def on_plan(total: int, done: int) -> None:
-        state["done"] = done
-        state["task"] = bar.add_task(f"candidate {done}/{total}", total=total, completed=done,
-                                     unit="candidates")
-
-    def on_trial(done: int, total: int, cand) -> None:
-        state["done"] = done
-        if not cand.raced and (state["best"] is None or cand.objective < state["best"]):
-            state["best"] = cand.objective
-        best = f" best {state['best']:.2f}" if state["best"] is not None else ""
-        what = "simplify" if done > total else f"candidate {done}/{total}"
-        bar.update(state["task"], completed=done, total=max(total, done),
-                   description=f"{what}{best}")
-
-    def on_retune(level: str, gen: int, gens: int) -> None:
-        if state["retune"] is None:
-            state["retune"] = bar.add_task("re-tune", total=max(gens, 1), unit="generations")
-        bar.update(state["retune"], completed=gen, total=max(gens, 1),
-                   description=f"re-tune {level}")
-
-    def on_phase(phase: str) -> None:
-        bar.update(state["task"], description={"simplify": "simplifying the best",
-                                               "validate": "validating finalists"}[phase])
-
-    try:
-        t0 = time.perf_counter()
-        load_engine(err, quiet, [prepare_match((s, s), inputs.deck, inputs.rules)
-                                 for s in inputs.strategies])
-        with bar:
+    view, t0 = CalibrationView(progress_bar(err, quiet)), time.perf_counter()
+    with stops(view.stopped, f"cannot write into {str(out_dir)!r}", calibrate, FLAGS):
+        load_engine(err, quiet, inputs.matches())
+        with view.bar:  # the report too: its lines keep coming while it is written
             result = run_calibration(config, out_dir, jobs=n_jobs, backend=backend,
-                                     scheduler=scheduler, resume=resume, on_trial=on_trial,
-                                     on_retune=on_retune, on_phase=on_phase, on_plan=on_plan,
-                                     stop_after=stop_after, inputs=inputs)
-        if result is not None:
-            written = write_calibration(result)
-    except KeyboardInterrupt as exc:  # Ctrl-C, SIGTERM or SIGHUP (cli/signals.py)
-        typer.echo(f"\nInterrupted after {state['done']} candidates; they are kept: rerun the "
-                   "same command with --resume to continue.", err=True)
-        raise typer.Exit(signals.exit_code(exc)) from None
-    except (UsageError, DataError, InputError, ValueError) as exc:
-        raise fail(str(exc)) from None
-    except OSError as exc:
-        raise fail(f"cannot write into {str(out_dir)!r}: {exc}") from None
+                                     scheduler=scheduler, stop_after=stop_after, inputs=inputs,
+                                     **view.callbacks())
+            written = write_calibration(result) if result is not None else []
     if result is None:
-        typer.echo(f"Stopped after {state['done']} candidates; rerun with --resume to "
+        typer.echo(f"Stopped after {view.done} candidates; rerun the same command to "
                    "continue.")
         return
+    show_result(result, written, time.perf_counter() - t0)
+
+
+class CalibrationView:
+    """The progress of a calibration: the candidates, then the simplification and the
+    validation, each a task of its own; every re-tune is a task nested in the one it
+    serves (its own elapsed time and ETA, and the outer's)."""
+
+    def __init__(self, bar) -> None:
+        self.bar, self.task, self.retune, self.total = bar, None, None, 0
+        self.done, self.best, self.phase_name = 0, None, None
+
+    def callbacks(self) -> dict:
+        return {"on_plan": self.plan, "on_trial": self.trial, "on_retune": self.retune_step,
+                "on_phase": self.phase}
+
+    def plan(self, total: int, done: int) -> None:
+        self.done, self.total = done, total
+        self.task = self.bar.add_task(f"candidate {done}/{total}", total=total, completed=done,
+                                      unit="candidates")
+
+    def trial(self, done: int, total: int, cand) -> None:
+        self.done = done
+        if not cand.raced and (self.best is None or cand.objective < self.best):
+            self.best = cand.objective
+        best = f" best {self.best:.2f}" if self.best is not None else ""
+        if self.phase_name is None:
+            self.bar.update(self.task, completed=done, description=f"candidate {done}/{total}"
+                                                                    f"{best}")
+        else:
+            self.bar.update(self.task, advance=1, description=f"{self.phase_name}{best}")
+
+    def retune_step(self, level: str, gen: int, gens: int) -> None:
+        if gen == 0:
+            self.retune = self.bar.add_task(f"re-tune {level}", total=max(gens, 1),
+                                            unit="generations", parent=self.task)
+            return
+        self.bar.update(self.retune, completed=gen)
+        if gen >= gens:
+            self.bar.remove_task(self.retune)
+
+    def phase(self, phase: str) -> None:
+        if self.phase_name is None:  # the candidates end here
+            self.bar.update(self.task, completed=self.total)
+        else:  # the previous phase ends here
+            self.bar.remove_task(self.task)
+        self.phase_name = {"simplify": "simplifying the best",
+                           "validate": "validating finalists"}[phase]
+        self.task = self.bar.add_task(self.phase_name, total=None, unit="candidates")
+
+    def stopped(self) -> str:
+        return (f"Interrupted after {self.done} candidates; they are kept: rerun the same "
+                "command to continue.")
+
+
+def show_result(result, written, seconds: float) -> None:
+    """The objective of the current economy and of the proposal, its changes, the report."""
+    from rich.console import Console
+    from rich.markup import escape
+
+    from targi_sim.calibrate.space import changes
+    from targi_sim.game.deck_edit import describe
+
     console = Console()
     cur = result.validated[0]
     console.print(f"[bold]calibrate[/bold]: {len(result.candidates)} candidates, "
-                  f"{time.perf_counter() - t0:.0f} s; objective current {cur.objective:.2f}"
+                  f"{seconds:.0f} s; objective current {cur.objective:.2f}"
                   + (f", proposed {result.proposal.objective:.2f}" if result.proposal else
                      " -- no economy beats the current one"), highlight=False)
     if result.proposal is not None:
-        from targi_sim.calibrate.space import changes
-        from targi_sim.game.deck_edit import describe
-
         for ch in changes(result.space, result.proposal.choice):
             console.print(f"  {escape(ch['note'] or ch['path'])}: {describe(ch['old'])} -> "
                           f"{describe(ch['new'])}", highlight=False)

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import time
 from contextlib import nullcontext
+from typing import Annotated
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from .common import backend_option, scheduler_option
+from . import options
 from .helptext import epilog
 
 CARD_VALUE_EPILOG = epilog("""\
@@ -57,7 +58,11 @@ def fork_run(out_dir, rate: float, jobs: int, *, force: bool, quiet: bool,
         done = run_forks(job, jobs=jobs, force=force, load_driver=False,
                          progress=lambda n: bar.advance(task, n), backend=backend,
                          scheduler=scheduler)
-    outcome, values = done.outcome, done.values
+    show_forks(job, done.outcome, done.values, setup, out_dir)
+
+
+def show_forks(job, outcome, values, setup: float, out_dir) -> None:
+    """What was forked now, and each card's causal value with its interval."""
     console = Console()
     if outcome.chunks_skipped:
         console.print(f"Resumed: {outcome.chunks_skipped} of {outcome.chunks_total} chunks "
@@ -70,6 +75,13 @@ def fork_run(out_dir, rate: float, jobs: int, *, force: bool, quiet: bool,
     else:
         console.print(f"{outcome.forks:,} forks over {job.games:,} games (already complete).",
                       highlight=False)
+    console.print(value_table(values))
+    console.print(f"Forks: {job.root / 'forks'}; `targi-sim report {out_dir}` shows them.",
+                  highlight=False, markup=False)
+
+
+def value_table(values) -> Table:
+    """One row per class of identical cards that was forked, most valuable first."""
     shown = values.filter(values["n_forks"] > 0).sort("value", descending=True)
     table = Table(title="Causal value of taking each card (win-probability points, 95% "
                   "interval clustered by deal; identical printed copies are one row, their "
@@ -83,54 +95,45 @@ def fork_run(out_dir, rate: float, jobs: int, *, force: bool, quiet: bool,
                       f"{100 * r['value']:+.1f}",
                       f"[{100 * r['ci_low']:+.1f}, {100 * r['ci_high']:+.1f}]",
                       f"{r['margin']:+.2f}", f"{r['n_forks']:,}")
-    console.print(table)
-    console.print(f"Forks: {job.root / 'forks'}; `targi-sim report {out_dir}` shows them.",
-                  highlight=False, markup=False)
+    return table
 
 
 def register(app: typer.Typer) -> None:
     """Add the `card-value` command to the app."""
-
-    @app.command("card-value", epilog=CARD_VALUE_EPILOG)
-    def card_value(
-        run_dir: str = typer.Argument(..., metavar="RUN_DIR",
-                                      help="A complete run directory (targi-sim run)."),
-        fork_rate: str = typer.Option(
-            "0.25", "--fork-rate", metavar="R",
-            help="Share of take-or-not decisions forked, in (0, 1] (cost grows with it)."),
-        jobs: str = typer.Option("auto", "--jobs", "-j", metavar="J",
-                                 help="Worker processes (default: one per CPU)."),
-        force: bool = typer.Option(False, "--force",
-                                   help="Replace forks made with another rate or engine."),
-        backend: str = backend_option("the forks"),
-        scheduler: str | None = scheduler_option(),
-        quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
-        strategy_file: list[str] | None = typer.Option(  # noqa: B008 - typer's idiom
-            None, "--strategy-file", metavar="FILE.py",
-            help="The .py plug-in a seat was played with (its code must match the run's)."),
-    ) -> None:
-        """Each tribe card's causal value by forked play, into RUN_DIR/forks/."""
-        from targi_sim import InputError
-
-        from .common import fail
-        from .parse import ParseError, parse_rate
-        from .parse import parse_run_jobs as parse_jobs
-        from .signals import exit_code
-
-        try:
-            rate = parse_rate(fork_rate)
-            n_jobs = parse_jobs(jobs, 1_000_000)
-            from targi_sim.runner.dispatch import check_options
-
-            check_options(n_jobs, backend, scheduler)
-            fork_run(run_dir, rate, n_jobs, force=force, quiet=quiet,
-                     strategy_files=tuple(strategy_file or ()), backend=backend,
-                     scheduler=scheduler)
-        except (ParseError, InputError, ValueError) as exc:
-            raise fail(str(exc)) from None
-        except KeyboardInterrupt as exc:
-            typer.echo("\nInterrupted. Forked chunks are kept; rerun the same command to "
-                       "resume.", err=True)
-            raise typer.Exit(exit_code(exc)) from None
+    app.command("card-value", epilog=CARD_VALUE_EPILOG)(card_value)
 
 
+RunDir = Annotated[str, typer.Argument(metavar="RUN_DIR",
+                                       help="A complete run directory (targi-sim run).")]
+ForkRate = Annotated[str, typer.Option(
+    "--fork-rate", metavar="R",
+    help="Share of take-or-not decisions forked, in (0, 1] (cost grows with it).")]
+Jobs = Annotated[str, typer.Option("--jobs", "-j", metavar="J",
+                                   help="Worker processes (default: one per CPU).")]
+Force = Annotated[bool, typer.Option("--force",
+                                     help="Replace forks made with another rate or engine.")]
+StrategyFiles = Annotated[list[str] | None, typer.Option(
+    "--strategy-file", metavar="FILE.py",
+    help="The .py plug-in a seat was played with (its code must match the run's).")]
+
+
+def card_value(run_dir: RunDir, fork_rate: ForkRate = "0.25", jobs: Jobs = "auto",
+               force: Force = False, backend: options.Backend = "loky",
+               scheduler: options.Scheduler = None, quiet: options.Quiet = False,
+               strategy_file: StrategyFiles = None) -> None:
+    """Each tribe card's causal value by forked play, into RUN_DIR/forks/."""
+    from targi_sim.runner.dispatch import check_options
+
+    from .common import stops, usage_errors
+    from .parse import parse_rate
+    from .parse import parse_run_jobs as parse_jobs
+
+    with usage_errors(card_value):
+        rate = parse_rate(fork_rate)
+        n_jobs = parse_jobs(jobs, 1_000_000)
+        check_options(n_jobs, backend, scheduler)
+    with stops("Interrupted. Forked chunks are kept; rerun the same command to resume.",
+               command=card_value):
+        fork_run(run_dir, rate, n_jobs, force=force, quiet=quiet,
+                 strategy_files=tuple(strategy_file or ()), backend=backend,
+                 scheduler=scheduler)

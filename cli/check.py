@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import time
 from pathlib import Path
+from typing import Annotated
 
 import typer
 from rich import box
@@ -171,85 +172,68 @@ def _load_all(files: list[str]):
 
 def register(app: typer.Typer) -> None:
     """Add the `check` command to the app."""
+    app.command(epilog=CHECK_EPILOG, cls=CheckCommand)(check)
 
-    @app.command(epilog=CHECK_EPILOG, cls=CheckCommand)
-    def check(
-        baseline_files: list[str] = typer.Argument(  # noqa: B008 (typer's idiom)
-            None, metavar="[BASELINE_FILES]...",
-            help="Baseline .toml files (default: every file in data/baselines/).",
-        ),
-        update: bool = typer.Option(
-            False, "--update",
-            help="Re-measure every expectation's rate and rewrite the files (atomically).",
-        ),
-        update_games: str = typer.Option(
-            "200000", "--update-games", metavar="N",
-            help="Games per expectation for --update (1e5 and 100_000 work).",
-        ),
-        jobs: str = typer.Option(
-            default_jobs(), "--jobs", "-j", metavar="J|auto",
-            help="Worker processes playing batches ahead (auto: every CPU; the default "
-                 "under CI); results do not depend on it.",
-        ),
-        junit_xml: Path = typer.Option(  # noqa: B008 (typer's idiom)
-            None, "--junit-xml", metavar="FILE",
-            help="Also write JUnit XML: one test case per expectation (CI test results).",
-        ),
-        summary_md: Path = typer.Option(  # noqa: B008
-            None, "--summary-md", metavar="FILE",
-            help="Also write a short Markdown table (a job summary or PR comment).",
-        ),
-        report_dir: Path = typer.Option(  # noqa: B008
-            None, "--report-dir", metavar="DIR",
-            help="For each failing expectation, replay its games into DIR/<name>/run and "
-                 "write their balance report DIR/<name>/report/report.html.",
-        ),
-        quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
-    ) -> None:
-        """Fail when a change moved a balance figure: sequential tests against baseline files."""
-        from targi_sim import DataError, UsageError
-        from targi_sim.check.playing import worker_pool
 
-        from .common import fail
-        from .parse import ParseError, parse_check_jobs, parse_games
-        from .signals import exit_code
+Files = Annotated[list[str] | None, typer.Argument(
+    metavar="[BASELINE_FILES]...",
+    help="Baseline .toml files (default: every file in data/baselines/).")]
+Update = Annotated[bool, typer.Option(
+    "--update", help="Re-measure every expectation's rate and rewrite the files (atomically).")]
+UpdateGames = Annotated[str, typer.Option(
+    "--update-games", metavar="N",
+    help="Games per expectation for --update (1e5 and 100_000 work).")]
+Jobs = Annotated[str, typer.Option(
+    "--jobs", "-j", metavar="J|auto", help="Worker processes playing batches ahead (auto: "
+    "every CPU; the default under CI); results do not depend on it.")]
+JunitXml = Annotated[Path | None, typer.Option(
+    "--junit-xml", metavar="FILE",
+    help="Also write JUnit XML: one test case per expectation (CI test results).")]
+SummaryMd = Annotated[Path | None, typer.Option(
+    "--summary-md", metavar="FILE",
+    help="Also write a short Markdown table (a job summary or PR comment).")]
+ReportDir = Annotated[Path | None, typer.Option(
+    "--report-dir", metavar="DIR", help="For each failing expectation, replay its games into "
+    "DIR/<name>/run and write their balance report DIR/<name>/report/report.html.")]
+Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
 
-        try:
-            n_jobs = parse_check_jobs(jobs)
-            n_update = parse_games(update_games)
-            for option, path in (("--junit-xml", junit_xml), ("--summary-md", summary_md)):
-                _check_output_path(option, path)
-            loaded = _load_all(baseline_files or [])
-        except ParseError as exc:
-            raise fail(str(exc).replace("--games", "--update-games")) from None
-        except (UsageError, DataError, ValueError) as exc:
-            raise fail(str(exc)) from None
 
-        err, out = Console(stderr=True), Console()
-        t0 = time.perf_counter()
-        try:
-            from .common import load_engine
+def check(baseline_files: Files = None, update: Update = False,
+          update_games: UpdateGames = "200000", jobs: Jobs = default_jobs(),  # noqa: B008
+          junit_xml: JunitXml = None, summary_md: SummaryMd = None,
+          report_dir: ReportDir = None, quiet: Quiet = False) -> None:
+    """Fail when a change moved a balance figure: sequential tests against baseline files."""
+    from targi_sim.check.playing import worker_pool
 
-            load_engine(err, quiet, [p.match for _, prepared in loaded for p in prepared])
-            with worker_pool(n_jobs) as parallel:
-                if update:
-                    _update(loaded, n_update, parallel, err, out, quiet)
-                    return
-                results = _check(loaded, parallel, n_jobs, err, out, quiet)
-            reports = (_failure_reports(loaded, results, report_dir, n_jobs, err, out, quiet)
-                       if report_dir is not None else {})
-        except KeyboardInterrupt as exc:  # Ctrl-C, SIGTERM or SIGHUP (cli/signals.py)
-            typer.echo("\nInterrupted; nothing decided, no file written.", err=True)
-            raise typer.Exit(exit_code(exc)) from None
-        seconds = time.perf_counter() - t0
-        total = sum(len(rs) for _, rs in results)
-        failed = sum(not r.passed for _, rs in results for r in rs)
-        _write_outputs(results, seconds, junit_xml, summary_md, reports, out)
-        word = "FAILED" if failed else "passed"
-        out.print(f"[bold]{word}[/bold]: {total - failed} of {total} expectations passed, "
-                  f"{failed} failed ({seconds:.1f} s, jobs {n_jobs})", highlight=False)
-        if failed:
-            raise typer.Exit(1)
+    from .common import load_engine, stops, usage_errors
+    from .parse import MAX_GAMES, parse_check_jobs, parse_whole_number
+
+    with usage_errors(check):
+        n_jobs = parse_check_jobs(jobs)
+        n_update = parse_whole_number(update_games, "--update-games", 1, MAX_GAMES)
+        for option, path in (("--junit-xml", junit_xml), ("--summary-md", summary_md)):
+            _check_output_path(option, path)
+        loaded = _load_all(baseline_files or [])
+    err, out = Console(stderr=True), Console()
+    t0 = time.perf_counter()
+    with stops("Interrupted; nothing decided, no file written.", command=check):
+        load_engine(err, quiet, [p.match for _, prepared in loaded for p in prepared])
+        with worker_pool(n_jobs) as parallel:
+            if update:
+                _update(loaded, n_update, parallel, err, out, quiet)
+                return
+            results = _check(loaded, parallel, n_jobs, err, out, quiet)
+        reports = (_failure_reports(loaded, results, report_dir, n_jobs, err, out, quiet)
+                   if report_dir is not None else {})
+    seconds = time.perf_counter() - t0
+    total = sum(len(rs) for _, rs in results)
+    failed = sum(not r.passed for _, rs in results for r in rs)
+    _write_outputs(results, seconds, junit_xml, summary_md, reports, out)
+    out.print(f"[bold]{'FAILED' if failed else 'passed'}[/bold]: {total - failed} of {total} "
+              f"expectations passed, {failed} failed ({seconds:.1f} s, jobs {n_jobs})",
+              highlight=False)
+    if failed:
+        raise typer.Exit(1)
 
 
 def _check_output_path(option: str, path: Path | None) -> None:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Annotated
 
 import typer
 from rich.console import Console
@@ -33,110 +34,70 @@ split over the expectations. Then: `targi-sim check baselines/my-deck.toml`, and
 def init_command():
     """The click command of `check init` (cli/check.py dispatches to it)."""
     sub = typer.Typer(add_completion=False, rich_markup_mode=None, context_settings=CONTEXT)
-
-    @sub.command(epilog=INIT_EPILOG)
-    def init(
-        deck: str = typer.Option(..., "--deck", metavar="DECK",
-                                 help="Deck name or .toml path to measure."),
-        out: Path = typer.Option(..., "--out", "-o", metavar="FILE",  # noqa: B008
-                                 help="Baseline file to write (refused if it exists, "
-                                      "unless --force; missing folders are made)."),
-        strategies: list[str] = typer.Option(  # noqa: B008 - typer's idiom
-            ["balanced"], "--strategies", metavar="A,B",
-            help="Strategies whose mirrors are measured (names or paths), "
-                 "comma-separated or repeated."),
-        rules: str = typer.Option("default", "--rules", metavar="RULES",
-                                  help="Rules name or .toml path."),
-        games: str = typer.Option("1e5", "--games", metavar="N",
-                                  help="Games measured per expectation."),
-        max_games: str = typer.Option("40000", "--max-games", metavar="N",
-                                      help="The check's game cap per expectation "
-                                           "(deck_drift: its fixed number of games)."),
-        batch_games: str = typer.Option("1000", "--batch-games", metavar="N",
-                                        help="Games between two looks of a test (even)."),
-        kinds: str = typer.Option(",".join(INIT_KINDS), "--kinds", metavar="K,K",
-                                  help="Kinds of expectation to write, comma-separated."),
-        jobs: str = typer.Option("auto", "--jobs", "-j", metavar="J|auto",
-                                 help="Worker processes (auto: every CPU)."),
-        force: bool = typer.Option(False, "--force", help="Overwrite an existing --out."),
-        quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
-    ) -> None:
-        """Measure a deck and write a baseline file for `targi-sim check`."""
-        from targi_sim import DataError, UsageError
-        from targi_sim._utils.atomic import atomic_write_text
-        from targi_sim.check.init_baseline import InitConfig, init_baseline
-        from targi_sim.check.playing import worker_pool
-
-        from .common import fail, progress_bar
-        from .parse import ParseError, parse_check_jobs, parse_whole_number, split_names
-        from .signals import exit_code
-
-        try:
-            n_jobs = parse_check_jobs(jobs)
-            n_games = parse_whole_number(games, "--games", 2, 2**31)
-            cap = parse_whole_number(max_games, "--max-games", 2, 2**31)
-            batch = parse_whole_number(batch_games, "--batch-games", 2, 1_000_000)
-            if batch % 2:
-                raise ParseError(f"--batch-games must be even (whole seat-swapped pairs); "
-                                 f"got {batch_games!r}")
-            if cap < batch:
-                raise ParseError(f"--max-games ({cap}) must be at least --batch-games ({batch})")
-            names = tuple(split_names(strategies))
-            if not names:
-                raise ParseError("--strategies must name at least one strategy")
-            if out.exists() and not force:
-                raise ParseError(f"--out {out}: the file exists; use --force to overwrite it")
-            if out.is_dir():
-                raise ParseError(f"--out {out}: is a folder; give a file name")
-            # missing folders are made on writing; an existing file in their place is refused
-            found = next(p for p in out.absolute().parents if p.exists())
-            if not found.is_dir():
-                raise ParseError(f"--out {out}: {found} is a file, not a folder")
-            chosen = tuple(k.strip() for k in kinds.split(",") if k.strip())
-            bad = [k for k in chosen if k not in INIT_KINDS]
-            if bad or not chosen:
-                raise ParseError(f"--kinds must be a comma-separated list of "
-                                 f"{', '.join(INIT_KINDS)}; got {kinds!r}")
-            config = InitConfig(deck=deck, strategies=names, rules=rules, games=n_games,
-                                max_games=cap, batch_games=batch, kinds=chosen)
-        except ParseError as exc:
-            raise fail(str(exc)) from None
-
-        err, console = Console(stderr=True), Console()
-        try:
-            from targi_sim.check.init_baseline import planned
-            from targi_sim.check.playing import prepare
-            from targi_sim.game.deck import load_deck
-            from targi_sim.game.rules import load_rules
-            from targi_sim.players.strategy import resolve_strategy
-
-            from .common import load_engine
-
-            for name in names:  # named in the message as typed, before any measuring
-                resolve_strategy(name)
-            load_rules(rules)
-            plan = planned(config, load_deck(deck))
-            load_engine(err, quiet, [prepare(e).match for e in plan[:1]])
-            with worker_pool(n_jobs) as parallel, progress_bar(err, quiet) as bar:
-                def progress(name, total):
-                    task = bar.add_task(f"measure {name}", total=total)
-                    return lambda n, t=task: bar.advance(t, n)
-
-                text, results, skipped = init_baseline(config, out, parallel,
-                                                       progress=progress)
-        except (UsageError, DataError, ValueError) as exc:
-            raise fail(str(exc)) from None
-        except KeyboardInterrupt as exc:
-            typer.echo("\nInterrupted; no file written.", err=True)
-            raise typer.Exit(exit_code(exc)) from None
-        try:
-            out.parent.mkdir(parents=True, exist_ok=True)
-            atomic_write_text(out, text)
-        except OSError as exc:
-            raise fail(f"cannot write {out}: {exc}") from None
-        for note in skipped:
-            console.print(f"not guarded: {escape(note)}", highlight=False)
-        console.print(f"wrote {escape(str(out))}: {len(results)} expectations. Check it with "
-                      f"`targi-sim check {escape(str(out))}` and commit it.", highlight=False)
-
+    sub.command(epilog=INIT_EPILOG)(init)
     return typer.main.get_command(sub)
+
+
+Deck = Annotated[str, typer.Option("--deck", metavar="DECK",
+                                   help="Deck name or .toml path to measure.")]
+Out = Annotated[Path, typer.Option(
+    "--out", "-o", metavar="FILE", help="Baseline file to write (refused if it exists, "
+    "unless --force; missing folders are made).")]
+Strategies = Annotated[list[str], typer.Option(
+    "--strategies", metavar="A,B", help="Strategies whose mirrors are measured (names or "
+    "paths), comma-separated or repeated.")]
+Rules = Annotated[str, typer.Option("--rules", metavar="RULES",
+                                    help="Rules name or .toml path.")]
+Games = Annotated[str, typer.Option("--games", metavar="N",
+                                    help="Games measured per expectation.")]
+MaxGames = Annotated[str, typer.Option(
+    "--max-games", metavar="N",
+    help="The check's game cap per expectation (deck_drift: its fixed number of games).")]
+BatchGames = Annotated[str, typer.Option(
+    "--batch-games", metavar="N", help="Games between two looks of a test (even).")]
+Kinds = Annotated[str, typer.Option("--kinds", metavar="K,K",
+                                    help="Kinds of expectation to write, comma-separated.")]
+Jobs = Annotated[str, typer.Option("--jobs", "-j", metavar="J|auto",
+                                   help="Worker processes (auto: every CPU).")]
+Force = Annotated[bool, typer.Option("--force", help="Overwrite an existing --out.")]
+Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
+ALL_KINDS = ",".join(INIT_KINDS)
+
+
+def init(deck: Deck, out: Out, strategies: Strategies = ["balanced"],  # noqa: B006
+         rules: Rules = "default", games: Games = "1e5", max_games: MaxGames = "40000",
+         batch_games: BatchGames = "1000", kinds: Kinds = ALL_KINDS,
+         jobs: Jobs = "auto", force: Force = False, quiet: Quiet = False) -> None:
+    """Measure a deck and write a baseline file for `targi-sim check`."""
+    from targi_sim._utils.atomic import atomic_write_text
+    from targi_sim.check.init_baseline import InitConfig, init_baseline, prepare_init
+    from targi_sim.check.playing import prepare, worker_pool
+
+    from .common import load_engine, progress_bar, stops, usage_errors
+    from .parse import parse_check_jobs, parse_whole_number, split_names
+
+    with usage_errors(init):
+        n_jobs = parse_check_jobs(jobs)
+        config = InitConfig(
+            deck=deck, strategies=tuple(split_names(strategies)), rules=rules,
+            games=parse_whole_number(games, "--games", 2, 2**31),
+            max_games=parse_whole_number(max_games, "--max-games", 2, 2**31),
+            batch_games=parse_whole_number(batch_games, "--batch-games", 2, 1_000_000),
+            kinds=tuple(k.strip() for k in kinds.split(",") if k.strip()))
+        plan = prepare_init(config, out, force)
+    err = Console(stderr=True)
+    with stops("Interrupted; no file written.", f"cannot write {out}", init):
+        load_engine(err, quiet, [prepare(e).match for e in plan[:1]])
+        with worker_pool(n_jobs) as parallel, progress_bar(err, quiet) as bar:
+            def progress(name, total):
+                task = bar.add_task(f"measure {name}", total=total)
+                return lambda n, t=task: bar.advance(t, n)
+
+            text, results, skipped = init_baseline(config, out, parallel, progress=progress)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(out, text)
+    console = Console()
+    for note in skipped:
+        console.print(f"not guarded: {escape(note)}", highlight=False)
+    console.print(f"wrote {escape(str(out))}: {len(results)} expectations. Check it with "
+                  f"`targi-sim check {escape(str(out))}` and commit it.", highlight=False)

@@ -1,11 +1,15 @@
-"""What every command shares: the one-line `Error:` exit, the progress bar, loading the
-compiled engine with an honest compile estimate, the exit codes. Commands import this
-module; cli/app.py only assembles them (so no command imports the app back).
+"""What every command shares: the one-line `Error:` exit (the library's settings named
+as the command's options), Ctrl-C's message, the progress bar, loading the compiled
+engine with an honest compile estimate, the exit codes. Commands import this module;
+cli/app.py only assembles them (so no command imports the app back).
 """
 
 from __future__ import annotations
 
+import re
 import time
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 
 import typer
 from rich.console import Console
@@ -27,24 +31,86 @@ from .logprogress import LogProgress, LogStatus
 EXIT_USAGE = 2
 
 
-def backend_option(what: str = "the games"):
-    """The `--backend` option every command that plays many games shares."""
-    return typer.Option("loky", "--backend", metavar="loky|dask",
-                        help=f"Where {what} run: local processes (loky) or a Dask cluster "
-                             "(dask).")
+_FIELD = re.compile(r"`([a-z][a-z0-9_]*)`")
 
 
-def scheduler_option():
-    """The `--scheduler` option that goes with `backend_option`."""
-    return typer.Option(None, "--scheduler", metavar="tcp://HOST:PORT",
-                        help="Dask scheduler address for --backend dask (default: a local "
-                             "cluster).")
+def command_flags(command: Callable | None) -> dict[str, str]:
+    """A command function's long options, by parameter name and by the name they spell
+    (`against_list` and `against` -> --against, `block_deals` -> --block-deals)."""
+    import inspect
+    import typing
+
+    if command is None:
+        return {}
+    flags: dict[str, str] = {}
+    hints = typing.get_type_hints(command, include_extras=True)
+    for name, param in inspect.signature(command).parameters.items():
+        infos = [*getattr(hints.get(name), "__metadata__", ()), param.default]
+        decls = [d for i in infos if hasattr(i, "param_decls")  # an Annotated option's
+                 for d in (i.default, *(i.param_decls or ()))]  # first name: `default`
+        longs = [d for d in decls if isinstance(d, str) and d.startswith("--")]
+        if longs:
+            flags[name] = longs[0]
+            flags[longs[0][2:].replace("-", "_")] = longs[0]
+    return flags
 
 
-def fail(message: str, code: int = EXIT_USAGE) -> typer.Exit:
-    """Print one `Error:` line on stderr; the caller raises the returned Exit."""
-    typer.echo(f"Error: {message}", err=True)
+def flag_text(message: str, command: Callable | None = None,
+              flags: Mapping[str, str] | None = None) -> str:
+    """A library message as the command line says it: each setting the library names in
+    backquotes (`block_deals`) becomes the command's option (--block-deals); `flags`
+    maps the settings whose option is named otherwise (`trials` -> --budget)."""
+    names = {**command_flags(command), **(flags or {})}
+    return _FIELD.sub(lambda m: names.get(m.group(1), m.group(0)), message)
+
+
+def fail(message: str, code: int = EXIT_USAGE, command: Callable | None = None,
+         flags: Mapping[str, str] | None = None) -> typer.Exit:
+    """Print one `Error:` line on stderr (the settings it names as `command`'s options);
+    the caller raises the returned Exit."""
+    typer.echo(f"Error: {flag_text(str(message), command, flags)}", err=True)
     return typer.Exit(code)
+
+
+@contextmanager
+def usage_errors(command: Callable | None = None,
+                 flags: Mapping[str, str] | None = None) -> Iterator[None]:
+    """A bad option, name, file or request inside: one `Error:` line (naming `command`'s
+    options) and exit code 2 (a strategy that misbehaves in play is not a usage error:
+    cli/app.py, exit code 1)."""
+    from targi_sim.errors import StrategyError, TargiSimError
+
+    from .parse import ParseError
+
+    try:
+        yield
+    except StrategyError:
+        raise
+    except (ParseError, TargiSimError, ValueError) as exc:
+        raise fail(str(exc), command=command, flags=flags) from None
+
+
+@contextmanager
+def stops(message: str | Callable[[], str],
+          cannot_write: str | Callable[[OSError], str] | None = None,
+          command: Callable | None = None,
+          flags: Mapping[str, str] | None = None) -> Iterator[None]:
+    """Around a command's long work: Ctrl-C, SIGTERM or SIGHUP print `message` (what is
+    kept and how to continue) and exit with the signal's code (cli/signals.py); a
+    library error is one `Error:` line; an OSError is `cannot_write: why` (or the line
+    `cannot_write(error)` gives), if given."""
+    try:
+        with usage_errors(command, flags):
+            yield
+    except KeyboardInterrupt as exc:
+        text = message() if callable(message) else message
+        typer.echo(f"\n{text}", err=True)
+        raise typer.Exit(signals.exit_code(exc)) from None
+    except OSError as exc:
+        if cannot_write is None:
+            raise
+        raise fail(cannot_write(exc) if callable(cannot_write)
+                   else f"{cannot_write}: {exc.strerror or exc}") from None
 
 
 class _GamesPerSecond(ProgressColumn):

@@ -5,12 +5,18 @@ line when a task starts, then at least every `EVERY_SECONDS` or each further ten
 the work (done/total, rate, elapsed, ETA), and one when it ends.
 
 They implement the part of rich's Progress and Status that the commands use
-(`add_task`, `advance`, `update`, `console.status(...).update`), so a command does not
-know which one it got (cli/common.py chooses).
+(`add_task`, `advance`, `update`, `remove_task`, `console.status(...).update`), so a
+command does not know which one it got (cli/common.py chooses). A task added with
+`parent=` (a re-tune inside a calibration's candidate) is nested: its lines give its
+own elapsed time and ETA, then the parent's.
+
+TARGI_SIM_PROGRESS_EVERY (seconds, default 10) sets how often a line is written while
+nothing else happens; the tests shorten it to check every long command.
 """
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -19,6 +25,16 @@ from dataclasses import dataclass, field
 from rich.console import Console
 
 EVERY_SECONDS = 10.0
+
+
+def every_seconds() -> float:
+    """The interval between lines while nothing else happens: TARGI_SIM_PROGRESS_EVERY
+    if set to a positive number of seconds, else EVERY_SECONDS."""
+    try:
+        value = float(os.environ.get("TARGI_SIM_PROGRESS_EVERY", ""))
+    except ValueError:
+        return EVERY_SECONDS
+    return value if value > 0 else EVERY_SECONDS
 STEPS = 10  # a line each further 1/STEPS of a task's total
 
 
@@ -50,17 +66,20 @@ class _Task:
     last_line: float = 0.0
     last_step: int = 0
     done: bool = field(default=False)
+    parent: int | None = None
+    base: float = 0.0  # work done before this run (a continued search): not in the rate
 
 
 class LogProgress:
     """rich.progress.Progress's interface, printing plain lines to `console`."""
 
     def __init__(self, console: Console, get_time: Callable[[], float] | None = None,
-                 every: float = EVERY_SECONDS) -> None:
+                 every: float | None = None) -> None:
         self.console = console
         self._now = get_time or time.monotonic
-        self._every = every
+        self._every = every if every is not None else every_seconds()
         self._tasks: list[_Task] = []
+        self._started = self._said = self._now()
         self._lock = threading.RLock()
         self._stop = threading.Event()
         # a line every `every` seconds even while no work is reported (a slow chunk, a
@@ -84,12 +103,21 @@ class LogProgress:
                         self._line(i, final=True)
 
     def _tick(self) -> None:
-        while not self._stop.wait(1.0):
-            with self._lock:
-                now = self._now()
-                for i, t in enumerate(self._tasks):
-                    if not t.done and now - t.last_line >= self._every:
-                        self._line(i)
+        while not self._stop.wait(min(1.0, self._every / 4)):
+            self.tick()
+
+    def tick(self) -> None:
+        """A line for each running task quiet for `every` seconds; when none runs (the
+        work between two tasks: a report being written), one line saying so."""
+        with self._lock:
+            now = self._now()
+            running = [i for i, t in enumerate(self._tasks) if not t.done]
+            for i in running:
+                if now - self._tasks[i].last_line >= self._every:
+                    self._line(i)
+            if not running and now - self._said >= self._every:
+                last = self._tasks[-1].description + ": done; " if self._tasks else ""
+                self._say(f"{last}still working (elapsed {_clock(now - self._started)})")
 
     def add_task(self, description: str, total: float | None = None, **fields) -> int:
         with self._lock:
@@ -97,16 +125,25 @@ class LogProgress:
 
     def _add_task(self, description: str, total: float | None = None, **fields) -> int:
         now = self._now()
+        done = float(fields.get("completed") or 0)
         self._tasks.append(_Task(str(description), total, str(fields.get("unit", "games")),
-                                 now, last_line=now))
+                                 now, completed=done, last_line=now, parent=fields.get("parent"),
+                                 base=done))
         i = len(self._tasks) - 1
-        self._say(f"{self._tasks[i].description}: started"
-                  + (f", {self._tasks[i].total:,.0f} {self._tasks[i].unit}"
-                     if self._tasks[i].total else ""))
+        t = self._tasks[i]
+        t.last_step = int(STEPS * done / t.total) if t.total else 0
+        self._say(f"{t.description}: started" + (f", {t.total:,.0f} {t.unit}" if t.total else "")
+                  + (f" ({done:,.0f} done before)" if done else ""))
         return i
 
     def advance(self, task: int, advance: float = 1) -> None:
         self.update(task, advance=advance)
+
+    def remove_task(self, task: int) -> None:
+        """A nested task that ended: its last line, then no more."""
+        with self._lock:
+            if not self._tasks[task].done:
+                self._line(task, final=True)
 
     def update(self, task: int, *, completed: float | None = None, total: float | None = None,
                advance: float | None = None, description: str | None = None,
@@ -137,23 +174,38 @@ class LogProgress:
         t = self._tasks[task]
         now = self._now()
         elapsed = now - t.started
-        rate = t.completed / elapsed if elapsed > 0 else 0.0
+        rate = (t.completed - t.base) / elapsed if elapsed > 0 else 0.0
         text = f"{t.description}: {t.completed:,.0f}"
         if t.total:
             text += f"/{t.total:,.0f} {t.unit} ({t.completed / t.total:.0%})"
         else:
             text += f" {t.unit}"
         text += f", {rate_text(rate, t.unit)}, elapsed {_clock(elapsed)}"
+        if not t.total and not t.completed:  # a phase that counts nothing: its time only
+            text = f"{t.description}: elapsed {_clock(elapsed)}"
         if final:
             text += ", done"
             t.done = True
         elif t.total and rate > 0:
             text += f", ETA {_clock((t.total - t.completed) / rate)}"
+        if t.parent is not None and not self._tasks[t.parent].done:
+            text += f" [{self._outer(self._tasks[t.parent], now)}]"
         self._say(text)
         t.last_line = now
         t.last_step = int(STEPS * t.completed / t.total) if t.total else 0
 
+    @staticmethod
+    def _outer(t: _Task, now: float) -> str:
+        """The enclosing task in brief: its description, elapsed time and ETA."""
+        elapsed = now - t.started
+        text = f"{t.description}: elapsed {_clock(elapsed)}"
+        rate = (t.completed - t.base) / elapsed if elapsed > 0 else 0.0
+        if t.total and rate > 0:
+            text += f", ETA {_clock((t.total - t.completed) / rate)}"
+        return text
+
     def _say(self, text: str) -> None:
+        self._said = self._now()
         _print_line(self.console, text)
 
 
@@ -164,13 +216,13 @@ class LogStatus:
     fails at once (a missing run directory) prints its one `Error:` line and nothing
     else."""
 
-    def __init__(self, console: Console, text: str, every: float = EVERY_SECONDS,
+    def __init__(self, console: Console, text: str, every: float | None = None,
                  eager: bool = False, describe: Callable[[float], str] | None = None) -> None:
         self.console = console
         self._text = text
         self._eager = eager
         self._describe = describe  # elapsed seconds -> the tick's line, if not text (N s)
-        self._every = every
+        self._every = every if every is not None else every_seconds()
         self._stop = threading.Event()
         self._t0 = time.monotonic()
         self._thread = threading.Thread(target=self._tick, daemon=True)
@@ -200,4 +252,4 @@ class LogStatus:
         _print_line(self.console, text)
 
 
-__all__ = ["EVERY_SECONDS", "LogProgress", "LogStatus"]
+__all__ = ["EVERY_SECONDS", "LogProgress", "LogStatus", "every_seconds"]

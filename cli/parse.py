@@ -134,3 +134,33 @@ def parse_search_budget(budget: str, seed: str, jobs: str) -> tuple[int, int, in
     --seed, --jobs; ParseError on a bad one."""
     return (parse_whole_number(budget, "--budget", 1, MAX_GAMES), parse_seed(seed),
             parse_jobs(jobs))
+
+
+def parse_bounded(text: str, option: str, bounds: tuple[int, int]) -> int:
+    """A whole-number option whose range the library's config declares (its BOUNDS), so
+    the range is written once."""
+    return parse_whole_number(text, option, *bounds)
+
+
+def names_or_none(values: Sequence[str] | None, option: str) -> tuple[str, ...] | None:
+    """A list option's names (None when it was not given); ParseError when it was given
+    with no name in it (`--against ,`)."""
+    if not values:
+        return None
+    names = split_names(values)
+    if not names:
+        raise ParseError(f"{option} needs comma-separated strategies; got {','.join(values)!r}")
+    return tuple(names)
+
+
+def sweep_jobs(text: str, backend: str, scheduler: str | None, cap: bool = True) -> int:
+    """--jobs of sweep and ladder: 0..4096, 0 meaning every CPU; capped at the CPUs (if
+    `cap`) unless a remote Dask cluster (which has its own workers) plays; checked with
+    the backend."""
+    from targi_sim.runner.dispatch import check_options
+
+    n_jobs = parse_whole_number(text, "--jobs", 0, 4096) or (os.cpu_count() or 1)
+    if cap and not (backend == "dask" and scheduler):
+        n_jobs = cap_jobs(n_jobs)
+    check_options(n_jobs, backend, scheduler)
+    return n_jobs

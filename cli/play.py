@@ -8,6 +8,8 @@ game with the person's seat decided from the keyboard (or the page).
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import typer
 from rich.console import Console
 from rich.markup import escape
@@ -90,127 +92,129 @@ def holdings_line(label: str, h) -> str:
 
 def register(app: typer.Typer) -> None:
     """Add the `play` command to the app."""
+    app.command(epilog=PLAY_EPILOG)(play)
 
-    @app.command(epilog=PLAY_EPILOG)
-    def play(
-        vs: str | None = typer.Option(None, "--vs", metavar="NAME|FILE",
-                                      help="The other seat's strategy (default balanced)."),
-        seat: str | None = typer.Option(None, "--seat", metavar="0|1",
-                                        help="Your seat (terminal; default 0)."),
-        seed: str | None = typer.Option(
-            None, "--seed", metavar="SEED",
-            help="Seed of the game (default 0); with --browser, of the directory's games: "
-                 "game k is dealt from (SEED, k)."),
-        first: str | None = typer.Option(None, "--first", metavar="0|1",
-                                         help="Seat that starts round 1 (terminal; default 0)."),
-        deck: str | None = typer.Option(None, "--deck", metavar="NAME|FILE",
-                                        help="Deck (default base)."),
-        rules: str | None = typer.Option(None, "--rules", metavar="NAME|FILE",
-                                         help="Rules (default default)."),
-        browser: bool = typer.Option(False, "--browser",
-                                     help="Play in a local web page; keep the games as a run "
-                                          "directory."),
-        out: str | None = typer.Option(None, "--out", metavar="DIR",
-                                       help="(--browser) The run directory of your games "
-                                            "(default runs/playtest-<deck>)."),
-        port: str | None = typer.Option(None, "--port", metavar="P",
-                                        help="(--browser) Port on 127.0.0.1 (default 0: a free "
-                                             "one)."),
-        no_open: bool = typer.Option(False, "--no-open",
-                                     help="(--browser) Do not open a browser; only print the "
-                                          "URL."),
-    ) -> None:
-        """Play a game against a strategy, in the terminal or in a web page (--browser)."""
-        from targi_sim import DataError, UsageError
-        from targi_sim.play.session import new_game
 
-        from .common import fail
-        from .parse import ParseError, parse_seed, parse_whole_number
+Vs = Annotated[str | None, typer.Option(
+    "--vs", metavar="NAME|FILE", help="The other seat's strategy (default balanced).")]
+Seat = Annotated[str | None, typer.Option(
+    "--seat", metavar="0|1", help="Your seat (terminal; default 0).")]
+Seed = Annotated[str | None, typer.Option(
+    "--seed", metavar="SEED", help="Seed of the game (default 0); with --browser, of the "
+    "directory's games: game k is dealt from (SEED, k).")]
+First = Annotated[str | None, typer.Option(
+    "--first", metavar="0|1", help="Seat that starts round 1 (terminal; default 0).")]
+Deck = Annotated[str | None, typer.Option("--deck", metavar="NAME|FILE",
+                                          help="Deck (default base).")]
+Rules = Annotated[str | None, typer.Option("--rules", metavar="NAME|FILE",
+                                           help="Rules (default default).")]
+Browser = Annotated[bool, typer.Option(
+    "--browser", help="Play in a local web page; keep the games as a run directory.")]
+Out = Annotated[str | None, typer.Option(
+    "--out", metavar="DIR",
+    help="(--browser) The run directory of your games (default runs/playtest-<deck>).")]
+Port = Annotated[str | None, typer.Option(
+    "--port", metavar="P", help="(--browser) Port on 127.0.0.1 (default 0: a free one).")]
+NoOpen = Annotated[bool, typer.Option(
+    "--no-open", help="(--browser) Do not open a browser; only print the URL.")]
+
+
+def play(vs: Vs = None, seat: Seat = None, seed: Seed = None, first: First = None,
+         deck: Deck = None, rules: Rules = None, browser: Browser = False, out: Out = None,
+         port: Port = None, no_open: NoOpen = False) -> None:
+    """Play a game against a strategy, in the terminal or in a web page (--browser)."""
+    from targi_sim.play.session import new_game
+
+    from .common import fail, usage_errors
+    from .parse import parse_seed, parse_whole_number
+
+    if browser:
+        if seat is not None or first is not None:
+            raise fail("--seat and --first are for the terminal game: with --browser you "
+                       "are seat 0 and the first player alternates between games")
+        from .play_browser import play_in_browser
+
+        play_in_browser(vs=vs, deck=deck, rules=rules, seed=seed, out=out,
+                        port=port if port is not None else "0", no_open=no_open)
+        return
+    if out is not None or port is not None or no_open:
+        raise fail("--out, --port and --no-open go with --browser")
+    with usage_errors(play):
+        me = parse_whole_number(seat or "0", "--seat", 0, 1)
+        first_player = parse_whole_number(first or "0", "--first", 0, 1)
+        seats: dict[str, str | None] = {"p0": None, "p1": None}
+        seats["p1" if me == 0 else "p0"] = vs or "balanced"
+        game = new_game(parse_seed(seed or "0"), **seats, deck=deck or "base",
+                        rules=rules or "default", first_player=first_player)
+    TerminalGame(game, me).play(first_player)
+
+
+class TerminalGame:
+    """One game with a person at seat `me`: the board when a round starts, the other
+    seat's moves narrated, the person's options numbered and read from the keyboard."""
+
+    def __init__(self, game, me: int) -> None:
         from .replay_text import Narrator
 
-        if browser:
-            if seat is not None or first is not None:
-                raise fail("--seat and --first are for the terminal game: with --browser you "
-                           "are seat 0 and the first player alternates between games")
-            from .play_browser import play_in_browser
+        self.game, self.me = game, me
+        self.console = Console(highlight=False, soft_wrap=True)
+        self.deck = game.match.deck
+        self.narrator = Narrator(self.deck)
+        self.bot = game.match.strategies[1 - me]
+        self.shown = 0
 
-            play_in_browser(vs=vs, deck=deck, rules=rules, seed=seed, out=out,
-                            port=port if port is not None else "0", no_open=no_open)
-            return
-        if out is not None or port is not None or no_open:
-            raise fail("--out, --port and --no-open go with --browser")
-        vs, seat, seed, first = vs or "balanced", seat or "0", seed or "0", first or "0"
-        deck, rules = deck or "base", rules or "default"
-        try:
-            me = parse_whole_number(seat, "--seat", 0, 1)
-            first_player = parse_whole_number(first, "--first", 0, 1)
-            game_seed = parse_seed(seed)
-            seats = {"p0": None, "p1": None}
-            seats["p1" if me == 0 else "p0"] = vs
-            game = new_game(game_seed, **seats, deck=deck, rules=rules,
-                            first_player=first_player)
-        except (ParseError, UsageError, DataError, ValueError) as exc:
-            raise fail(str(exc)) from None
-        console = Console(highlight=False, soft_wrap=True)
-        deck_obj = game.match.deck
-        narrator = Narrator(deck_obj)
-        bot = game.match.strategies[1 - me]
-        console.print(f"You are seat {me} ({SEAT_MARK[me]}); {escape(bot)} is seat {1 - me} "
-                      f"({SEAT_MARK[1 - me]}). Seat {first_player} starts round 1.")
-        shown = 0
+    def play(self, first_player: int) -> None:
+        me, bot, game = self.me, escape(self.bot), self.game
+        self.console.print(f"You are seat {me} ({SEAT_MARK[me]}); {bot} is seat {1 - me} "
+                           f"({SEAT_MARK[1 - me]}). Seat {first_player} starts round 1.")
         last_round = 0
-
-        def narrate() -> None:
-            nonlocal shown
-            history = game.history()
-            for row in history[shown:]:
-                if row["player"] != me:
-                    console.print(f"  {escape(bot)}: "
-                                  + escape(narrator.decision(row["decision"], row["choice"],
-                                                             row["context"], {})))
-            shown = len(history)
-
-        def show_board() -> None:
-            view = game.view(me)
-            console.print(f"\nRound {view.round}; robber on {view.robber + 1} "
-                          f"{escape(deck_obj.border_names[view.robber])}; "
-                          f"{'you are' if view.i_am_first else escape(bot) + ' is'} first.")
-            for line in board_lines(view):
-                console.print(escape(line))
-            console.print(escape(holdings_line("you", view.me)))
-            console.print(escape(holdings_line(bot, view.opponent)))
-
         while not game.is_over:
-            narrate()
-            d = game.decision
-            assert d is not None
-            view = game.view(me)
-            if view.round != last_round:
-                last_round = view.round
-                show_board()
-            console.print(f"\nYour decision: {d.type}")
-            for i, option in enumerate(d.options):
-                console.print(f"  {i}: {escape(option.text)}")
-            while True:
-                try:
-                    answer = input("> ").strip().lower()
-                except EOFError:
-                    answer = "q"
-                if answer == "q":
-                    console.print("Stopped.")
-                    raise typer.Exit(0)
-                if answer == "b":
-                    show_board()
-                    continue
-                if answer == "":
-                    answer = "0"
-                if answer.isdigit() and int(answer) < len(d.options):
-                    break
-                console.print(f"Type a number from 0 to {len(d.options) - 1}, b or q.")
-            game.apply(int(answer))
-        narrate()
-        scores = game.scores
-        w = game.winner
-        result = "a draw" if w == -1 else ("you win" if w == me else f"{escape(bot)} wins")
-        console.print(f"\nGame over after round {game.view(me).round}: you {scores[me]}, "
-                      f"{escape(bot)} {scores[1 - me]}: {result}.")
+            self.narrate()
+            if game.view(me).round != last_round:
+                last_round = game.view(me).round
+                self.show_board()
+            game.apply(self.ask(game.decision))
+        self.narrate()
+        scores, w = game.scores, game.winner
+        result = "a draw" if w == -1 else ("you win" if w == me else f"{bot} wins")
+        self.console.print(f"\nGame over after round {game.view(me).round}: you "
+                           f"{scores[me]}, {bot} {scores[1 - me]}: {result}.")
+
+    def narrate(self) -> None:
+        """The other seat's decisions since the last call."""
+        history = self.game.history()
+        for row in history[self.shown:]:
+            if row["player"] != self.me:
+                self.console.print(f"  {escape(self.bot)}: " + escape(self.narrator.decision(
+                    row["decision"], row["choice"], row["context"], {})))
+        self.shown = len(history)
+
+    def show_board(self) -> None:
+        view, bot = self.game.view(self.me), escape(self.bot)
+        self.console.print(f"\nRound {view.round}; robber on {view.robber + 1} "
+                           f"{escape(self.deck.border_names[view.robber])}; "
+                           f"{'you are' if view.i_am_first else bot + ' is'} first.")
+        for line in board_lines(view):
+            self.console.print(escape(line))
+        self.console.print(escape(holdings_line("you", view.me)))
+        self.console.print(escape(holdings_line(self.bot, view.opponent)))
+
+    def ask(self, d) -> int:
+        """The person's option: a number (Enter: 0), `b` shows the board, `q` stops."""
+        self.console.print(f"\nYour decision: {d.type}")
+        for i, option in enumerate(d.options):
+            self.console.print(f"  {i}: {escape(option.text)}")
+        while True:
+            try:
+                answer = input("> ").strip().lower() or "0"
+            except EOFError:
+                answer = "q"
+            if answer == "q":
+                self.console.print("Stopped.")
+                raise typer.Exit(0)
+            if answer == "b":
+                self.show_board()
+            elif answer.isdigit() and int(answer) < len(d.options):
+                return int(answer)
+            else:
+                self.console.print(f"Type a number from 0 to {len(d.options) - 1}, b or q.")

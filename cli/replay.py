@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import typer
 from rich.console import Console
 
@@ -29,82 +31,95 @@ logged (the last line says whether they match).
 
 def register(app: typer.Typer) -> None:
     """Add the `replay` command to the app."""
+    app.command(epilog=REPLAY_EPILOG)(replay)
 
-    @app.command(epilog=REPLAY_EPILOG)
-    def replay(
-        run_dir: str | None = typer.Argument(None, metavar="[RUN_DIR]",
-                                             help="A run directory written by `targi-sim run`."),
-        game: str | None = typer.Option(None, "--game", "-g", metavar="ID",
-                                        help="Game id within the run (0-based)."),
-        seed: str | None = typer.Option(None, "--seed", metavar="SEED",
-                                        help="Replay the game with this seed (no run needed)."),
-        p0: str = typer.Option("balanced", "--p0", metavar="NAME|FILE",
-                               help="Seat 0 strategy (with --seed)."),
-        p1: str = typer.Option("balanced", "--p1", metavar="NAME|FILE",
-                               help="Seat 1 strategy (with --seed)."),
-        first: str = typer.Option("0", "--first", metavar="0|1",
-                                  help="Seat that starts round 1 (with --seed)."),
-        deck: str = typer.Option("base", "--deck", metavar="NAME|FILE",
-                                 help="Deck (with --seed)."),
-        rules: str = typer.Option("default", "--rules", metavar="NAME|FILE",
-                                  help="Rules (with --seed)."),
-        strategy_file: list[str] | None = typer.Option(  # noqa: B008 - typer's idiom
-            None, "--strategy-file", metavar="FILE.py",
-            help="The .py strategy a run's seat played (repeat for two); its code must be "
-                 "the code the run recorded. Loading it runs it."),
-        html: str | None = typer.Option(None, "--html", metavar="FILE",
-                                        help="Write the game as a self-contained HTML page "
-                                             "(a step-by-step viewer) instead of printing it."),
-    ) -> None:
-        """Print one game round by round: board, decisions, raids, holdings, final score."""
-        from targi_sim import DataError, InputError, UsageError, play_game
-        from targi_sim.play.games import MAX_TRACE_ROWS
-        from targi_sim.runner.replay import logged_differences, logged_rows, replay_logged_game
 
-        from .common import fail
-        from .parse import ParseError, parse_whole_number
-        from .replay_text import render_game
+RunDir = Annotated[str | None, typer.Argument(
+    metavar="[RUN_DIR]", help="A run directory written by `targi-sim run`.")]
+GameId = Annotated[str | None, typer.Option("--game", "-g", metavar="ID",
+                                            help="Game id within the run (0-based).")]
+Seed = Annotated[str | None, typer.Option(
+    "--seed", metavar="SEED", help="Replay the game with this seed (no run needed).")]
+P0 = Annotated[str, typer.Option("--p0", metavar="NAME|FILE",
+                                 help="Seat 0 strategy (with --seed).")]
+P1 = Annotated[str, typer.Option("--p1", metavar="NAME|FILE",
+                                 help="Seat 1 strategy (with --seed).")]
+First = Annotated[str, typer.Option("--first", metavar="0|1",
+                                    help="Seat that starts round 1 (with --seed).")]
+Deck = Annotated[str, typer.Option("--deck", metavar="NAME|FILE", help="Deck (with --seed).")]
+Rules = Annotated[str, typer.Option("--rules", metavar="NAME|FILE",
+                                    help="Rules (with --seed).")]
+StrategyFiles = Annotated[list[str] | None, typer.Option(
+    "--strategy-file", metavar="FILE.py", help="The .py strategy a run's seat played (repeat "
+    "for two); its code must be the code the run recorded. Loading it runs it.")]
+Html = Annotated[str | None, typer.Option(
+    "--html", metavar="FILE", help="Write the game as a self-contained HTML page (a "
+    "step-by-step viewer) instead of printing it.")]
 
-        console = Console(soft_wrap=True)
-        try:
-            if run_dir is not None:
-                if seed is not None:
-                    raise ParseError("give either RUN_DIR with --game, or --seed; not both")
-                if game is None:
-                    raise ParseError("--game ID is needed with a run directory")
-                game_id = parse_whole_number(game, "--game", 0, 2**40)
-                record, ref = replay_logged_game(run_dir, game_id, tuple(strategy_file or ()))
-                title = f"Game {game_id} of {run_dir}"
-                diffs = logged_differences(record, logged_rows(ref))
-            else:
-                if seed is None:
-                    raise ParseError("give a run directory and --game ID, or --seed SEED")
-                if first not in ("0", "1"):
-                    raise ParseError(f"--first must be 0 or 1; got {first!r}")
-                s = parse_whole_number(seed, "--seed", 0, 2**63 - 1)
-                record = play_game(s, (p0, p1), deck=deck, rules=rules, first_player=int(first))
-                title, diffs = f"Game with seed {s}", None
-        except (ParseError, InputError, UsageError, DataError, ValueError) as exc:
-            raise fail(str(exc)) from None
-        if html is not None:
-            from .replay_html import write_html
 
-            write_html(console, record, title, html)
-        else:
-            render_game(console, record, record.final_state.deck, title)
-        if record.trace.height >= MAX_TRACE_ROWS:  # the decision log is full: rows were dropped
-            console.print(f"Note: only the first {MAX_TRACE_ROWS:,} decisions of this game are "
-                          "shown (its deck lets a game make more).", highlight=False,
-                          markup=False)
-        for p, count in enumerate(record.illegal_answers):
-            if count:
-                console.print(f"Note: seat {p} ({record.strategies[p]}) answered {count} "
-                              "decision(s) with an option it was not offered; the engine "
-                              "played the first option instead.", highlight=False, markup=False)
-        if diffs is not None:
-            if diffs:
-                console.print("[red]The replay differs from the logged game:[/red] "
-                              + "; ".join(diffs), highlight=False)
-                raise typer.Exit(1)
-            console.print("Replay matches the run's logged rows for this game "
-                          "(games, rounds, acquisitions, offers, raids, goods).", highlight=False)
+def replay(run_dir: RunDir = None, game: GameId = None, seed: Seed = None,
+           p0: P0 = "balanced", p1: P1 = "balanced", first: First = "0",
+           deck: Deck = "base", rules: Rules = "default",
+           strategy_file: StrategyFiles = None, html: Html = None) -> None:
+    """Print one game round by round: board, decisions, raids, holdings, final score."""
+    from .common import usage_errors
+    from .replay_text import render_game
+
+    console = Console(soft_wrap=True)
+    with usage_errors(replay):
+        record, title, diffs = replayed(run_dir, game, seed, p0, p1, first, deck, rules,
+                                        tuple(strategy_file or ()))
+    if html is not None:
+        from .replay_html import write_html
+
+        write_html(console, record, title, html)
+    else:
+        render_game(console, record, record.final_state.deck, title)
+    notes(console, record)
+    if diffs is not None:
+        if diffs:
+            console.print("[red]The replay differs from the logged game:[/red] "
+                          + "; ".join(diffs), highlight=False)
+            raise typer.Exit(1)
+        console.print("Replay matches the run's logged rows for this game "
+                      "(games, rounds, acquisitions, offers, raids, goods).", highlight=False)
+
+
+def replayed(run_dir, game, seed, p0, p1, first, deck, rules, strategy_files):
+    """(record, title, differences from the logged rows or None): a run's game, or a
+    game played from a seed."""
+    from targi_sim import play_game
+    from targi_sim.runner.replay import logged_differences, logged_rows, replay_logged_game
+
+    from .parse import ParseError, parse_whole_number
+
+    if run_dir is not None:
+        if seed is not None:
+            raise ParseError("give either RUN_DIR with --game, or --seed; not both")
+        if game is None:
+            raise ParseError("--game ID is needed with a run directory")
+        game_id = parse_whole_number(game, "--game", 0, 2**40)
+        record, ref = replay_logged_game(run_dir, game_id, strategy_files)
+        return record, f"Game {game_id} of {run_dir}", logged_differences(record,
+                                                                          logged_rows(ref))
+    if seed is None:
+        raise ParseError("give a run directory and --game ID, or --seed SEED")
+    if first not in ("0", "1"):
+        raise ParseError(f"--first must be 0 or 1; got {first!r}")
+    s = parse_whole_number(seed, "--seed", 0, 2**63 - 1)
+    record = play_game(s, (p0, p1), deck=deck, rules=rules, first_player=int(first))
+    return record, f"Game with seed {s}", None
+
+
+def notes(console: Console, record) -> None:
+    """What the record could not show: a full decision log, answers the engine refused."""
+    from targi_sim.play.games import MAX_TRACE_ROWS
+
+    if record.trace.height >= MAX_TRACE_ROWS:  # the decision log is full: rows were dropped
+        console.print(f"Note: only the first {MAX_TRACE_ROWS:,} decisions of this game are "
+                      "shown (its deck lets a game make more).", highlight=False, markup=False)
+    for p, count in enumerate(record.illegal_answers):
+        if count:
+            console.print(f"Note: seat {p} ({record.strategies[p]}) answered {count} "
+                          "decision(s) with an option it was not offered; the engine played "
+                          "the first option instead.", highlight=False, markup=False)

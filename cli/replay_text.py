@@ -90,43 +90,56 @@ def render_game(console: Console, record: GameRecord, deck: Deck, title: str) ->
     prev = {0: None, 1: None}
     for rnd in range(1, record.rounds + 1):
         rows = t["rounds"].filter(pl.col("round") == rnd).sort("player").to_dicts()
-        if not rows:
-            continue
-        first = next(r["player"] for r in rows if r["is_first"])
-        console.print(f"\n[bold]Round {rnd}[/bold] — first player: {seat[first]}; robber on "
-                      f"{narrator.border(rows[0]['robber_card'] - 1)}", highlight=False)
-        raids = t["raids"].filter(pl.col("round") == rnd).iter_rows(named=True)
-        for line in narrator.raid_lines(raids, by_round.get(rnd, [])):
-            console.print(f"  {line}", highlight=False)
-        for line in board_lines(deck, rows, t["offers"].filter(pl.col("round") == rnd)):
-            console.print("  " + line, highlight=False, soft_wrap=True)
-        slots = {p: action_slots(narrator, rows[p]) for p in range(2)}
-        for d in by_round.get(rnd, []):
-            if d["decision"] in RAID_DECISIONS:
-                continue
-            text = narrator.decision(d["decision"], d["choice"], d["context"], slots[d["player"]])
-            console.print(f"  seat {d['player']} {text}", highlight=False)
-        for row in rows:
-            p = row["player"]
-            before = prev[p]
-            delta = ""
-            if before is not None:
-                changes = [f"{k} {row[k] - before[k]:+d}" for k in
-                           ("vp_tokens", "gold", "salt", "pepper", "dates")
-                           if row[k] != before[k]]
-                delta = f"  (change: {', '.join(changes) or 'none'})"
-            hand = deck.tribe_names[row["hand_card"]] if row["hand_card"] >= 0 else "-"
-            console.print(
-                f"  seat {p}: {row['vp_tokens']} VP, {row['gold']} gold, {row['salt']} salt, "
-                f"{row['pepper']} pepper, {row['dates']} dates; display {row['display_count']} "
-                f"cards, hand {hand}; score now {row['score_now']}{delta}", highlight=False)
-            prev[p] = row
+        if rows:
+            _round(console, record, deck, narrator, seat, rnd, rows, by_round.get(rnd, []),
+                   prev)
     final_raids = t["raids"].filter(pl.col("round") > record.rounds).iter_rows(named=True)
     lines = narrator.raid_lines(final_raids, by_round.get(record.rounds + 1, []))
     if lines:
         console.print("\nThe robber reaches the last raid, which ends the game:", highlight=False)
     for line in lines:
         console.print(f"  {line}", highlight=False)
+    _final(console, record, seat)
+
+
+def _round(console: Console, record: GameRecord, deck: Deck, narrator: Narrator,
+           seat: list[str], rnd: int, rows: list[dict], decisions: list[dict],
+           prev: dict) -> None:
+    """One round: its first player and robber, raids, board, decisions, holdings."""
+    t = record.tables
+    first = next(r["player"] for r in rows if r["is_first"])
+    console.print(f"\n[bold]Round {rnd}[/bold] — first player: {seat[first]}; robber on "
+                  f"{narrator.border(rows[0]['robber_card'] - 1)}", highlight=False)
+    raids = t["raids"].filter(pl.col("round") == rnd).iter_rows(named=True)
+    for line in narrator.raid_lines(raids, decisions):
+        console.print(f"  {line}", highlight=False)
+    for line in board_lines(deck, rows, t["offers"].filter(pl.col("round") == rnd)):
+        console.print("  " + line, highlight=False, soft_wrap=True)
+    slots = {p: action_slots(narrator, rows[p]) for p in range(2)}
+    for d in decisions:
+        if d["decision"] in RAID_DECISIONS:
+            continue
+        text = narrator.decision(d["decision"], d["choice"], d["context"], slots[d["player"]])
+        console.print(f"  seat {d['player']} {text}", highlight=False)
+    for row in rows:
+        p = row["player"]
+        before = prev[p]
+        delta = ""
+        if before is not None:
+            changes = [f"{k} {row[k] - before[k]:+d}" for k in
+                       ("vp_tokens", "gold", "salt", "pepper", "dates")
+                       if row[k] != before[k]]
+            delta = f"  (change: {', '.join(changes) or 'none'})"
+        hand = deck.tribe_names[row["hand_card"]] if row["hand_card"] >= 0 else "-"
+        console.print(
+            f"  seat {p}: {row['vp_tokens']} VP, {row['gold']} gold, {row['salt']} salt, "
+            f"{row['pepper']} pepper, {row['dates']} dates; display {row['display_count']} "
+            f"cards, hand {hand}; score now {row['score_now']}{delta}", highlight=False)
+        prev[p] = row
+
+
+def _final(console: Console, record: GameRecord, seat: list[str]) -> None:
+    """The final scores, how they are made up, and the result."""
     console.print(f"\n[bold]Final[/bold] after {record.rounds} rounds ({record.end_reason}):",
                   highlight=False)
     for p in range(2):
@@ -136,6 +149,6 @@ def render_game(console: Console, record: GameRecord, deck: Deck, title: str) ->
                       f"{b['row_bonus']} row bonus  (gold {b['gold']}, goods {b['goods']})",
                       highlight=False)
     w = record.winner
-    result = "draw" if w < 0 else f"seat {w} ({names[w]}) wins"
+    result = "draw" if w < 0 else f"seat {w} ({record.strategies[w]}) wins"
     tb = "" if record.tiebreak == "none" else f" on the tie-break ({record.tiebreak})"
     console.print(f"  Result: {result}{tb}", highlight=False)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from typing import Annotated
 
 import typer
 
@@ -63,97 +64,90 @@ def shown(path) -> str:
         return str(p)
 
 
-def _run(label: str, quiet: bool, work):
-    """Run work(progress) under a status line on stderr; errors -> one `Error:` line."""
+def _run(label: str, quiet: bool, work, command):
+    """Run work(progress) under a status line on stderr (plain lines every 10 s in a
+    log); errors -> one `Error:` line naming `command`'s options."""
     from rich.console import Console
 
-    from targi_sim.report import ReportError
-
-    from .common import fail, status
-    from .signals import exit_code
+    from .common import status, stops
 
     err = Console(stderr=True)
     t0 = time.perf_counter()
-    try:
+    with stops("Interrupted; files already written are complete, others absent.",
+               command=command):
         if quiet:
             out = work(None)
         else:
             with status(err, label) as shown:
                 out = work(lambda msg: shown.update(f"{label}: {msg}..."))
-    except ReportError as exc:
-        raise fail(str(exc)) from None
-    except KeyboardInterrupt as exc:  # Ctrl-C, SIGTERM or SIGHUP (cli/signals.py)
-        typer.echo("\nInterrupted; files already written are complete, others absent.",
-                   err=True)
-        raise typer.Exit(exit_code(exc)) from None
     return out, time.perf_counter() - t0
 
 
 def register(app: typer.Typer) -> None:
     """Add the `report` and `compare` commands to the app."""
+    app.command(epilog=REPORT_EPILOG)(report)
+    app.command(epilog=COMPARE_EPILOG)(compare)
 
-    @app.command(epilog=REPORT_EPILOG)
-    def report(
-        run: str = typer.Argument(..., metavar="RUN_DIR", help="A complete run directory."),
-        out: str | None = typer.Option(None, "--out", "-o", metavar="DIR",
-                                       help="Output folder (default RUN_DIR/report)."),
-        min_n: str = typer.Option("500", "--min-n", metavar="N",
-                                  help="Rows with a sample below N are greyed (default 500)."),
-        quiet: bool = typer.Option(False, "--quiet", "-q", help="No status line."),
-    ) -> None:
-        """Balance report of one run: overview, first player, cards, raids, strategies, curves."""
-        from targi_sim.report.build import write_run_report
 
-        from .common import fail
-        from .parse import ParseError
+RunDir = Annotated[str, typer.Argument(metavar="RUN_DIR", help="A complete run directory.")]
+RunA = Annotated[str, typer.Argument(metavar="RUN_A", help="Baseline run directory.")]
+RunB = Annotated[str, typer.Argument(metavar="RUN_B", help="Changed run directory.")]
+ReportOut = Annotated[str | None, typer.Option(
+    "--out", "-o", metavar="DIR", help="Output folder (default RUN_DIR/report).")]
+CompareOut = Annotated[str | None, typer.Option(
+    "--out", "-o", metavar="DIR", help="Output folder (default compare-A-vs-B beside B).")]
+MinN = Annotated[str, typer.Option(
+    "--min-n", metavar="N", help="Rows with a sample below N are greyed (default 500).")]
+Correction = Annotated[str, typer.Option(
+    "--correction", metavar="holm|bh", help="Multiple-comparison control for the flag.")]
+AllowDifferent = Annotated[bool, typer.Option(
+    "--allow-different-strategies", help="Compare runs even if their strategies differ.")]
+Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No status line.")]
 
-        try:
-            n = _parse_min_n(min_n)
-        except ParseError as exc:
-            raise fail(str(exc)) from None
-        (out_dir, made), seconds = _run("Report", quiet,
-                                        lambda step: write_run_report(run, out, n, step))
-        print_findings([f.text for f in made.findings])
-        typer.echo(f"report written in {seconds:.1f} s: {shown(out_dir)}/report.html "
-                   "(also report.md, plots/, tables/*.csv|.parquet)")
 
-    @app.command(epilog=COMPARE_EPILOG)
-    def compare(
-        run_a: str = typer.Argument(..., metavar="RUN_A", help="Baseline run directory."),
-        run_b: str = typer.Argument(..., metavar="RUN_B", help="Changed run directory."),
-        out: str | None = typer.Option(None, "--out", "-o", metavar="DIR",
-                                       help="Output folder (default compare-A-vs-B beside B)."),
-        min_n: str = typer.Option("500", "--min-n", metavar="N",
-                                  help="Rows with a sample below N are greyed (default 500)."),
-        correction: str = typer.Option("holm", "--correction", metavar="holm|bh",
-                                       help="Multiple-comparison control for the flag."),
-        allow_different: bool = typer.Option(
-            False, "--allow-different-strategies",
-            help="Compare runs even if their strategies differ."),
-        quiet: bool = typer.Option(False, "--quiet", "-q", help="No status line."),
-    ) -> None:
-        """Compare two runs (A/B test): change in every metric, tests, what moved."""
-        import polars as pl
+def report(run: RunDir, out: ReportOut = None, min_n: MinN = "500",
+           quiet: Quiet = False) -> None:
+    """Balance report of one run: overview, first player, cards, raids, strategies, curves."""
+    from targi_sim.report.build import write_run_report
 
-        from targi_sim.report import compare_runs
+    from .common import usage_errors
 
-        from .common import fail
-        from .parse import ParseError
+    with usage_errors(report):
+        n = _parse_min_n(min_n)
+    (out_dir, made), seconds = _run("Report", quiet,
+                                    lambda step: write_run_report(run, out, n, step), report)
+    print_findings([f.text for f in made.findings])
+    typer.echo(f"report written in {seconds:.1f} s: {shown(out_dir)}/report.html "
+               "(also report.md, plots/, tables/*.csv|.parquet)")
 
-        try:
-            n = _parse_min_n(min_n)
-        except ParseError as exc:
-            raise fail(str(exc)) from None
-        out_dir, seconds = _run("Compare", quiet, lambda step: compare_runs(
-            run_a, run_b, out, min_n=n, correction=correction,
-            allow_different_strategies=allow_different, progress=step))
-        with open(out_dir / "tables" / "compare_significant.parquet", "rb") as f:
-            moved = pl.read_parquet(f)  # opened by Python: the folder name is not a pattern
-        with open(out_dir / "tables" / "compare_balance.parquet", "rb") as f:
-            balance = pl.read_parquet(f)
-        for line in summary_lines(moved, balance, correction):
-            typer.echo(line)
-        typer.echo(f"comparison written in {seconds:.1f} s: {shown(out_dir)}/report.html")
+
+def compare(run_a: RunA, run_b: RunB, out: CompareOut = None, min_n: MinN = "500",
+            correction: Correction = "holm", allow_different: AllowDifferent = False,
+            quiet: Quiet = False) -> None:
+    """Compare two runs (A/B test): change in every metric, tests, what moved."""
+    from targi_sim.report import compare_runs
+
+    from .common import usage_errors
+
+    with usage_errors(compare):
+        n = _parse_min_n(min_n)
+    out_dir, seconds = _run("Compare", quiet, lambda step: compare_runs(
+        run_a, run_b, out, min_n=n, correction=correction,
+        allow_different_strategies=allow_different, progress=step), compare)
+    show_compare(out_dir, correction, seconds)
+
+
+def show_compare(out_dir, correction: str, seconds: float) -> None:
+    """The balance verdict, the metrics that moved significantly, the report."""
+    import polars as pl
+
+    with open(out_dir / "tables" / "compare_significant.parquet", "rb") as f:
+        moved = pl.read_parquet(f)  # opened by Python: the folder name is not a pattern
+    with open(out_dir / "tables" / "compare_balance.parquet", "rb") as f:
+        balance = pl.read_parquet(f)
+    for line in summary_lines(moved, balance, correction):
+        typer.echo(line)
+    typer.echo(f"comparison written in {seconds:.1f} s: {shown(out_dir)}/report.html")
 
 
 def _p(p: float) -> str:

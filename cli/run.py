@@ -8,12 +8,13 @@ import re
 import sys
 import time
 from pathlib import Path
+from typing import Annotated, NamedTuple
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 
-from .common import backend_option, scheduler_option
+from . import options
 from .helptext import epilog
 
 RUN_EPILOG = epilog("""\
@@ -94,192 +95,193 @@ def one_line(tally, outcome, wall: float, play: float) -> str:
 
 def register(app: typer.Typer) -> None:
     """Add the `run` command to the app."""
+    app.command(epilog=RUN_EPILOG)(run)
 
-    @app.command(epilog=RUN_EPILOG)
-    def run(
-        games: str = typer.Option(
-            "100000", "--games", "-n", metavar="N",
-            help="Number of games: 100000, 1_000_000 and 1e6 are all accepted.",
-        ),
-        p0: str = typer.Option(
-            "balanced", "--p0", metavar="NAME|FILE",
-            help="Strategy of seat 0: a name from `targi-sim strategies` or a strategy "
-                 ".toml (or compiled .py) file.",
-        ),
-        p1: str = typer.Option("balanced", "--p1", metavar="NAME|FILE",
-                               help="Strategy of seat 1: a name or a file."),
-        deck: str = typer.Option(
-            "base", "--deck", metavar="NAME|FILE",
-            help="Shipped deck name (see `targi-sim decks`) or a deck .toml file.",
-        ),
-        rules: str = typer.Option(
-            "default", "--rules", metavar="NAME|FILE",
-            help="Shipped rules name (see `targi-sim rules`) or a rules .toml file.",
-        ),
-        seed: str = typer.Option("0", "--seed", metavar="SEED",
-                                 help="Run seed, 0..2147483647."),
-        jobs: str = typer.Option(
-            "auto", "--jobs", "-j", metavar="J",
-            help="Worker processes (default and most: one per CPU). Results do not depend "
-                 "on it.",
-        ),
-        chunk_size: str | None = typer.Option(
-            None, "--chunk-size", metavar="K",
-            help="Games per chunk (one Parquet file per table per chunk; memory grows with "
-                 "it). Default 20000, or 20 with a montecarlo seat.",
-        ),
-        out: str | None = typer.Option(
-            None, "--out", "-o", metavar="DIR",
-            help="Run directory (default runs/<p0>-vs-<p1>-<games>-seed<S>).",
-        ),
-        backend: str = backend_option("chunks"),
-        scheduler: str | None = scheduler_option(),
-        unpaired: bool = typer.Option(
-            False, "--unpaired",
-            help="One game per deal, first player alternating (= --pairing one_per_deal).",
-        ),
-        pairing: str = typer.Option(
-            "auto", "--pairing", metavar="auto|seat_swapped|one_per_deal",
-            help="How games share deals. auto: seat-swapped pairs, except one game per "
-                 "deal when both seats play the same deterministic strategy.",
-        ),
-        force: bool = typer.Option(
-            False, "--force", help="Replace a different run already in --out.",
-        ),
-        quiet: bool = typer.Option(False, "--quiet", "-q",
-                                   help="No progress bar; summary only."),
-        strategy_file: str | None = typer.Option(
-            None, "--strategy-file", metavar="FILE.py",
-            help="A compiled strategy plugin (docs/strategy-plugins.md) whose NAME may then "
-                 "be used as --p0/--p1 (a path works too).",
-        ),
-        card_value: bool = typer.Option(
-            False, "--card-value",
-            help="Then fork the games for each card's causal value (= targi-sim card-value).",
-        ),
-        fork_rate: str = typer.Option("0.25", "--fork-rate", metavar="R",
-                                      help="With --card-value: share of decisions forked."),
-    ) -> None:
-        """Play N games between two strategies into a run directory of Parquet tables.
 
-        Prints a progress bar, then win rates with 95% intervals. The first run on a
-        machine compiles the engine build its strategies need (measured on 2-core
-        VMs: 13-25 s for random vs random, 27-55 s for balanced, by VM), showing the
-        time so far and the expected total; later runs load it from the cache in about
-        a second.
-        """
-        from targi_sim import DataError, InputError, UsageError
-        from targi_sim.runner import RunConfig, resolve_run
-        from targi_sim.runner.chunks import warm_summaries
-        from targi_sim.runner.dispatch import check_options, check_out, execute
-        from targi_sim.runner.summary import summarise_run
+Games = Annotated[str, typer.Option(
+    "--games", "-n", metavar="N",
+    help="Number of games: 100000, 1_000_000 and 1e6 are all accepted.")]
+P0 = Annotated[str, typer.Option(
+    "--p0", metavar="NAME|FILE", help="Strategy of seat 0: a name from `targi-sim "
+    "strategies` or a strategy .toml (or compiled .py) file.")]
+P1 = Annotated[str, typer.Option("--p1", metavar="NAME|FILE",
+                                 help="Strategy of seat 1: a name or a file.")]
+Jobs = Annotated[str, typer.Option(
+    "--jobs", "-j", metavar="J",
+    help="Worker processes (default and most: one per CPU). Results do not depend on it.")]
+ChunkSize = Annotated[str | None, typer.Option(
+    "--chunk-size", metavar="K", help="Games per chunk (one Parquet file per table per "
+    "chunk; memory grows with it). Default 20000, or 20 with a montecarlo seat.")]
+Out = Annotated[str | None, typer.Option(
+    "--out", "-o", metavar="DIR",
+    help="Run directory (default runs/<p0>-vs-<p1>-<games>-seed<S>).")]
+Backend = Annotated[str, typer.Option(
+    "--backend", metavar="loky|dask",
+    help="Where the chunks run: local processes (loky) or a Dask cluster (dask).")]
+Unpaired = Annotated[bool, typer.Option(
+    "--unpaired", help="One game per deal, first player alternating (= --pairing "
+    "one_per_deal).")]
+Pairing = Annotated[str, typer.Option(
+    "--pairing", metavar="auto|seat_swapped|one_per_deal",
+    help="How games share deals. auto: seat-swapped pairs, except one game per deal when "
+         "both seats play the same deterministic strategy.")]
+Force = Annotated[bool, typer.Option("--force", help="Replace a different run already in "
+                                                     "--out.")]
+Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar; summary only.")]
+CardValue = Annotated[bool, typer.Option(
+    "--card-value",
+    help="Then fork the games for each card's causal value (= targi-sim card-value).")]
+ForkRate = Annotated[str, typer.Option(
+    "--fork-rate", metavar="R", help="With --card-value: share of decisions forked.")]
 
-        from .common import fail, load_engine, progress_bar, status
-        from .parse import (
-            ParseError,
-            cap_jobs,
-            parse_games,
-            parse_run_jobs,
-            parse_seed,
-            parse_whole_number,
-        )
-        from .signals import exit_code
-        from .summary import render
 
-        try:
-            if strategy_file:
-                from targi_sim.players.strategy import register_plugin
+class RunPlan(NamedTuple):
+    """What the options ask for, checked: the resolved run, where it goes, the workers,
+    the fork rate of --card-value (None: no forks)."""
 
-                register_plugin(strategy_file)
-            n_games = parse_games(games)
-            run_seed = parse_seed(seed)
-            chunk = (parse_whole_number(chunk_size, "--chunk-size", 1, 10_000_000)
-                     if chunk_size is not None else None)
-            resolved = resolve_run(RunConfig(
-                games=n_games, seed=run_seed, p0=p0, p1=p1, deck=deck, rules=rules,
-                paired=not unpaired, chunk_size=chunk, pairing=pairing))
-            n_chunks = -(-n_games // resolved.chunk_size)
-            n_jobs = parse_run_jobs(jobs, n_chunks)
-            if not (backend == "dask" and scheduler):  # a remote cluster has its own workers
-                n_jobs = cap_jobs(n_jobs)
-            names = resolved.match.strategies
-            out_dir = Path(out) if out else default_out(names[0], names[1], n_games, run_seed,
-                                                        deck, rules)
-            check_options(n_jobs, backend, scheduler)
-            check_out(resolved, out_dir, force=force)
-            rate = None
-            if card_value:
-                from targi_sim.cardvalue.forks import check_forkable
+    resolved: object
+    out: Path
+    jobs: int
+    rate: float | None
 
-                from .parse import parse_rate
 
-                rate = parse_rate(fork_rate)
-                check_forkable(resolved.match)
-        except (ParseError, InputError, UsageError, DataError, ValueError) as exc:
-            raise fail(str(exc)) from None
-        err = Console(stderr=True)
-        played = resolved.match.deck
-        if played.declared_name:  # a copy of a shipped deck, edited, that kept its name
-            err.print(f"Note: {deck} names itself {played.declared_name!r} like the shipped "
-                      f"deck but its cards differ; reports call it {played.name!r} (set "
-                      f"name = \"...\" in the file to choose another).",
-                      highlight=False, markup=False, soft_wrap=True)
-        done = 0
+def run(games: Games = "100000", p0: P0 = "balanced", p1: P1 = "balanced",
+        deck: options.Deck = "base", rules: options.Rules = "default",
+        seed: options.Seed = "0", jobs: Jobs = "auto", chunk_size: ChunkSize = None,
+        out: Out = None, backend: Backend = "loky", scheduler: options.Scheduler = None,
+        unpaired: Unpaired = False, pairing: Pairing = "auto", force: Force = False,
+        quiet: Quiet = False, strategy_file: options.StrategyFile = None,
+        card_value: CardValue = False, fork_rate: ForkRate = "0.25") -> None:
+    """Play N games between two strategies into a run directory of Parquet tables."""
+    from .common import stops, usage_errors
 
-        def advance(n: int) -> None:
-            nonlocal done
-            done += n
-            bar.advance(task, n)
+    with usage_errors(run):
+        plan = plan_run(games, p0, p1, deck, rules, seed, jobs, chunk_size, out, backend,
+                        scheduler, unpaired, pairing, force, strategy_file,
+                        fork_rate if card_value else None)
+    n_games, done = plan.resolved.config.games, [0]
+    with stops(lambda: f"Interrupted after {done[0]:,} of {n_games:,} games. Completed "
+                       f"chunks are kept in {plan.out}; rerun the same command to resume.",
+               lambda exc: _cannot_write(plan.out, exc), run):
+        outcome, times = play_run(plan, backend, scheduler, force, quiet, done, deck)
+    show_run(plan, outcome, deck, rules, times)
+    if plan.rate is not None:  # --card-value: the forks go into the finished run directory
+        from .card_value import fork_run
 
-        try:
-            t0 = time.perf_counter()
-            load_engine(err, quiet, [resolved.match])
-            text = "Loading the chunk-summary code (compiled once per machine)..."
-            with (contextlib.nullcontext() if quiet else
-                  status(err, text, describe=lambda elapsed: f"{text} {elapsed:.0f} s")):
-                warm_summaries(resolved.spec(out_dir))
-            t1 = time.perf_counter()
-            with progress_bar(err, quiet) as bar:
-                task = bar.add_task(escape(f"{names[0]} vs {names[1]}"), total=n_games)
-                outcome = execute(resolved, out_dir, jobs=n_jobs, backend=backend,
-                                  scheduler=scheduler, force=force, progress=advance,
-                                  command=["targi-sim", *sys.argv[1:]])
-            t2 = time.perf_counter()
-        except (InputError, UsageError) as exc:
-            raise fail(str(exc)) from None
-        except KeyboardInterrupt as exc:  # Ctrl-C, SIGTERM or SIGHUP (cli/signals.py)
-            typer.echo(f"\nInterrupted after {done:,} of {n_games:,} games. Completed chunks "
-                       f"are kept in {out_dir}; rerun the same command to resume.", err=True)
-            raise typer.Exit(exit_code(exc)) from None
-        except OSError as exc:
-            reason = "the disk is full" if exc.errno == errno.ENOSPC else (exc.strerror or exc)
-            raise fail(f"cannot write the run to {out_dir}: {reason}. Completed chunks are "
-                        "kept; free space and rerun the same command to resume.") from None
+        with stops("Interrupted while forking. The run and the forked chunks are kept; "
+                   "rerun the same command to resume.", command=run):
+            fork_run(plan.out, plan.rate, plan.jobs, force=force, quiet=quiet,
+                     strategy_files=(strategy_file,) if strategy_file else ())
 
-        tally = summarise_run(out_dir, names, outcome.chunks_total)
-        console = Console()
-        for mismatch in outcome.replayed:
-            console.print(f"Replayed {mismatch} (no longer matched its completion marker).",
-                          highlight=False, markup=False)
-        if outcome.chunks_skipped:
-            console.print(f"Resumed: {outcome.chunks_skipped} of {outcome.chunks_total} chunks "
-                          "were already complete.", highlight=False)
-        render(console, tally, seconds=t2 - t1, setup_seconds=t1 - t0, deck=deck,
-               rules=rules, seed=run_seed, games_played=outcome.games_played,
-               pairing=resolved.pairing)
-        console.print(one_line(tally, outcome, wall=t2 - t0, play=t2 - t1), highlight=False,
-                      soft_wrap=True, markup=False)
-        console.print(f"Run directory: {out_dir}  (status {outcome.manifest['status']})",
+
+def plan_run(games, p0, p1, deck, rules, seed, jobs, chunk_size, out, backend, scheduler,
+             unpaired, pairing, force, strategy_file, fork_rate) -> RunPlan:
+    """Parse and check the options (ParseError / the library's errors)."""
+    from targi_sim.runner import RunConfig, resolve_run
+    from targi_sim.runner.dispatch import check_options, check_out
+
+    from .parse import cap_jobs, parse_games, parse_run_jobs, parse_seed, parse_whole_number
+
+    if strategy_file:
+        from targi_sim.players.strategy import register_plugin
+
+        register_plugin(strategy_file)
+    n_games, run_seed = parse_games(games), parse_seed(seed)
+    chunk = (parse_whole_number(chunk_size, "--chunk-size", 1, 10_000_000)
+             if chunk_size is not None else None)
+    resolved = resolve_run(RunConfig(games=n_games, seed=run_seed, p0=p0, p1=p1, deck=deck,
+                                     rules=rules, paired=not unpaired, chunk_size=chunk,
+                                     pairing=pairing))
+    n_jobs = parse_run_jobs(jobs, -(-n_games // resolved.chunk_size))
+    if not (backend == "dask" and scheduler):  # a remote cluster has its own workers
+        n_jobs = cap_jobs(n_jobs)
+    names = resolved.match.strategies
+    out_dir = Path(out) if out else default_out(names[0], names[1], n_games, run_seed, deck,
+                                                rules)
+    check_options(n_jobs, backend, scheduler)
+    check_out(resolved, out_dir, force=force)
+    rate = None
+    if fork_rate is not None:
+        from targi_sim.cardvalue.forks import check_forkable
+
+        from .parse import parse_rate
+
+        rate = parse_rate(fork_rate)
+        check_forkable(resolved.match)
+    return RunPlan(resolved, out_dir, n_jobs, rate)
+
+
+def play_run(plan: RunPlan, backend: str, scheduler: str | None, force: bool, quiet: bool,
+             done: list[int], deck: str) -> tuple:
+    """Load the engine, play the run under a progress bar (`done[0]`: games so far);
+    returns the outcome and the times (start, engine loaded, played)."""
+    from targi_sim.runner.dispatch import execute
+
+    from .common import progress_bar
+
+    err, resolved = Console(stderr=True), plan.resolved
+    names = resolved.match.strategies
+
+    def advance(n: int) -> None:
+        done[0] += n
+        bar.advance(task, n)
+
+    played = resolved.match.deck
+    if played.declared_name:  # a copy of a shipped deck, edited, that kept its name
+        err.print(f"Note: {deck} names itself {played.declared_name!r} like the shipped "
+                  f"deck but its cards differ; reports call it {played.name!r} (set "
+                  f"name = \"...\" in the file to choose another).",
+                  highlight=False, markup=False, soft_wrap=True)
+    t0 = time.perf_counter()
+    _load(err, quiet, resolved, plan.out)
+    t1 = time.perf_counter()
+    with progress_bar(err, quiet) as bar:
+        task = bar.add_task(escape(f"{names[0]} vs {names[1]}"), total=resolved.config.games)
+        outcome = execute(resolved, plan.out, jobs=plan.jobs, backend=backend,
+                          scheduler=scheduler, force=force, progress=advance,
+                          command=["targi-sim", *sys.argv[1:]])
+    return outcome, (t0, t1, time.perf_counter())
+
+
+def _load(err: Console, quiet: bool, resolved, out: Path) -> None:
+    """The engine build, then the chunk summaries' compiled code (once per machine)."""
+    from targi_sim.runner.chunks import warm_summaries
+
+    from .common import load_engine, status
+
+    load_engine(err, quiet, [resolved.match])
+    text = "Loading the chunk-summary code (compiled once per machine)..."
+    with (contextlib.nullcontext() if quiet else
+          status(err, text, describe=lambda elapsed: f"{text} {elapsed:.0f} s")):
+        warm_summaries(resolved.spec(out))
+
+
+def _cannot_write(out: Path, exc: OSError) -> str:
+    reason = "the disk is full" if exc.errno == errno.ENOSPC else (exc.strerror or exc)
+    return (f"cannot write the run to {out}: {reason}. Completed chunks are kept; free "
+            "space and rerun the same command to resume.")
+
+
+def show_run(plan: RunPlan, outcome, deck: str, rules: str, times: tuple) -> None:
+    """The summary: replayed chunks, a resume, the tables, the one-line figures."""
+    from targi_sim.runner.summary import summarise_run
+
+    from .summary import render
+
+    t0, t1, t2 = times
+    resolved = plan.resolved
+    tally = summarise_run(plan.out, resolved.match.strategies, outcome.chunks_total)
+    console = Console()
+    for mismatch in outcome.replayed:
+        console.print(f"Replayed {mismatch} (no longer matched its completion marker).",
                       highlight=False, markup=False)
-        if rate is not None:  # --card-value: the forks go into the finished run directory
-            from .card_value import fork_run
-
-            try:
-                fork_run(out_dir, rate, n_jobs, force=force, quiet=quiet,
-                         strategy_files=(strategy_file,) if strategy_file else ())
-            except (InputError, UsageError, DataError) as exc:
-                raise fail(str(exc)) from None
-            except KeyboardInterrupt as exc:
-                typer.echo("\nInterrupted while forking. The run and the forked chunks are "
-                           "kept; rerun the same command to resume.", err=True)
-                raise typer.Exit(exit_code(exc)) from None
+    if outcome.chunks_skipped:
+        console.print(f"Resumed: {outcome.chunks_skipped} of {outcome.chunks_total} chunks "
+                      "were already complete.", highlight=False)
+    render(console, tally, seconds=t2 - t1, setup_seconds=t1 - t0, deck=deck, rules=rules,
+           seed=resolved.config.seed, games_played=outcome.games_played,
+           pairing=resolved.pairing)
+    console.print(one_line(tally, outcome, wall=t2 - t0, play=t2 - t1), highlight=False,
+                  soft_wrap=True, markup=False)
+    console.print(f"Run directory: {plan.out}  (status {outcome.manifest['status']})",
+                  highlight=False, markup=False)

@@ -43,6 +43,33 @@ def render(
         f"{setup_seconds:.2f} s), [bold]{rate:,.0f} games/s[/bold]",
         highlight=False,
     )
+    console.print(_rates_table(tally, s0, s1))
+    if n:
+        console.print("wins: a draw counts as no win. draws = half: the rate the report "
+                      "calls win_rate. Intervals: Wilson on games / design effect, the "
+                      "design effect being the variance over pairs (pair_id) relative to "
+                      "independent games.", highlight=False, style="dim")
+    if not n:
+        return
+    other = Table(box=None, show_header=False, pad_edge=False)
+    other.add_column(style="bold")
+    other.add_column()
+    other.add_row(
+        "mean score", f"seat 0 {tally.score_sum[0] / n:.2f}   seat 1 {tally.score_sum[1] / n:.2f}"
+    )
+    other.add_row("mean rounds", f"{tally.rounds_sum / n:.2f}")
+    for label, counter in (("end reason", tally.end_reasons), ("tie-break", tally.tiebreaks)):
+        # most frequent first; equal counts by name, so the line does not depend on the
+        # order in which chunks finished
+        ranked = sorted(counter.items(), key=lambda kc: (-kc[1], kc[0]))
+        other.add_row(label, ", ".join(f"{k} {c / n:.1%}" for k, c in ranked))
+    console.print(other)
+
+
+def _rates_table(tally: Tally, s0: str, s1: str) -> Table:
+    """Each seat's win rate (and with draws as half), draws, the first player's rate, with
+    their Wilson intervals and design effects."""
+    n = tally.games
     rates = Table(box=box.SIMPLE_HEAD, pad_edge=False)
     rates.add_column("outcome")
     rates.add_column("rate", justify="right")
@@ -64,24 +91,4 @@ def render(
             rates.add_row(label, _pct(r.rate), f"{_pct(r.lo)} .. {_pct(r.hi)}", deff)
         else:
             rates.add_row(label, "n/a", "n/a", "")
-    console.print(rates)
-    if n:
-        console.print("wins: a draw counts as no win. draws = half: the rate the report "
-                      "calls win_rate. Intervals: Wilson on games / design effect, the "
-                      "design effect being the variance over pairs (pair_id) relative to "
-                      "independent games.", highlight=False, style="dim")
-    if not n:
-        return
-    other = Table(box=None, show_header=False, pad_edge=False)
-    other.add_column(style="bold")
-    other.add_column()
-    other.add_row(
-        "mean score", f"seat 0 {tally.score_sum[0] / n:.2f}   seat 1 {tally.score_sum[1] / n:.2f}"
-    )
-    other.add_row("mean rounds", f"{tally.rounds_sum / n:.2f}")
-    for label, counter in (("end reason", tally.end_reasons), ("tie-break", tally.tiebreaks)):
-        # most frequent first; equal counts by name, so the line does not depend on the
-        # order in which chunks finished
-        ranked = sorted(counter.items(), key=lambda kc: (-kc[1], kc[0]))
-        other.add_row(label, ", ".join(f"{k} {c / n:.1%}" for k, c in ranked))
-    console.print(other)
+    return rates

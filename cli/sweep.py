@@ -1,13 +1,15 @@
-"""`targi-sim sweep`: a thin layer over targi_sim.sweep."""
+"""`targi-sim sweep`: parses the options into a SweepSpec, calls targi_sim.sweep and
+prints; rerunning the same command resumes (complete variants are skipped)."""
 
 from __future__ import annotations
 
 import sys
 import time
+from typing import Annotated
 
 import typer
 
-from .common import backend_option, scheduler_option
+from . import options
 from .helptext import epilog
 
 SWEEP_EPILOG = epilog("""\
@@ -39,147 +41,146 @@ a heat map per metric over the grid and the most changed cards.
 
 
 def register(app: typer.Typer) -> None:
-    @app.command(epilog=SWEEP_EPILOG)
-    def sweep(
-        file: str | None = typer.Argument(
-            None, metavar="[FILE.toml]",
-            help="A sweep file (a path, or a name from data/sweeps/) listing games, deck, "
-                 "rules, strategies and the [[set]] paths and values."),
-        games: str | None = typer.Option(
-            None, "--games", "-n", metavar="N",
-            help="Games per variant (default 20000, or the file's); 1e5 and 100_000 work."),
-        sets: list[str] | None = typer.Option(  # noqa: B008 - typer's idiom
-            None, "--set", metavar="'PATH = V1, V2'",
-            help="An axis: a deck or rules path and the values to try (repeatable)."),
-        rules_list: list[str] | None = typer.Option(  # noqa: B008 - typer's idiom
-            None, "--rules", metavar="A,B,...",
-            help="Rules files or names, comma-separated or repeated; the first is the "
-                 "baseline's (default: default)."),
-        strategies_list: list[str] | None = typer.Option(  # noqa: B008 - typer's idiom
-            None, "--strategies", metavar="P0:P1,...",
-            help="Strategy pairs, comma-separated or repeated; the first is the baseline's "
-                 "(default balanced:balanced)."),
-        deck: str | None = typer.Option(None, "--deck", metavar="NAME|FILE",
-                                        help="The deck every edit starts from (default base)."),
-        one_at_a_time: bool = typer.Option(
-            False, "--one-at-a-time", help="Vary one axis at a time instead of the grid."),
-        seed: str | None = typer.Option(None, "--seed", metavar="SEED",
-                                        help="Run seed of every variant (default 0)."),
-        jobs: str = typer.Option("0", "--jobs", "-j", metavar="J",
-                                 help="Worker processes (0: every CPU)."),
-        chunk_size: str | None = typer.Option(None, "--chunk-size", metavar="K",
-                                              help="Games per chunk (default as `run`)."),
-        out: str | None = typer.Option(None, "--out", metavar="DIR",
-                                       help="Sweep folder (default sweeps/<name>-seed<S>)."),
-        backend: str = backend_option(),
-        scheduler: str | None = scheduler_option(),
-        correction: str = typer.Option("holm", "--correction", metavar="holm|bh",
-                                       help="Multiple-testing control of 'significant'."),
-        min_n: str = typer.Option("500", "--min-n", metavar="N",
-                                  help="Grey card rows with fewer plays/offers than N."),
-        force: bool = typer.Option(False, "--force",
-                                   help="Replace a different sweep (or runs) in OUT."),
-        quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
-    ) -> None:
-        """What-if sweep: many deck, rules or strategy variants on the same deals."""
-        import os
+    app.command(epilog=SWEEP_EPILOG)(sweep)
 
-        from rich.console import Console
 
-        from targi_sim import DataError, InputError, ReportError, UsageError
-        from targi_sim.runner.dispatch import check_options
-        from targi_sim.sweep import SweepSpec, load_sweep_file, plan_sweep, resolve_file_path
-        from targi_sim.sweep.run import check_out, run_sweep
+File = Annotated[str | None, typer.Argument(
+    metavar="[FILE.toml]", help="A sweep file (a path, or a name from data/sweeps/) listing "
+    "games, deck, rules, strategies and the [[set]] paths and values.")]
+Games = Annotated[str | None, typer.Option(
+    "--games", "-n", metavar="N",
+    help="Games per variant (default 20000, or the file's); 1e5 and 100_000 work.")]
+Sets = Annotated[list[str] | None, typer.Option(
+    "--set", metavar="'PATH = V1, V2'",
+    help="An axis: a deck or rules path and the values to try (repeatable).")]
+RulesList = Annotated[list[str] | None, typer.Option(
+    "--rules", metavar="A,B,...", help="Rules files or names, comma-separated or repeated; "
+    "the first is the baseline's (default: default).")]
+StrategiesList = Annotated[list[str] | None, typer.Option(
+    "--strategies", metavar="P0:P1,...", help="Strategy pairs, comma-separated or repeated; "
+    "the first is the baseline's (default balanced:balanced).")]
+Deck = Annotated[str | None, typer.Option(
+    "--deck", metavar="NAME|FILE", help="The deck every edit starts from (default base).")]
+OneAtATime = Annotated[bool, typer.Option(
+    "--one-at-a-time", help="Vary one axis at a time instead of the grid.")]
+Seed = Annotated[str | None, typer.Option("--seed", metavar="SEED",
+                                          help="Run seed of every variant (default 0).")]
+Jobs = Annotated[str, typer.Option("--jobs", "-j", metavar="J",
+                                   help="Worker processes (0: every CPU).")]
+ChunkSize = Annotated[str | None, typer.Option(
+    "--chunk-size", metavar="K", help="Games per chunk (default as `run`).")]
+Out = Annotated[str | None, typer.Option(
+    "--out", metavar="DIR", help="Sweep folder (default sweeps/<name>-seed<S>).")]
+Correction = Annotated[str, typer.Option(
+    "--correction", metavar="holm|bh", help="Multiple-testing control of 'significant'.")]
+MinN = Annotated[str, typer.Option(
+    "--min-n", metavar="N", help="Grey card rows with fewer plays/offers than N.")]
+Force = Annotated[bool, typer.Option(
+    "--force", help="Replace a different sweep (or runs) in OUT.")]
 
-        from .common import fail, load_engine, progress_bar
-        from .parse import (
-            ParseError,
-            cap_jobs,
-            parse_games,
-            parse_seed,
-            parse_whole_number,
-            split_names,
-        )
-        from .report import shown
-        from .signals import exit_code
 
-        rules = split_names(rules_list)
-        strategies = split_names(strategies_list)
+def sweep(file: File = None, games: Games = None, sets: Sets = None,
+          rules_list: RulesList = None, strategies_list: StrategiesList = None,
+          deck: Deck = None, one_at_a_time: OneAtATime = False, seed: Seed = None,
+          jobs: Jobs = "0", chunk_size: ChunkSize = None, out: Out = None,
+          backend: options.Backend = "loky", scheduler: options.Scheduler = None,
+          correction: Correction = "holm", min_n: MinN = "500", force: Force = False,
+          quiet: options.Quiet = False) -> None:
+    """What-if sweep: many deck, rules or strategy variants on the same deals."""
+    from pathlib import Path
 
-        try:
-            kwargs: dict = {}
-            if file is not None:
-                if sets or rules or strategies or deck or one_at_a_time:
-                    raise InputError("a sweep FILE lists the deck, rules, strategies and "
-                                     "[[set]] axes; give them in the file, or no FILE")
-                kwargs = load_sweep_file(resolve_file_path(file))
-            else:
-                kwargs = {"sets": tuple(sets or ()), "one_at_a_time": one_at_a_time}
-                if rules:
-                    kwargs["rules"] = tuple(rules)
-                if strategies:
-                    kwargs["strategies"] = tuple(strategies)
-                if deck:
-                    kwargs["deck"] = deck
-            if games is not None:
-                kwargs["games"] = parse_games(games)
-            kwargs.setdefault("games", 20_000)
-            if seed is not None:
-                kwargs["seed"] = parse_seed(seed)
-            if chunk_size is not None:
-                kwargs["chunk_size"] = parse_whole_number(chunk_size, "--chunk-size", 1,
-                                                          10_000_000)
-            if correction not in ("holm", "bh"):
-                raise InputError(f"--correction must be holm or bh; got {correction!r}")
-            spec = SweepSpec(**kwargs)
-            n_min = parse_whole_number(min_n, "--min-n", 0, 10**12)
-            n_jobs = parse_whole_number(jobs, "--jobs", 0, 4096) or (os.cpu_count() or 1)
-            if not (backend == "dask" and scheduler):
-                n_jobs = cap_jobs(n_jobs)
-            check_options(n_jobs, backend, scheduler)
-            plan, resolved = plan_sweep(spec)
-            out_dir = out or f"sweeps/{spec.name}-seed{spec.seed}"
-            from pathlib import Path
+    from targi_sim.sweep import plan_sweep
+    from targi_sim.sweep.run import check_out
 
-            check_out(plan, Path(out_dir), force)
-        except (ParseError, InputError, UsageError, DataError, ValueError) as exc:
-            raise fail(str(exc)) from None
-        err = Console(stderr=True)
-        total = spec.games * len(plan.variants)
-        t0 = time.perf_counter()
-        try:
-            load_engine(err, quiet, [r.match for r in resolved.values()])
-            with progress_bar(err, quiet) as bar:
-                task = bar.add_task(f"{len(plan.variants)} variants", total=total)
+    from .common import stops, usage_errors
+    from .parse import parse_whole_number, split_names, sweep_jobs
 
-                def step(key: str, n: int) -> None:
-                    bar.update(task, advance=n, description=f"sweep {key}")
+    with usage_errors(sweep):
+        spec = sweep_spec(file, games, sets, split_names(rules_list),
+                          split_names(strategies_list), deck, one_at_a_time, seed,
+                          chunk_size, correction)
+        n_min = parse_whole_number(min_n, "--min-n", 0, 10**12)
+        n_jobs = sweep_jobs(jobs, backend, scheduler)
+        plan, resolved = plan_sweep(spec)
+        out_dir = out or f"sweeps/{spec.name}-seed{spec.seed}"
+        check_out(plan, Path(out_dir), force)
+    t0 = time.perf_counter()
+    with stops(f"Interrupted; complete variants and chunks are kept in {out_dir}; rerun the "
+               "same command to resume.",
+               lambda exc: f"cannot write the sweep to {out_dir}: {exc.strerror or exc}; "
+                           "completed chunks are kept, rerun the same command to resume",
+               sweep):
+        result = play_sweep(spec, plan, resolved, out_dir, n_jobs, backend, scheduler, force,
+                            correction, n_min, quiet)
+    _summary(result)
+    skipped = sum(1 for n in result.played.values() if n == 0)
+    if skipped:
+        typer.echo(f"Resumed: {skipped} of {len(result.played)} variants were already "
+                   "complete.")
+    from .report import shown
 
-                def say(message: str) -> None:
-                    bar.update(task, description=message)
+    typer.echo(f"sweep of {len(plan.variants)} variants x {spec.games:,} games in "
+               f"{time.perf_counter() - t0:.1f} s: {shown(result.out / 'report')}"
+               "/report.html")
 
-                result = run_sweep(spec, out_dir, jobs=n_jobs, backend=backend,
-                                   scheduler=scheduler, force=force, correction=correction,
-                                   min_n=n_min,
-                                   command=["targi-sim", *sys.argv[1:]], progress=step,
-                                   report_step=say, plan=plan)
-        except (InputError, UsageError, DataError, ReportError) as exc:
-            raise fail(str(exc)) from None
-        except KeyboardInterrupt as exc:  # Ctrl-C, SIGTERM or SIGHUP (cli/signals.py)
-            typer.echo(f"\nInterrupted; complete variants and chunks are kept in {out_dir}; "
-                       "rerun the same command to resume.", err=True)
-            raise typer.Exit(exit_code(exc)) from None
-        except OSError as exc:
-            raise fail(f"cannot write the sweep to {out_dir}: {exc.strerror or exc}; "
-                        "completed chunks are kept, rerun the same command to resume") from None
-        _summary(result)
-        skipped = sum(1 for n in result.played.values() if n == 0)
-        if skipped:
-            typer.echo(f"Resumed: {skipped} of {len(result.played)} variants were already "
-                       "complete.")
-        typer.echo(f"sweep of {len(plan.variants)} variants x {spec.games:,} games in "
-                   f"{time.perf_counter() - t0:.1f} s: {shown(result.out / 'report')}"
-                   "/report.html")
+
+def sweep_spec(file, games, sets, rules, strategies, deck, one_at_a_time, seed, chunk_size,
+               correction):
+    """The SweepSpec of the options (a FILE lists everything but games, seed, chunks)."""
+    from targi_sim import InputError
+    from targi_sim.sweep import SweepSpec, load_sweep_file, resolve_file_path
+
+    from .parse import parse_games, parse_seed, parse_whole_number
+
+    if file is not None:
+        if sets or rules or strategies or deck or one_at_a_time:
+            raise InputError("a sweep FILE lists the deck, rules, strategies and [[set]] "
+                             "axes; give them in the file, or no FILE")
+        kwargs = load_sweep_file(resolve_file_path(file))
+    else:
+        kwargs = {"sets": tuple(sets or ()), "one_at_a_time": one_at_a_time}
+        kwargs |= {k: v for k, v in (("rules", tuple(rules)), ("strategies", tuple(strategies)),
+                                     ("deck", deck)) if v}
+    if games is not None:
+        kwargs["games"] = parse_games(games)
+    kwargs.setdefault("games", 20_000)
+    if seed is not None:
+        kwargs["seed"] = parse_seed(seed)
+    if chunk_size is not None:
+        kwargs["chunk_size"] = parse_whole_number(chunk_size, "--chunk-size", 1, 10_000_000)
+    if correction not in ("holm", "bh"):
+        raise InputError(f"--correction must be holm or bh; got {correction!r}")
+    return SweepSpec(**kwargs)
+
+
+def play_sweep(spec, plan, resolved, out_dir, n_jobs, backend, scheduler, force, correction,
+               n_min, quiet):
+    """Load the engine builds, play every variant and write the report, under a bar."""
+    from rich.console import Console
+
+    from targi_sim.sweep.run import run_sweep
+
+    from .common import load_engine, progress_bar
+
+    err = Console(stderr=True)
+    load_engine(err, quiet, [r.match for r in resolved.values()])
+    with progress_bar(err, quiet) as bar:
+        games = bar.add_task(f"{len(plan.variants)} variants",
+                             total=spec.games * len(plan.variants))
+        report: list[int] = []
+
+        def step(message: str) -> None:  # the report has its own task, after the games
+            if not report:
+                bar.update(games, completed=spec.games * len(plan.variants))
+                report.append(bar.add_task(message, total=None, unit="steps"))
+            bar.update(report[0], advance=1, description=message)
+
+        return run_sweep(spec, out_dir, jobs=n_jobs, backend=backend, scheduler=scheduler,
+                         force=force, correction=correction, min_n=n_min,
+                         command=["targi-sim", *sys.argv[1:]],
+                         progress=lambda key, n: bar.update(games, advance=n,
+                                                            description=f"sweep {key}"),
+                         report_step=step, plan=plan)
 
 
 def _summary(result) -> None:

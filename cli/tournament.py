@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 from datetime import datetime
 from pathlib import Path
+from typing import Annotated
 
 import typer
 from rich import box
@@ -13,11 +14,10 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from targi_sim.errors import DataError, UsageError
 from targi_sim.strength.tournament import TournamentResult, fit_verdict
 
-from . import signals
-from .common import backend_option, fail, load_engine, progress_bar, scheduler_option
+from . import options
+from .common import load_engine, progress_bar
 from .helptext import epilog
 from .parse import ParseError, parse_games, parse_seed, split_names
 
@@ -86,7 +86,17 @@ def render(console: Console, result: TournamentResult, *, setup_seconds: float,
         f"engine load {setup_seconds:.2f} s), [bold]{rate:,.0f} games/s[/bold]",
         highlight=False,
     )
+    console.print(matrix_table(result))
+    console.print(elo_table(result))
+    _render_fit(console, result)
+    if out_dir is not None:
+        console.print(f"written: {escape(str(out_dir))}/ (matrix, elo: .parquet and .csv; "
+                      "tournament.json)",
+                      highlight=False)
 
+
+def matrix_table(result: TournamentResult) -> Table:
+    """Each row's win rate against each column, its interval and ties (green: above 50%)."""
     matrix = Table(
         title=f"Row's win rate against column (draws = half), 95% interval (the deal is the "
               f"unit), ties; n = {result.games_per_pair:,} per cell",
@@ -111,8 +121,11 @@ def render(console: Console, result: TournamentResult, *, setup_seconds: float,
                 text += f"\ndeff {deff:.2f}"  # the deal's games are correlated
             row.append(f"[{style}]{text}[/{style}]" if style else text)
         matrix.add_row(*row)
-    console.print(matrix)
+    return matrix
 
+
+def elo_table(result: TournamentResult) -> Table:
+    """The Elo ratings with their intervals, widened when the model fits poorly."""
     fit = result.fit or {}
     scale = fit.get("se_scale") or 1.0
     widened = f", widened x{scale:.2f} for misfit" if scale > 1 else ""
@@ -128,13 +141,7 @@ def render(console: Console, result: TournamentResult, *, setup_seconds: float,
         elo.add_row(str(r["rank"]), escape(r["strategy"]), f"{r['elo']:.0f}",
                     f"{r['ci_low']:.0f} .. {r['ci_high']:.0f}", f"{r['score']:.1%}",
                     f"{r['games']:,}")
-    console.print(elo)
-    _render_fit(console, result)
-    if out_dir is not None:
-        console.print(f"written: {escape(str(out_dir))}/ (matrix, elo: .parquet and .csv; "
-                      "tournament.json)",
-                      highlight=False)
-
+    return elo
 
 
 TOURNAMENT_EPILOG = epilog("""\
@@ -157,95 +164,79 @@ folder exists).
 """)
 
 
-def tournament(
-    strategies: list[str] = typer.Option(  # noqa: B008 - typer's idiom
-        ..., "--strategies", "-s", metavar="A,B,...",
-        help="Strategy names or .toml paths (at least two), comma-separated or repeated.",
-    ),
-    games: str = typer.Option(
-        "2000", "--games", "-n", metavar="N",
-        help="Games per pair of strategies (rounded up to even); 1e4 and 10_000 work.",
-    ),
-    seed: str = typer.Option("0", "--seed", metavar="SEED", help="Tournament seed, 0..2147483647."),
-    jobs: str = typer.Option("1", "--jobs", "-j", metavar="J", help="Worker processes."),
-    out: str | None = typer.Option(
-        None, "--out", metavar="DIR", help="Output folder (default runs/tournament-<timestamp>).",
-    ),
-    deck: str = typer.Option("base", "--deck", metavar="NAME|FILE", help="Deck name or file."),
-    rules: str = typer.Option("default", "--rules", metavar="NAME|FILE",
-                              help="Rules name or file."),
-    backend: str = backend_option(),
-    scheduler: str | None = scheduler_option(),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar; tables only."),
-    strategy_file: str | None = typer.Option(
-        None, "--strategy-file", metavar="FILE.py",
-        help="A compiled strategy plugin (docs/strategy-plugins.md) whose NAME may then be "
-             "used in --strategies (a path works too).",
-    ),
-) -> None:
+Strategies = Annotated[list[str], typer.Option(
+    "--strategies", "-s", metavar="A,B,...",
+    help="Strategy names or .toml paths (at least two), comma-separated or repeated.")]
+Games = Annotated[str, typer.Option(
+    "--games", "-n", metavar="N",
+    help="Games per pair of strategies (rounded up to even); 1e4 and 10_000 work.")]
+Seed = Annotated[str, typer.Option("--seed", metavar="SEED",
+                                   help="Tournament seed, 0..2147483647.")]
+Jobs = Annotated[str, typer.Option("--jobs", "-j", metavar="J", help="Worker processes.")]
+Out = Annotated[str | None, typer.Option(
+    "--out", metavar="DIR", help="Output folder (default runs/tournament-<timestamp>).")]
+Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar; tables only.")]
+
+
+def tournament(strategies: Strategies, games: Games = "2000", seed: Seed = "0",
+               jobs: Jobs = "1", out: Out = None, deck: options.Deck = "base",
+               rules: options.Rules = "default", backend: options.Backend = "loky",
+               scheduler: options.Scheduler = None, quiet: Quiet = False,
+               strategy_file: options.StrategyFile = None) -> None:
     """Round-robin tournament: win-rate matrix with 95% intervals and Elo ratings."""
-    from datetime import datetime
-    from pathlib import Path
-
-    from targi_sim import load_deck, load_rules
+    from targi_sim import InputError, load_deck, load_rules
     from targi_sim.players.strategy import register_plugin, resolve_strategy
-    from targi_sim.strength.tournament import (
-        check_names,
-        even_games,
-        matches_by_build,
-        run_tournament,
-    )
+    from targi_sim.runner.dispatch import check_options
+    from targi_sim.strength.tournament import check_names, even_games
 
+    from .common import stops, usage_errors
     from .parse import parse_jobs
-    from .tournament import claim_default_out_dir, parse_strategy_list, render
 
     started = datetime.now()
-
-    try:
+    with usage_errors(tournament):
         if strategy_file:
             register_plugin(strategy_file)
         names = parse_strategy_list(strategies)
-        n_games = parse_games(games)
-        run_seed = parse_seed(seed)
-        n_jobs = parse_jobs(jobs)
+        n_games, run_seed, n_jobs = parse_games(games), parse_seed(seed), parse_jobs(jobs)
         resolved = [resolve_strategy(n) for n in names]
         deck_obj, rules_obj = load_deck(deck), load_rules(rules)
         check_names(resolved)
-        from targi_sim.runner.dispatch import check_options
-
         check_options(n_jobs, backend, scheduler)
-    except (ParseError, UsageError, DataError, ValueError) as exc:
-        raise fail(str(exc)) from None
-    out_dir = Path(out) if out else None
-    if out_dir is not None and out_dir.exists() and not out_dir.is_dir():
-        raise fail(f"--out {str(out_dir)!r} exists and is not a folder")
+        out_dir = Path(out) if out else None
+        if out_dir is not None and out_dir.exists() and not out_dir.is_dir():
+            raise InputError(f"--out {str(out_dir)!r} exists and is not a folder")
+    total = len(resolved) * (len(resolved) - 1) // 2 * even_games(n_games)
+    done = [0]
+    with stops(lambda: f"Interrupted after {done[0]:,} of {total:,} games; nothing written.",
+               command=tournament):
+        result, setup = play_tournament(resolved, n_games, run_seed, n_jobs, deck_obj,
+                                        rules_obj, backend, scheduler, quiet, done)
+    with stops("Interrupted while writing.", lambda exc: f"cannot write to "
+               f"{out_dir or 'runs/'}: {exc}", tournament):
+        out_dir = out_dir or claim_default_out_dir(started)  # claimed only once there is data
+        result.write(out_dir)
+    render(Console(), result, setup_seconds=setup, out_dir=out_dir)
+
+
+def play_tournament(resolved, n_games, run_seed, n_jobs, deck, rules, backend, scheduler,
+                    quiet, done: list[int]):
+    """Load the engine builds and play every pair under a progress bar (`done[0]`: games
+    so far); returns the result and the engine's load time."""
+    from targi_sim.strength.tournament import even_games, matches_by_build, run_tournament
 
     err = Console(stderr=True)
     n_pairs = len(resolved) * (len(resolved) - 1) // 2
-    total = n_pairs * even_games(n_games)
-    done = 0
+    t0 = time.perf_counter()
+    load_engine(err, quiet, matches_by_build(resolved, deck, rules))
+    setup = time.perf_counter() - t0
+    with progress_bar(err, quiet) as bar:
+        task = bar.add_task(f"{n_pairs} pairs", total=n_pairs * even_games(n_games))
 
-    def advance(n: int) -> None:
-        nonlocal done
-        done += n
-        bar.advance(task, n)
+        def advance(n: int) -> None:
+            done[0] += n
+            bar.advance(task, n)
 
-    try:
-        t0 = time.perf_counter()
-        load_engine(err, quiet, matches_by_build(resolved, deck_obj, rules_obj))
-        t1 = time.perf_counter()
-        with progress_bar(err, quiet) as bar:
-            task = bar.add_task(f"{n_pairs} pairs", total=total)
-            result = run_tournament(resolved, n_games, seed=run_seed, jobs=n_jobs,
-                                    deck=deck_obj, rules=rules_obj, progress=advance,
-                                    backend=backend, scheduler=scheduler)
-    except KeyboardInterrupt as exc:  # Ctrl-C, SIGTERM or SIGHUP (cli/signals.py)
-        typer.echo(f"\nInterrupted after {done:,} of {total:,} games; nothing written.",
-                   err=True)
-        raise typer.Exit(signals.exit_code(exc)) from None
-    try:
-        out_dir = out_dir or claim_default_out_dir(started)  # claimed only once there is data
-        result.write(out_dir)
-    except OSError as exc:
-        raise fail(f"cannot write to {out_dir or 'runs/'}: {exc}") from None
-    render(Console(), result, setup_seconds=t1 - t0, out_dir=out_dir)
+        result = run_tournament(resolved, n_games, seed=run_seed, jobs=n_jobs, deck=deck,
+                                rules=rules, progress=advance, backend=backend,
+                                scheduler=scheduler)
+    return result, setup

@@ -1,20 +1,20 @@
 """`targi-sim tune`: tune a heuristic strategy's weights by play (targi_sim.strength.tune).
 
-A thin layer: options are parsed here, the search lives in targi_sim.strength.tune. Bad
-input is one `Error:` line and exit code 2; Ctrl-C keeps the last finished
-generation's state and says how to resume.
+Parses the options into a TuneConfig, calls the library and prints; bad input is one
+`Error:` line and exit code 2; Ctrl-C keeps the last finished generation's state, and
+rerunning the same command continues it.
 """
 
 from __future__ import annotations
 
 import time
+from typing import Annotated
 
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-from .common import backend_option, scheduler_option
+from . import options
 from .helptext import epilog
 
 TUNE_EPILOG = epilog("""\
@@ -24,7 +24,7 @@ Examples:
 
   targi-sim tune balanced --against balanced,greedy --budget 5e5 --seed 3 --jobs 2
 
-  targi-sim tune ./my-strategy.toml --out tuned-mine.toml --resume   # after a stop
+  targi-sim tune ./my-strategy.toml --out tuned-mine.toml   # rerun after a stop: continues
 
   targi-sim tune balanced --budget 4e6 --backend dask --scheduler tcp://10.0.0.5:8786
 
@@ -34,10 +34,10 @@ rate (draws half) against the pool (default: the start itself, every shipped
 heuristic strategy and greedy). Within a generation every candidate plays the
 same deals in seat-swapped pairs; every generation plays fresh deals, all
 derived from --seed, so the result does not depend on --jobs. The state is saved
-after each generation next to --out (FILE.toml.tune-state.pkl); --resume
-continues it. The result is measured against each pool member on fresh seeds
-and tested against the start by an SPRT on another fresh stream; both go into
-the header of the written strategy file.
+after each generation next to --out (FILE.toml.tune-state.pkl): rerunning the
+same command continues it (other settings are refused). The result is measured
+against each pool member on fresh seeds and tested against the start by an SPRT
+on another fresh stream; both go into the header of the written strategy file.
 """)
 
 
@@ -45,126 +45,116 @@ def register(app: typer.Typer) -> None:
     app.command(epilog=TUNE_EPILOG)(tune)
 
 
-def tune(
-    strategy: str = typer.Argument(..., metavar="STRATEGY",
-                                   help="Heuristic strategy to start from: name or .toml file."),
-    against_list: list[str] | None = typer.Option(  # noqa: B008 - typer's idiom
-        None, "--against", metavar="A,B,...",
-        help="Pool to play against, comma-separated or repeated (default: the start, "
-             "shipped heuristic strategies and greedy)."),
-    budget: str = typer.Option("2e6", "--budget", "-n", metavar="GAMES",
-                               help="Tuning games in all (whole generations are played)."),
-    seed: str = typer.Option("0", "--seed", metavar="SEED", help="Seed, 0..2147483647."),
-    jobs: str = typer.Option("1", "--jobs", "-j", metavar="J", help="Worker processes."),
-    out: str | None = typer.Option(None, "--out", metavar="FILE.toml",
-                                   help="Strategy file to write (default <strategy>-tuned.toml)."),
-    resume: bool = typer.Option(False, "--resume", help="Continue a stopped tune of --out."),
-    deals: str = typer.Option("100", "--deals", metavar="N",
-                              help="Deals (seat-swapped pairs) per candidate and pool member "
-                                   "per generation."),
-    popsize: str = typer.Option("0", "--popsize", metavar="N",
-                                help="Candidates per generation (0: cma's default)."),
-    final_deals: str = typer.Option("1000", "--final-deals", metavar="N",
-                                    help="Deals per pool member for the final win rates."),
-    check_games: str = typer.Option("20000", "--check-games", metavar="N",
-                                    help="Game cap of the closing SPRT against the start."),
-    deck: str = typer.Option("base", "--deck", metavar="NAME|FILE", help="Deck name or file."),
-    rules: str = typer.Option("default", "--rules", metavar="NAME|FILE",
-                              help="Rules name or file."),
-    backend: str = backend_option(),
-    scheduler: str | None = scheduler_option(),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
-    stop_after: int | None = typer.Option(None, "--stop-after", hidden=True,
-                                          help="Stop after this many generations (tests)."),
-) -> None:
+StartArg = Annotated[str, typer.Argument(
+    metavar="STRATEGY", help="Heuristic strategy to start from: name or .toml file.")]
+Against = Annotated[list[str] | None, typer.Option(
+    "--against", metavar="A,B,...",
+    help="Pool to play against, comma-separated or repeated (default: the start, shipped "
+         "heuristic strategies and greedy).")]
+Budget = Annotated[str, typer.Option(
+    "--budget", "-n", metavar="GAMES", help="Tuning games in all (whole generations are played).")]
+Out = Annotated[str | None, typer.Option(
+    "--out", metavar="FILE.toml", help="Strategy file to write (default <strategy>-tuned.toml).")]
+Deals = Annotated[str, typer.Option(
+    "--deals", metavar="N",
+    help="Deals (seat-swapped pairs) per candidate and pool member per generation.")]
+Popsize = Annotated[str, typer.Option(
+    "--popsize", metavar="N", help="Candidates per generation (0: cma's default).")]
+FinalDeals = Annotated[str, typer.Option(
+    "--final-deals", metavar="N", help="Deals per pool member for the final win rates.")]
+CheckGames = Annotated[str, typer.Option(
+    "--check-games", metavar="N", help="Game cap of the closing SPRT against the start.")]
+FLAGS = {"pool": "--against"}
+
+
+def tune(strategy: StartArg, against_list: Against = None, budget: Budget = "2e6",
+         seed: options.Seed = "0", jobs: options.Jobs = "1", out: Out = None,
+         resume: options.Resume = False, deals: Deals = "100", popsize: Popsize = "0",
+         final_deals: FinalDeals = "1000", check_games: CheckGames = "20000",
+         deck: options.Deck = "base", rules: options.Rules = "default",
+         backend: options.Backend = "loky", scheduler: options.Scheduler = None,
+         quiet: options.Quiet = False, stop_after: options.StopAfter = None) -> None:
     """Tune a heuristic strategy's weights (CMA-ES) to win against a pool."""
-    from pathlib import Path
+    from targi_sim.runner.dispatch import check_options
+    from targi_sim.strength.tune import TuneConfig, prepare_tune, tune_strategy
 
-    from targi_sim import DataError, UsageError
-    from targi_sim.play.match import prepare_match
-    from targi_sim.players.strategy import resolve_strategy
-    from targi_sim.strength.tune import check_start, resolve_pool
-    from targi_sim.strength.tune import tune_strategy as run_tune
+    from .common import load_engine, progress_bar, stops, usage_errors
+    from .parse import names_or_none, parse_bounded, parse_jobs, parse_seed
 
-    from . import signals
-    from .common import fail, load_engine
-    from .parse import ParseError, parse_search_budget, parse_whole_number, split_names
-
-    try:
-        n_budget, run_seed, n_jobs = parse_search_budget(budget, seed, jobs)
-        n_deals = parse_whole_number(deals, "--deals", 1, 1_000_000)
-        n_pop = parse_whole_number(popsize, "--popsize", 0, 10_000)
-        n_final = parse_whole_number(final_deals, "--final-deals", 1, 10_000_000)
-        n_check = parse_whole_number(check_games, "--check-games", 1, 100_000_000)
-        start = resolve_strategy(strategy)
-        check_start(start)
-        pool_specs = split_names(against_list) if against_list else None
-        if against_list and not pool_specs:
-            raise ParseError("--against needs comma-separated strategies; "
-                             f"got {','.join(against_list)!r}")
-        pool = resolve_pool(start, pool_specs)
-        from targi_sim.runner.dispatch import check_options
-
+    with usage_errors(tune, FLAGS):
+        b = TuneConfig.BOUNDS
+        config = TuneConfig(
+            strategy, names_or_none(against_list, "--against"),
+            parse_bounded(budget, "--budget", b["budget"]), parse_seed(seed),
+            parse_bounded(deals, "--deals", b["deals"]),
+            parse_bounded(popsize, "--popsize", b["popsize"]),
+            parse_bounded(final_deals, "--final-deals", b["final_deals"]),
+            parse_bounded(check_games, "--check-games", b["check_games"]), deck, rules)
+        n_jobs = parse_jobs(jobs)
+        plan = prepare_tune(config, out)
         check_options(n_jobs, backend, scheduler)
-    except (ParseError, UsageError, DataError, ValueError) as exc:
-        raise fail(str(exc)) from None
-    out_path = Path(out) if out else Path(f"{Path(start.name).stem}-tuned.toml")
-
     err = Console(stderr=True)
-    bar = Progress(TextColumn("{task.description}"), BarColumn(),
-                   TextColumn("{task.completed:,.0f}/{task.total:,.0f} games"),
-                   TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
-                   console=err, disable=quiet)
-    state: dict = {"task": None, "generations": 0, "done": 0}
+    view = TuneView(progress_bar(err, quiet))
+    t0 = time.perf_counter()
+    with stops(view.stopped, f"cannot write {str(plan.out)!r}", tune, FLAGS):
+        load_engine(err, quiet, plan.matches)
+        with view.bar:
+            result = tune_strategy(plan, jobs=n_jobs, backend=backend, scheduler=scheduler,
+                                   stop_after=stop_after, progress=view.generation,
+                                   on_phase=view.phase, on_plan=view.plan)
+    if result is None:
+        typer.echo(f"Stopped after generation {view.done} of {view.generations}; rerun the "
+                   "same command to continue.")
+        return
+    show_result(result, plan, time.perf_counter() - t0)
 
-    def on_plan(generations: int, per_gen: int, done: int) -> None:
-        state.update(generations=generations, done=done)
-        state["task"] = bar.add_task(f"generation {done}/{generations}",
-                                     total=generations * per_gen, completed=done * per_gen)
 
-    def on_generation(gen, games: int) -> None:
-        state["done"] = gen.index
-        bar.update(state["task"], advance=games, description=(
-            f"generation {gen.index}/{state['generations']}  best {gen.best_rate:.1%} "
+class TuneView:
+    """The progress of a tune: one task for the generations, then one per closing phase
+    (each prints its own lines in a log while it runs)."""
+
+    def __init__(self, bar) -> None:
+        self.bar, self.task, self.total = bar, None, None
+        self.generations, self.done = 0, 0
+
+    def plan(self, generations: int, per_gen: int, done: int) -> None:
+        self.generations, self.done = generations, done
+        self.total = generations * per_gen
+        self.task = self.bar.add_task(f"generation {done}/{generations}", total=self.total,
+                                      completed=done * per_gen)
+
+    def generation(self, gen, games: int) -> None:
+        self.done = gen.index
+        self.bar.update(self.task, advance=games, description=(
+            f"generation {gen.index}/{self.generations}  best {gen.best_rate:.1%} "
             f"({gen.best_lo:.1%}-{gen.best_hi:.1%})"))
 
-    def on_phase(phase: str) -> None:
-        what = {"final": "measuring the result on fresh seeds",
-                "sprt": "SPRT against the start on fresh seeds"}[phase]
-        if not quiet:
-            err.print(what + "...", highlight=False)
+    def phase(self, phase: str) -> None:
+        if self.total:  # the generations end here
+            self.bar.update(self.task, completed=self.total)
+        elif self.task is not None:  # the previous phase ends here
+            self.bar.remove_task(self.task)
+        what = {"final": "the result on fresh seeds",
+                "sprt": "SPRT against the start"}[phase]
+        self.task, self.total = self.bar.add_task(what, total=None, unit="steps"), None
 
-    try:
-        t0 = time.perf_counter()
-        load_engine(err, quiet, [prepare_match((start, member), deck, rules) for member in pool])
-        with bar:
-            result = run_tune(start, against=pool_specs, budget=n_budget, out=out_path,
-                              seed=run_seed, jobs=n_jobs, deals=n_deals, popsize=n_pop,
-                              final_deals=n_final, check_games=n_check, deck=deck,
-                              rules=rules, resume=resume, stop_after=stop_after,
-                              backend=backend, scheduler=scheduler,
-                              progress=on_generation, on_phase=on_phase, on_plan=on_plan)
-    except KeyboardInterrupt as exc:  # Ctrl-C, SIGTERM or SIGHUP (cli/signals.py)
-        typer.echo(f"\nInterrupted after generation {state['done']}; the state is saved: "
-                   "rerun the same command with --resume to continue.", err=True)
-        raise typer.Exit(signals.exit_code(exc)) from None
-    except (UsageError, DataError, ValueError) as exc:
-        raise fail(str(exc)) from None
-    except OSError as exc:
-        raise fail(f"cannot write {str(out_path)!r}: {exc}") from None
-    if result is None:
-        typer.echo(f"Stopped after generation {state['done']} of {state['generations']}; "
-                   "rerun with --resume to continue.")
-        return
+    def stopped(self) -> str:
+        return (f"Interrupted after generation {self.done}; the state is saved: rerun the "
+                "same command to continue.")
+
+
+def show_result(result, plan, seconds: float) -> None:
+    """The tuned strategy's rates against the pool, the SPRT's verdict, the file."""
     console = Console()
-    console.print(f"[bold]tune[/bold] {escape(start.name)}: {result.generations} generations, "
-                  f"{result.games:,} games, {time.perf_counter() - t0:.1f} s", highlight=False)
+    console.print(f"[bold]tune[/bold] {escape(plan.start.name)}: {result.generations} "
+                  f"generations, {result.games:,} games, {seconds:.1f} s", highlight=False)
     for name, r in result.final.items():
         s = result.start_final[name]
         console.print(f"  vs {escape(name):<14} {r.rate:6.1%} ({r.lo:.1%}-{r.hi:.1%})   "
                       f"start {s.rate:.1%}", highlight=False)
     sp = result.sprt
-    console.print(f"SPRT against {escape(start.name)} (fresh seeds): [bold]{sp.verdict}[/bold]"
-                  f"{' at the game cap' if sp.capped else ''}: {sp.rate:.1%} "
-                  f"({sp.lo:.1%}-{sp.hi:.1%}) on {sp.games:,} games", highlight=False)
-    console.print(f"written: {escape(str(out_path))}", highlight=False)
+    console.print(f"SPRT against {escape(plan.start.name)} (fresh seeds): "
+                  f"[bold]{sp.verdict}[/bold]{' at the game cap' if sp.capped else ''}: "
+                  f"{sp.rate:.1%} ({sp.lo:.1%}-{sp.hi:.1%}) on {sp.games:,} games",
+                  highlight=False)
+    console.print(f"written: {escape(str(plan.out))}", highlight=False)

@@ -63,7 +63,8 @@ _GROUPS: dict[str, dict[str, str]] = {
         **dict.fromkeys(("signature", "Signature"), "targi_sim.audits.signatures"),
     },
     "strength": {
-        **dict.fromkeys(("tune_strategy", "retune"), "targi_sim.strength.tune"),
+        **dict.fromkeys(("tune_strategy", "retune", "TuneConfig", "prepare_tune"),
+                        "targi_sim.strength.tune"),
         **dict.fromkeys(("calibrate_economy", "CalibrationConfig", "write_calibration",
                          "load_space", "load_targets"), "targi_sim.calibrate"),
         **dict.fromkeys(("run_ladder", "plan_ladder"), "targi_sim.strength.ladder"),
@@ -75,15 +76,17 @@ _GROUPS: dict[str, dict[str, str]] = {
         **dict.fromkeys(("card_values", "symbol_values", "round_values"), "targi_sim.cardvalue"),
         **dict.fromkeys(("game_page", "write_game_page"), "targi_sim.viewer"),
         **dict.fromkeys(("run_sweep", "plan_sweep", "SweepSpec"), "targi_sim.sweep"),
-        **dict.fromkeys(("balance_deck", "BalanceConfig", "resolve_levels"),
+        **dict.fromkeys(("balance_deck", "BalanceConfig", "prepare_balance"),
                         "targi_sim.balance"),
+        "resolve_levels": "targi_sim.searches",
     },
     "regression guard": {
-        **dict.fromkeys(("InitConfig", "init_baseline"), "targi_sim.check.init_baseline"),
+        **dict.fromkeys(("InitConfig", "init_baseline", "prepare_init"),
+                        "targi_sim.check.init_baseline"),
     },
     "errors": {
-        **dict.fromkeys(("TargiSimError", "DataError", "InputError", "StrategyError",
-                         "UsageError"), "targi_sim.errors"),
+        **dict.fromkeys(("TargiSimError", "DataError", "InputError", "ConfigError",
+                         "StrategyError", "UsageError"), "targi_sim.errors"),
     },
 }
 _EXPORTS = {name: module for group in _GROUPS.values() for name, module in group.items()}

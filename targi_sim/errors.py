@@ -115,6 +115,21 @@ class InputError(TargiSimError, ValueError):
     a game id): the message is one line for the user, and the CLI exits with code 2."""
 
 
+class ConfigError(InputError):
+    """A setting that cannot be used: a field of a config object (TuneConfig, ...) or an
+    argument of a library function. The message names it in backquotes, as the Python
+    API spells it (`block_deals must be ...`); the command line shows its own option
+    there instead (--block-deals). Library messages never name command-line flags."""
+
+    def __init__(self, field: str, problem: str) -> None:
+        self.field = field
+        self.problem = problem
+        super().__init__(f"`{field}` {problem}")
+
+    def __reduce__(self):
+        return (type(self), (self.field, self.problem))
+
+
 def read_text(path: Path) -> str:
     """A data file's text, turning every failure into a DataError."""
     try:

@@ -17,7 +17,7 @@ from targi_sim.errors import DataError
 from targi_sim.fairness.measure import reduce_games
 from targi_sim.fairness.objective import debiased_spread
 from targi_sim.game.deck import load_deck
-from tests.cli_helpers import kill_after_trials, one_error_line
+from tests.cli_helpers import one_error_line
 
 runner = CliRunner()
 TINY = BalanceConfig(budget=2400, block_deals=200, blocks=2, validate_deals=300, seed=3,
@@ -333,21 +333,29 @@ def test_cli_runs_a_tiny_search_with_its_bars(tmp_path, monkeypatch):
 
 def test_a_killed_search_continues_when_the_command_is_rerun(tmp_path):
     """A real SIGKILL while candidates are measured: rerunning the same command keeps
-    every finished candidate, continues, and ends with a proposal and its validation
-    (the study's finished trials are all still there)."""
-    import subprocess
-    import sys
-    from pathlib import Path
+    every finished candidate, continues (its progress lines steady in a log), and ends
+    with the proposal and validation of a search never stopped."""
+    from tests.cli_helpers import assert_steady_progress, kill_when, piped
 
-    exe = Path(sys.executable).parent / "targi-sim"
+    args = ["balance", "--budget", "8000", "--block-deals", "200", "--blocks", "2",
+            "--validate-deals", "300", "--seed", "3"]
+    whole = runner.invoke(app, [*args, "-q", "--out", str(tmp_path / "whole")])
+    assert whole.exit_code == 0, whole.output
     out = tmp_path / "killed"
-    args = [str(exe), "balance", "--budget", "20000", "--block-deals", "200", "--blocks", "2",
-            "--validate-deals", "300", "--seed", "3", "-q", "--out", str(out)]
     journal = out / "study.journal"
-    kill_after_trials(args, journal, 3)
+    kill_when([*args, "-q", "--out", str(out)],
+              lambda: journal.is_file() and journal.read_text().count('"state":1') >= 3)
     assert not (out / "proposal.toml").exists()
     before = journal.read_text().count('"state":1')
-    again = subprocess.run(args, capture_output=True, text=True, timeout=600)
-    assert again.returncode == 0, again.stderr
+    again = piped([*args, "--out", str(out)])
+    assert_steady_progress(again)
     assert (out / "proposal.toml").is_file() and (out / "validation.md").is_file()
     assert journal.read_text().count('"state":1') >= before
+
+    def body(folder):  # the proposal but its header's command line (the folder differs)
+        lines = (folder / "proposal.toml").read_text().splitlines()
+        return [line for line in lines if not line.startswith("#   targi-sim ")]
+
+    assert body(out) == body(tmp_path / "whole")
+    for name in ("changes.csv", "validation.md"):
+        assert (out / name).read_text() == (tmp_path / "whole" / name).read_text(), name

@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from targi_sim.balance import BalanceConfig, balance_deck, load_settings
-from targi_sim.balance.searching import combine, repair, resolve_levels
+from targi_sim.balance.searching import combine, repair
 from targi_sim.balance.space import expand, problem, split_classes
 from targi_sim.cli.app import app
 from targi_sim.engine import forks as drv
@@ -19,6 +19,7 @@ from targi_sim.errors import InputError
 from targi_sim.fairness.measure import PerDeal, add_forks
 from targi_sim.game.classes import card_classes
 from targi_sim.game.deck import load_deck
+from targi_sim.searches import resolve_levels
 from tests.cli_helpers import one_error_line
 
 runner = CliRunner()
@@ -62,8 +63,10 @@ def test_distinct_copies_may_differ(tmp_path, base):
 
 
 def test_levels_retune_every_heuristic_level_after_the_first():
-    assert resolve_levels(("balanced", "tuned")) == (("balanced", "tuned"), ("tuned",))
-    assert resolve_levels(("random", "greedy")) == (("random", "greedy"), ())
+    levels = resolve_levels(("balanced", "tuned"))
+    assert (levels.specs, levels.retuned_specs) == (("balanced", "tuned"), ("tuned",))
+    levels = resolve_levels(("random", "greedy"))
+    assert (levels.specs, levels.retuned_specs) == (("random", "greedy"), ())
     with pytest.raises(InputError, match="repeats"):
         resolve_levels(("tuned", "tuned"))
 

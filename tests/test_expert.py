@@ -239,9 +239,9 @@ def test_a_tree_search_level_plays_a_smaller_budget():
     assert level_spec("expert@7") == "expert@7"
     assert level_spec("montecarlo-tuned") == "montecarlo-tuned"  # flat: as typed
     assert level_spec("tuned") == "tuned"
-    levels, retuned = resolve_levels(("balanced", "tuned", "expert"))
-    assert levels == ("balanced", "tuned", f"expert@{LEVEL_ITERATIONS}")
-    assert retuned == ("tuned",)
+    levels = resolve_levels(("balanced", "tuned", "expert"))
+    assert levels.specs == ("balanced", "tuned", f"expert@{LEVEL_ITERATIONS}")
+    assert levels.retuned_specs == ("tuned",)
 
 
 def test_an_expert_level_searches_with_the_retuned_tuned():

@@ -106,7 +106,7 @@ def test_a_different_configuration_is_refused_unless_forced(tmp_path):
 
     out = tmp_path / "run"
     run_to(out, games=20, chunk=10)
-    with pytest.raises(InputError, match="different run.*games 20 -> 30.*--force"):
+    with pytest.raises(InputError, match="different run.*games 20 -> 30.*`force`"):
         run_to(out, games=30, chunk=10)
     with pytest.raises(InputError, match="seed"):
         run_to(out, games=20, chunk=10, seed=12)

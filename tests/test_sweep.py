@@ -112,7 +112,7 @@ def test_a_value_the_loader_refuses_names_the_set_card_field_and_allowed_values(
     with pytest.raises(DataError) as err:
         variant_inputs(spec, axes, variants(axes, False)[1])
     text = str(err.value)
-    assert text.startswith("--set (tribe[3].cost = {salt = 1, spice = 2})")
+    assert text.startswith("`set` (tribe[3].cost = {salt = 1, spice = 2})")
     assert "tribe card 3 (Targia 2VP #2)" in text and "cost.spice" in text and "'salt'" in text
     spec = SweepSpec(games=10, sets=("rules.final_raid_end = never",))
     axes = build_axes(spec)

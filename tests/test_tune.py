@@ -56,9 +56,9 @@ def test_a_resumed_tune_ends_like_an_uninterrupted_one(tmp_path):
     stopped = _tune(out, "--stop-after", "1")
     assert stopped.exit_code == 0 and "Stopped after generation 1 of 2" in stopped.output
     assert state_path(out).is_file() and not out.exists()
-    refused = _tune(out)  # a leftover state is not silently overwritten
-    assert refused.exit_code == 2 and "--resume" in refused.output
-    resumed = _tune(out, "--resume")
+    refused = _tune(out, "--seed", "4")  # a tune with other settings does not continue it
+    assert refused.exit_code == 2 and "other settings (--seed)" in refused.output
+    resumed = _tune(out)  # the same command continues
     assert resumed.exit_code == 0, resumed.output
     assert out.read_bytes() == (tmp_path / "whole" / "t.toml").read_bytes()
 
@@ -117,7 +117,6 @@ def test_generation_plans_are_seat_swapped_pairs():
     (["balanced", "--jobs", "0"], "--jobs"),
     (["balanced", "--jobs", "x"], "--jobs"),
     (["balanced", "--against", "nosuch"], "unknown strategy 'nosuch'"),
-    (["balanced", "--resume"], "no saved tune state"),
     (["balanced", "--scheduler", "tcp://127.0.0.1:1"], "--scheduler needs --backend dask"),
     (["balanced", "--backend", "spark"], "--backend must be one of"),
 ])

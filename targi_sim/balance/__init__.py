@@ -14,11 +14,11 @@ from pathlib import Path
 
 import polars as pl
 
+from targi_sim.balance.config import BalanceConfig, BalancePlan, prepare_balance
 from targi_sim.balance.searching import (
-    BalanceConfig,
     Evaluator,
+    RetuneProgress,
     SearchState,
-    resolve_levels,
     retune_seed,
     search,
 )
@@ -28,6 +28,7 @@ from targi_sim.game.classes import CardClasses
 from targi_sim.game.deck import Deck, load_deck
 
 from ..errors import DataError
+from ..searches import resolve_levels
 from .space import Edits
 
 
@@ -44,33 +45,38 @@ class BalanceResult:
     changes: pl.DataFrame | None = None  # changes.csv: one row per changed field
 
 
-def balance_deck(config: BalanceConfig, out: str | Path, *, settings: Settings | None = None,
-                 jobs: int = 1, resume: bool = True, command: str = "targi-sim balance",
-                 progress: Callable | None = None,
+def balance_deck(config: BalanceConfig | BalancePlan, out: str | Path, *,
+                 settings: Settings | None = None, jobs: int = 1,
+                 command: str = "targi-sim balance", progress: Callable | None = None,
                  validation_progress: Callable[[str, int, int], None] | None = None,
-                 stop_after: int | None = None, backend: str = "loky",
-                 scheduler: str | None = None) -> BalanceResult | None:
-    """Search (continuing a search already in `out`), write the proposal, load it back
-    (the loader validates it) and validate it on fresh seeds. None if stopped early
-    (`stop_after` trials: tests). `backend` "dask" (with `scheduler`, or a local
-    cluster) plays the games on Dask: the same proposal and validation as local
-    workers."""
-    from targi_sim.runner.dispatch import parallel_pool
+                 on_retune: RetuneProgress | None = None, stop_after: int | None = None,
+                 backend: str = "loky", scheduler: str | None = None
+                 ) -> BalanceResult | None:
+    """Search (continuing the search with the same settings already in `out`), write
+    the proposal, load it back (the loader validates it) and validate it on fresh seeds.
+    `config` is checked and loaded by prepare_balance (with `settings` instead of its
+    settings file, if given), unless it is a BalancePlan already. None if stopped early
+    (`stop_after` trials: tests). `on_retune(level, generation, generations)` reports
+    each re-tune. `backend` "dask" (with `scheduler`, or a local cluster) plays the
+    games on Dask: the same proposal and validation as local workers."""
+    from targi_sim.runner.dispatch import check_options, parallel_pool
 
     from .output import changes_frame, write_outputs
     from .searching import pool_width
 
     out = Path(out)
-    settings = settings or load_settings()
-    state = search(config, settings, out, jobs=jobs, resume=resume, progress=progress,
-                   stop_after=stop_after, backend=backend, scheduler=scheduler)
+    plan = config if isinstance(config, BalancePlan) else prepare_balance(config, settings)
+    config, settings = plan.config, plan.settings
+    check_options(jobs, backend, scheduler)
+    state = search(plan, out, jobs=jobs, progress=progress, stop_after=stop_after,
+                   backend=backend, scheduler=scheduler, on_retune=on_retune)
     if stop_after is not None and state.games < config.budget:
         return None
     state.max_changes = settings.space.max_changes  # type: ignore[attr-defined]
     best = state.best
     edits, econ = (best.edits, best.economy) if best else ({}, {})
     with parallel_pool(jobs, backend, scheduler) as parallel:
-        ev = Evaluator(config, settings, parallel, pool_width(jobs, backend))
+        ev = Evaluator(config, settings, parallel, pool_width(jobs, backend), on_retune, plan)
         sides = []
         for i, (e, c) in enumerate((({}, {}), (edits, econ))):
             if validation_progress is not None:
@@ -94,5 +100,5 @@ def balance_deck(config: BalanceConfig, out: str | Path, *, settings: Settings |
                          changes=changes)
 
 
-__all__ = ["BalanceConfig", "BalanceResult", "Settings", "balance_deck", "load_settings",
-           "resolve_levels", "with_overrides"]
+__all__ = ["BalanceConfig", "BalancePlan", "BalanceResult", "Settings", "balance_deck",
+           "load_settings", "prepare_balance", "resolve_levels", "with_overrides"]

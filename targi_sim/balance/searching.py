@@ -20,14 +20,15 @@ combine into one: the worst level's by default.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from targi_sim._utils.seeds import derive_seed
+from targi_sim.balance.config import BalanceConfig, BalancePlan
 from targi_sim.balance.space import (
     Edits,
     apply_edits,
@@ -37,7 +38,6 @@ from targi_sim.balance.space import (
     problem,
     value_of,
 )
-from targi_sim.engine import constants as C
 from targi_sim.errors import InputError
 from targi_sim.fairness.measure import DeckStats, measure
 from targi_sim.fairness.objective import Terms, compared_cards, terms
@@ -47,12 +47,8 @@ from targi_sim.game.deck import COST_KEYS, Deck
 from targi_sim.game.rules import Rules
 from targi_sim.play.match import Match, prepare_match
 from targi_sim.play.pairing import games_per_deal, plan, resolve_pairing
-from targi_sim.players.strategy import (
-    Strategy,
-    follow_retuned,
-    level_spec,
-    resolve_strategy,
-)
+from targi_sim.players.strategy import Strategy, follow_retuned, resolve_strategy
+from targi_sim.searches import claim_settings, open_study
 
 CHUNK_DEALS = 1000  # deals per worker task: fixed, so results do not depend on --jobs
 NONE = "-"
@@ -60,44 +56,7 @@ NONE = "-"
 
 def stream_seed(seed: int, purpose: str) -> int:
     """A run seed (0..2^31-1) for one use of the balance seed: "search", "validate"."""
-    digest = hashlib.sha256(f"targi-balance\0{purpose}\0{seed}".encode()).digest()
-    return int.from_bytes(digest[:8], "little") % 2**31
-
-
-@dataclass(frozen=True)
-class BalanceConfig:
-    """Everything a search's result depends on (a resume must match it exactly)."""
-
-    deck: str = "base"
-    rules: str = "default"
-    strategies: tuple[str, ...] = ("balanced",)
-    budget: int = 8_000_000
-    block_deals: int = 20_000
-    blocks: int = 3
-    seed: int = 0
-    validate_deals: int = 60_000
-    resamples: int = 1000  # paired-bootstrap resamples of the validation
-    retuned: tuple[str, ...] = ()  # levels re-tuned for each candidate deck (--levels)
-    retune_budget: int = 300_000  # games of each re-tune
-    # CMA-ES's first step of a re-tune (unit cube): a local refinement. With the tune's own
-    # 0.15 two seeds of the same deck's re-tune moved tuned's first-player rate 44.9% ->
-    # 50.9% and its objective 0.166 -> 0.195 (docs/benchmarks.md): noise a search fits
-    retune_sigma: float = 0.04
-
-
-def resolve_levels(levels: Sequence[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """`--levels A,B,...`: the levels, and those re-tuned per candidate (every heuristic
-    level after the first: the first is the fixed reference player). A tree search level
-    typed without a budget plays a smaller one (players.strategy.level_spec)."""
-    if not levels:
-        raise InputError("--levels needs at least one strategy")
-    levels = [level_spec(s) for s in levels]  # expert -> expert@50 (a smaller budget)
-    if len(set(levels)) != len(levels):
-        raise InputError(f"--levels repeats a strategy: {', '.join(levels)}")
-    strategies = [resolve_strategy(s) for s in levels]
-    retuned = tuple(name for name, s in zip(levels[1:], strategies[1:], strict=True)
-                    if s.kind == C.SK_HEURISTIC)
-    return tuple(levels), retuned
+    return derive_seed("targi-balance", purpose, seed)
 
 
 @dataclass
@@ -127,17 +86,26 @@ class SearchState:
 
 
 Progress = Callable[[SearchState, int], None]  # state, budget
+RetuneProgress = Callable[[str, int, int], None]  # level, generation, generations
 
 
 class Evaluator:
     """Plays candidate decks on the search's common deals, through a joblib pool."""
 
-    def __init__(self, config: BalanceConfig, settings: Settings, parallel, jobs: int) -> None:
+    def __init__(self, config: BalanceConfig, settings: Settings, parallel, jobs: int,
+                 on_retune: RetuneProgress | None = None,
+                 plan: BalancePlan | None = None) -> None:
+        """`plan`: the inputs prepare_balance loaded (else loaded here by name)."""
         self.config, self.settings = config, settings
         self.parallel, self.jobs = parallel, jobs
+        self.on_retune = on_retune
         self.levels = tuple(config.strategies)
-        self.strategies: list[Strategy] = [resolve_strategy(s) for s in config.strategies]
-        self.matches: list[Match] = [prepare_match((s, s), config.deck, config.rules)
+        self.strategies: list[Strategy] = (
+            list(plan.strategies) if plan is not None
+            else [resolve_strategy(s) for s in config.strategies])
+        deck, rules = (plan.deck, plan.rules) if plan is not None else (config.deck,
+                                                                         config.rules)
+        self.matches: list[Match] = [prepare_match((s, s), deck, rules)
                                      for s in self.strategies]
         self.pairings = [resolve_pairing("auto", [s, s]) for s in self.strategies]
         self.deck: Deck = self.matches[0].deck
@@ -183,10 +151,24 @@ class Evaluator:
             else:
                 r = retune(self.strategies[i], deck, rules, parallel=self.parallel,
                            budget=self.config.retune_budget, seed=seed, name=name,
-                           sigma=self.config.retune_sigma)
+                           sigma=self.config.retune_sigma, **self._retune_progress(name))
                 players[i], games = r.strategy, games + r.games
             out[name] = [float(x) for x in players[i].params]
         return follow_retuned(players, self.strategies), out, games
+
+    def _retune_progress(self, name: str) -> dict:
+        """retune's callbacks reporting to on_retune(level, generation, generations)."""
+        report = self.on_retune
+        if report is None:
+            return {}
+        gens = [0]
+
+        def start(n: int) -> None:
+            gens[0] = n
+            report(name, 0, n)
+
+        return {"on_start": start,
+                "progress": lambda gen, _per_gen: report(name, gen.index, gens[0])}
 
     def matches_for(self, deck: Deck, rules: Rules, players: Sequence[Strategy]) -> list[Match]:
         return [prepare_match((p, p), deck, rules) for p in players]
@@ -377,11 +359,6 @@ def trial_params(deltas: dict[int, dict[str, int]], settings: Settings,
     return params
 
 
-def fingerprint(config: BalanceConfig, settings: Settings, deck: Deck) -> str:
-    text = repr((asdict(config), settings.text, deck.sha256))
-    return hashlib.sha256(text.encode()).hexdigest()
-
-
 def candidate_cards(ev: Evaluator, base: Terms) -> list[int]:
     """The classes (by first card) the search may edit: none of their copies frozen, and
     (with `candidates` > 0) only the ones furthest from their VP group's mean value in
@@ -438,47 +415,40 @@ def retune_seed(config: BalanceConfig, purpose: str = "search") -> int:
     return stream_seed(config.seed, f"retune-{purpose}")
 
 
-def open_study(out: Path, fp: str, resume: bool):
-    """The search's Optuna study in `out`, created or continued. Rerunning the command
-    continues a stopped search (as `run` and `sweep` do); a folder holding a search with
-    other settings is refused."""
+def open_balance_study(out: Path, plan: BalancePlan):
+    """The search's Optuna study in `out`, created or continued: rerunning the same
+    command continues a stopped search (as `run` and `sweep` do); a folder holding a
+    search with other settings is refused, naming them."""
     import optuna
-    from optuna.storages import JournalStorage
-    from optuna.storages.journal import JournalFileBackend
 
-    optuna.logging.set_verbosity(optuna.logging.WARNING)
-    db = out / "study.journal"
-    out.mkdir(parents=True, exist_ok=True)
-    study = optuna.create_study(
-        storage=JournalStorage(JournalFileBackend(str(db))), study_name="balance",
-        direction="minimize", load_if_exists=True,
-        pruner=optuna.pruners.SuccessiveHalvingPruner(min_resource=1, reduction_factor=3))
-    saved = study.user_attrs.get("fingerprint")
-    if saved is None:
-        study.set_user_attr("fingerprint", fp)
-    elif saved != fp:
-        raise InputError(f"{str(out)!r} holds a balance search with other settings, deck, "
-                         "levels or budget; choose another --out (or delete the folder)")
-    return study
+    from targi_sim.searches.journal import JOURNAL_FILE, SETTINGS_FILE
+
+    if (out / JOURNAL_FILE).exists() and not (out / SETTINGS_FILE).exists():
+        raise InputError(f"{str(out)!r} holds a balance search of an earlier version (no "
+                         f"{SETTINGS_FILE}); choose another `out` (or delete the folder)")
+    claim_settings(out, plan.record(), "balance search")
+    return open_study(out, "balance", direction="minimize",
+                      pruner=optuna.pruners.SuccessiveHalvingPruner(min_resource=1,
+                                                                    reduction_factor=3))
 
 
-def search(config: BalanceConfig, settings: Settings, out: Path, *, jobs: int = 1,
-           resume: bool = True, progress: Progress | None = None,
-           stop_after: int | None = None, backend: str = "loky",
-           scheduler: str | None = None) -> SearchState:
+def search(plan: BalancePlan, out: Path, *, jobs: int = 1,
+           progress: Progress | None = None, stop_after: int | None = None,
+           backend: str = "loky", scheduler: str | None = None,
+           on_retune: RetuneProgress | None = None) -> SearchState:
     """Run (or continue) the search in `out`; returns the state with the best candidate.
 
     The base deck is measured first on the same deals (it is candidate 0, outside the
-    study: its measurement chooses the candidate classes and the starting proposals).
-    `resume` is kept for callers of older versions: a search always continues."""
+    study: its measurement chooses the candidate classes and the starting proposals)."""
     import optuna
 
     from targi_sim.runner.dispatch import parallel_pool
 
+    config, settings = plan.config, plan.settings
     with parallel_pool(jobs, backend, scheduler) as parallel:
-        ev = Evaluator(config, settings, parallel, pool_width(jobs, backend))
+        ev = Evaluator(config, settings, parallel, pool_width(jobs, backend), on_retune, plan)
         deck = ev.deck
-        study = open_study(out, fingerprint(config, settings, deck), resume)
+        study = open_balance_study(out, plan)
         players, weights, tune_games = ev.players(deck, ev.rules, retune_seed(config))
         base_terms, base_games = measure_full(ev, deck, ev.matches_for(deck, ev.rules, players))
         ev.compared = [compared_cards(deck, t, settings.objective.min_plays, ev.classes)

@@ -197,7 +197,7 @@ def build_report(cal: Calibration) -> Report:
     c = cal.config
     facts = [("deck", c.deck), ("rules", c.rules), ("space", f"{cal.space.name} "
               f"({len(cal.space.parameters)} parameters, {cal.space.size:,} economies)"),
-             ("targets", cal.targets.name), ("levels", ", ".join(c.levels)),
+             ("targets", cal.targets.name), ("levels", ", ".join(cal.levels or c.levels)),
              ("seed", str(c.seed)), ("candidates", str(c.trials)),
              ("deals", f"{c.deals:,} search / {c.validate_deals:,} validation"),
              ("re-tune budget", f"{c.retune_budget:,} games per level and candidate")]

@@ -14,13 +14,13 @@ How (docs/calibrate.md):
   its (costly) re-tunes.
 - **Objective:** the sum over targets of the squared miss (targets.Target.miss), so a
   candidate inside every band scores 0.
-- **Resumable:** trials live in an Optuna journal file in the output folder; a run
-  killed at any moment resumes from its last finished trial with `resume=True`.
+- **Continued when rerun:** trials live in an Optuna journal file in the output folder
+  (searches.journal); the same call after a kill at any moment continues from the last
+  finished trial, and a call with other settings is refused.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import time
@@ -29,16 +29,22 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from targi_sim._utils.atomic import atomic_write
-from targi_sim.engine import constants as C
-from targi_sim.errors import InputError
+from targi_sim._utils.seeds import derive_seed
+from targi_sim.errors import ConfigError, InputError
 from targi_sim.game.deck import Deck, load_deck
 from targi_sim.game.rules import Rules, load_rules
 from targi_sim.players.strategy import (
     Strategy,
     follow_retuned,
-    resolve_strategy,
     searches_with,
+)
+from targi_sim.searches import (
+    SETTINGS_FILE,
+    check_bounds,
+    claim_settings,
+    open_study,
+    resolve_levels,
+    settings_of,
 )
 from targi_sim.strength.tune import Generation, retune
 
@@ -56,8 +62,7 @@ DEFAULT_VALIDATE_DEALS = 4000
 DEFAULT_FINALISTS = 3
 DEFAULT_SLACK = 1.0  # a simplification step may cost this much objective (one unit of miss)
 STUDY = "calibration"
-CONFIG_FILE = "config.json"
-JOURNAL_FILE = "study.journal"
+CONFIG_FILE = SETTINGS_FILE  # the settings the folder's calibration was started with
 
 
 class CalibrationError(InputError):
@@ -66,7 +71,9 @@ class CalibrationError(InputError):
 
 @dataclass(frozen=True)
 class CalibrationConfig:
-    """Everything a calibration's result depends on (a resume must match it)."""
+    """Everything a calibration's result depends on (a continued one must match it).
+    `levels`: as typed (a tree search plays its level budget); `retune` None: every
+    heuristic level after the first."""
 
     deck: str = "base"
     rules: str = "default"
@@ -114,6 +121,7 @@ class Calibration:
     out: Path
     deck: Deck  # the deck and rules calibrated (the proposal edits them)
     rules: Rules
+    levels: tuple[str, ...] = ()  # as played: a tree search with its level budget
 
 
 TrialProgress = Callable[[int, int, Candidate], None]  # (done, total, candidate)
@@ -123,8 +131,7 @@ Phase = Callable[[str], None]
 
 def stream(seed: int, purpose: str) -> int:
     """A run seed (0..2^31-1) for one use of the calibration seed."""
-    digest = hashlib.sha256(f"targi-calibrate\0{purpose}\0{seed}".encode()).digest()
-    return int.from_bytes(digest[:8], "little") % 2**31
+    return derive_seed("targi-calibrate", purpose, seed)
 
 
 def objective_of(targets: Targets, figures: dict[str, dict[str, Estimate]],
@@ -139,35 +146,11 @@ def objective_of(targets: Targets, figures: dict[str, dict[str, Estimate]],
     return total
 
 
-def resolve_levels(config: CalibrationConfig) -> tuple[list[Strategy], list[str]]:
-    """The level strategies and the names of those re-tuned per candidate."""
-    if len(config.levels) < 1:
-        raise CalibrationError("--levels needs at least one strategy")
-    if len(set(config.levels)) != len(config.levels):
-        raise CalibrationError(f"--levels repeats a strategy: {', '.join(config.levels)}")
-    strategies = [resolve_strategy(s) for s in config.levels]
-    names = [s.name for s in strategies]
-    if config.retune is None:
-        retuned = [n for n, s in zip(names[1:], strategies[1:], strict=True)
-                   if s.kind == C.SK_HEURISTIC]
-    else:
-        retuned = []
-        for r in config.retune:
-            if r not in config.levels and r not in names:
-                raise CalibrationError(f"--retune {r!r} is not one of --levels "
-                                       f"({', '.join(config.levels)})")
-            i = (list(config.levels).index(r) if r in config.levels else names.index(r))
-            if strategies[i].kind != C.SK_HEURISTIC:
-                raise CalibrationError(f"--retune {r!r}: only heuristic strategies can be "
-                                       f"re-tuned; it is of kind {strategies[i].kind_name}")
-            retuned.append(names[i])
-    return strategies, retuned
-
-
 @dataclass(frozen=True)
 class Inputs:
     """What a calibration reads before it plays: the deck and rules, the checked space and
-    targets, the level strategies and the names of those re-tuned per candidate."""
+    targets, the level strategies and the names of those re-tuned per candidate, and the
+    levels as typed (a tree search with its level budget)."""
 
     deck: Deck
     rules: Rules
@@ -175,33 +158,46 @@ class Inputs:
     targets: Targets
     strategies: list[Strategy]
     retuned: list[str]
+    levels: tuple[str, ...] = ()
+
+    def matches(self) -> list:
+        """Each level's mirror match on the calibrated deck (what the engine must load)."""
+        from targi_sim.play.match import prepare_match
+
+        return [prepare_match((s, s), self.deck, self.rules) for s in self.strategies]
+
+    def settings(self, config: CalibrationConfig) -> dict[str, Any]:
+        """What a continued calibration must share with the one that started the folder."""
+        return settings_of(config, deck_sha256=self.deck.sha256,
+                           rules_sha256=getattr(self.rules, "sha256", None),
+                           strategies_sha256=[s.sha256 for s in self.strategies])
+
+
+BOUNDS = {"trials": (1, 100_000), "deals": (1, 10_000_000), "retune_budget": (0, 10**10),
+          "validate_deals": (1, 10_000_000), "finalists": (0, 100), "seed": (0, 2**31 - 1)}
 
 
 def load_inputs(config: CalibrationConfig) -> Inputs:
-    """Load and check every input of `config` (one `Error:` line's worth on a problem)."""
+    """Check `config` and load every input once (ConfigError names a bad field;
+    UsageError / DataError a bad name or file)."""
+    check_bounds(config, BOUNDS)
     deck, rules = load_deck(config.deck), load_rules(config.rules)
-    strategies, retuned = resolve_levels(config)
+    levels = resolve_levels(config.levels, config.retune)
+    strategies, retuned = list(levels.strategies), list(levels.retuned)
     names = [s.name for s in strategies]
     space = load_space(config.space, deck, rules)
     targets = load_targets(config.targets, names)
     if config.playtest:
         level = config.playtest_level or names[-1]
         if level not in names:
-            raise CalibrationError(f"--playtest-level {level!r} is not one of --levels "
-                                   f"({', '.join(names)})")
+            raise ConfigError("playtest_level", f"{level!r} is not one of `levels` "
+                                                f"({', '.join(names)})")
         play = targets_from_playtest(config.playtest, level)
         kept = tuple(t for t in targets.targets
                      if not (t.level == level and any(p.figure == t.figure
                                                       for p in play.targets)))
         targets = Targets(f"{targets.name} + {play.name}", kept + play.targets, targets.path)
-    if config.trials < 1:
-        raise CalibrationError(f"--budget must be at least 1 candidate, got {config.trials}")
-    for label, v in (("--deals", config.deals), ("--validate-deals", config.validate_deals)):
-        if v < 1:
-            raise CalibrationError(f"{label} must be at least 1, got {v}")
-    if config.retune_budget < 0:
-        raise CalibrationError("--retune-budget must not be negative")
-    return Inputs(deck, rules, space, targets, strategies, retuned)
+    return Inputs(deck, rules, space, targets, strategies, retuned, levels.specs)
 
 
 # ------------------------------------------------------------------- evaluation
@@ -239,8 +235,13 @@ class Evaluator:
                 if self.on_retune is not None:
                     self.on_retune(n, gen.index, budget // per_gen)
 
+            def start(gens: int, n=n) -> None:
+                if self.on_retune is not None:
+                    self.on_retune(n, 0, gens)
+
             result = retune(self.strategies[i], deck, rules, parallel=self.parallel,
-                            budget=budget, seed=retune_seed, name=n, progress=progress)
+                            budget=budget, seed=retune_seed, name=n, progress=progress,
+                            on_start=start)
             players[i] = result.strategy
             weights[n] = [float(x) for x in result.strategy.params]
         return follow_retuned(players, self.strategies), weights
@@ -293,35 +294,12 @@ def _candidate_from_trial(trial, space: Space) -> Candidate:
                      float(a.get("seconds", 0.0)), a.get("repeat_of"))
 
 
-def _open_study(out: Path, config: CalibrationConfig, resume: bool):
-    import optuna
-    from optuna.storages import JournalStorage
-    from optuna.storages.journal import JournalFileBackend
-
-    optuna.logging.set_verbosity(optuna.logging.WARNING)
-    cfg_path, journal = out / CONFIG_FILE, out / JOURNAL_FILE
-    wanted = json.loads(json.dumps(asdict(config)))
-    if resume:
-        if not cfg_path.is_file():
-            raise CalibrationError(f"--resume: {str(out)!r} holds no calibration to resume")
-        saved = json.loads(cfg_path.read_text(encoding="utf-8"))
-        # a setting added after the folder was written reads as its default
-        defaults = json.loads(json.dumps(asdict(CalibrationConfig())))
-        saved = {**{k: v for k, v in defaults.items() if k not in saved}, **saved}
-        if saved != wanted:
-            diff = sorted(k for k in wanted if saved.get(k) != wanted[k])
-            raise CalibrationError(f"--resume: {str(out)!r} was started with other settings "
-                                   f"({', '.join(diff)}); use another --out")
-    else:
-        if cfg_path.exists() or journal.exists():
-            raise CalibrationError(f"{str(out)!r} already holds a calibration: add --resume "
-                                   "to continue it, or choose another --out")
-        out.mkdir(parents=True, exist_ok=True)
-        atomic_write(cfg_path, lambda p: Path(p).write_text(
-            json.dumps(wanted, indent=2, sort_keys=True) + "\n", encoding="utf-8"))
-    storage = JournalStorage(JournalFileBackend(str(journal)))
-    return optuna.create_study(study_name=STUDY, storage=storage, direction="minimize",
-                               load_if_exists=True)
+def _open_study(out: Path, config: CalibrationConfig, inputs: Inputs):
+    """The folder's study: a new one, or the one a calibration with the same settings
+    left there (continued); other settings are refused."""
+    defaults = settings_of(CalibrationConfig())  # a setting added since reads as its default
+    claim_settings(out, inputs.settings(config), "calibration", defaults, CalibrationError)
+    return open_study(out, STUDY, direction="minimize")
 
 
 def _sampler(seed: int, number: int):
@@ -333,14 +311,15 @@ def _sampler(seed: int, number: int):
 
 # ------------------------------------------------------------------- the search
 def calibrate(config: CalibrationConfig, out: str | Path, *, jobs: int = 1,
-              backend: str = "loky", scheduler: str | None = None, resume: bool = False,
+              backend: str = "loky", scheduler: str | None = None,
               on_trial: TrialProgress | None = None, on_retune: RetuneProgress | None = None,
               on_phase: Phase | None = None, on_plan: Callable[[int, int], None] | None = None,
               stop_after: int | None = None, inputs: Inputs | None = None
               ) -> Calibration | None:
-    """Run (or resume) a calibration into `out`; None when `stop_after` trials of this
-    call ended it early (a test's stand-in for Ctrl-C). `inputs`: load_inputs(config),
-    when the caller has already loaded and checked them."""
+    """Run a calibration into `out`, or continue the one with the same settings there (a
+    kill loses at most the candidate being measured); None when `stop_after` trials of
+    this call ended it early (a test's stand-in for Ctrl-C). `inputs`:
+    load_inputs(config), when the caller has already loaded and checked them."""
     import optuna
 
     from targi_sim.runner.dispatch import check_options, parallel_pool
@@ -350,7 +329,7 @@ def calibrate(config: CalibrationConfig, out: str | Path, *, jobs: int = 1,
     space, targets = inputs.space, inputs.targets
     out = Path(out)
     t0 = time.perf_counter()
-    study = _open_study(out, config, resume)
+    study = _open_study(out, config, inputs)
     _fail_unfinished(study)
     measure_seed, validate_seed = stream(config.seed, "measure"), stream(config.seed,
                                                                           "validate")
@@ -425,7 +404,8 @@ def calibrate(config: CalibrationConfig, out: str | Path, *, jobs: int = 1,
         validated, players = _validate(ev, candidates, config, validate_seed, simplest)
     proposal = choose_proposal(validated, config.simplify_slack)
     return Calibration(config, space, targets, candidates, validated, proposal, players,
-                       time.perf_counter() - t0, out, inputs.deck, inputs.rules)
+                       time.perf_counter() - t0, out, inputs.deck, inputs.rules,
+                       inputs.levels)
 
 
 def simplify(space: Space, candidates: list[Candidate],

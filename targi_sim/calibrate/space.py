@@ -108,7 +108,8 @@ def load_space(name_or_path: str | Path, deck: Deck, rules: Rules) -> Space:
         try:
             edit = E.parse_path(text, deck)
         except InputError as exc:
-            raise r.error("path", text, "a --set path (docs/sweep.md)",
+            raise r.error("path", text, "a deck or rules path as sweep's `set` takes "
+                          "(docs/sweep.md)",
                           f"names nothing: {exc}") from None
         if text in seen:
             raise r.error("path", text, "each path once", "appears twice")

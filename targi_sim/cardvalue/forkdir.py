@@ -121,7 +121,7 @@ def _check_games(job: ForkJob, chunk: int, G: np.ndarray) -> None:
     if not np.array_equal(games.to_numpy().astype(np.int64), mine):
         raise InputError(f"{job.root}: chunk {chunk}'s games replay differently from its games "
                          "table (played by another engine version?); rerun the run with "
-                         "--force to play it with this one")
+                         "`force` to play it with this one")
 
 
 def fork_chunk(job: ForkJob, chunk: int) -> dict[str, Any]:
@@ -178,8 +178,8 @@ def must_replace(job: ForkJob, force: bool) -> bool:
     same_run = old.get("run_config_hash") == job.identity["run_config_hash"]
     if same_run and old.get("fork_rate") != job.rate:
         raise InputError(
-            f"{job.root} already holds forks made with --fork-rate {old.get('fork_rate')}; "
-            f"use the same rate to resume, or --force to replace them with --fork-rate "
+            f"{job.root} already holds forks made with `fork_rate` {old.get('fork_rate')}; "
+            f"use the same rate to resume, or `force` to replace them with `fork_rate` "
             f"{job.rate}")
     return True
 

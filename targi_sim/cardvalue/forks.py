@@ -43,7 +43,7 @@ def check_forkable(match: Match) -> None:
 def threshold(rate: float) -> int:
     """A decision is forked when its 32-bit draw is below this."""
     if not 0 < rate <= 1:
-        raise InputError(f"--fork-rate must be in (0, 1]; got {rate}")
+        raise InputError(f"`fork_rate` must be in (0, 1]; got {rate}")
     return min(2**32, int(round(rate * 2**32)))
 
 

@@ -30,11 +30,11 @@ BY = {"card": ("card_id",), "symbol": ("symbol",), "round": ("round",),
 
 def read_forks(run_dir: str | Path) -> pl.DataFrame:
     """The run's forks table (every part checked against its marker); InputError if the
-    run has none: make them with `targi-sim card-value RUN`."""
+    run has none: make them with cardvalue.job (the `card-value` command)."""
     files = fork_files(run_dir)
     if files is None:
         raise InputError(f"{run_dir} has no complete card-value forks; make them with "
-                         f"`targi-sim card-value {run_dir}` (or `run --card-value`)")
+                         f"`targi-sim card-value {run_dir}` (or `run` with `card_value`)")
     frames = []
     for path in files:
         with open(path, "rb") as f:

@@ -19,7 +19,6 @@ in every message (`card_label`).
 
 from __future__ import annotations
 
-import hashlib
 import math
 import os
 import re
@@ -27,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from targi_sim._utils.seeds import derive_seed
 from targi_sim.engine.constants import MAX_TRIBE
 from targi_sim.errors import FieldReader, read_toml
 
@@ -179,8 +179,7 @@ def derived_seed(file_seed: int, name: str, purpose: str = "check") -> int:
     another stream ("update") than the check plays, so a check never re-uses
     the very games its baseline was measured on.
     """
-    digest = hashlib.sha256(f"targi-check\0{purpose}\0{file_seed}\0{name}".encode()).digest()
-    return int.from_bytes(digest[:8], "little") % (MAX_SEED + 1)
+    return derive_seed("targi-check", purpose, file_seed, name)
 
 
 def default_cap(rate: float, tolerance: float, batch_games: int, alpha: float = 0.05,

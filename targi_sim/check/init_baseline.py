@@ -32,6 +32,9 @@ from targi_sim.check.baseline import (
     derived_seed,
 )
 from targi_sim.check.metrics import SHAPE_METRICS, UNITS
+from targi_sim.errors import ConfigError
+from targi_sim.game.deck import load_deck
+from targi_sim.searches import check_whole
 
 FILE_SEED = 20261202
 INIT_KINDS = ("win_rate", "first_player_rate", "game_shape", "raid_loss", "deck_drift")
@@ -162,6 +165,51 @@ def degenerate(e: Expectation, m: Measured) -> str | None:
     return None
 
 
+def prepare_init(config: InitConfig, out: str | Path, force: bool = False
+                 ) -> list[Expectation]:
+    """Check `config` and the file to write (ConfigError names a bad field or `out`),
+    load the deck, rules and strategies (named as typed) and return the planned
+    expectations, before any game is played."""
+    from targi_sim.game.rules import load_rules
+    from targi_sim.players.strategy import resolve_strategy
+
+    _check_numbers(config)
+    if not config.strategies:
+        raise ConfigError("strategies", "must name at least one strategy")
+    bad = [k for k in config.kinds if k not in INIT_KINDS]
+    if bad or not config.kinds:
+        raise ConfigError("kinds", f"must be a comma-separated list of {', '.join(INIT_KINDS)}; "
+                                   f"got {','.join(config.kinds)!r}")
+    _check_out(Path(out), force)
+    for name in config.strategies:
+        resolve_strategy(name)
+    load_rules(config.rules)
+    return planned(config, load_deck(config.deck))
+
+
+def _check_numbers(config: InitConfig) -> None:
+    check_whole("games", config.games, 2, 2**31)
+    check_whole("max_games", config.max_games, 2, 2**31)
+    check_whole("batch_games", config.batch_games, 2, 1_000_000)
+    if config.batch_games % 2:
+        raise ConfigError("batch_games", f"must be even (whole seat-swapped pairs); got "
+                                         f"{config.batch_games}")
+    if config.max_games < config.batch_games:
+        raise ConfigError("max_games", f"({config.max_games}) must be at least `batch_games` "
+                                       f"({config.batch_games})")
+
+
+def _check_out(out: Path, force: bool) -> None:
+    if out.exists() and not force:
+        raise ConfigError("out", f"{out}: the file exists; use `force` to overwrite it")
+    if out.is_dir():
+        raise ConfigError("out", f"{out}: is a folder; give a file name")
+    # missing folders are made on writing; an existing file in their place is refused
+    found = next(p for p in out.absolute().parents if p.exists())
+    if not found.is_dir():
+        raise ConfigError("out", f"{out}: {found} is a file, not a folder")
+
+
 def init_baseline(config: InitConfig, out: str | Path, parallel=None, *, jobs: int = 1,
                   progress=None) -> tuple[str, list[tuple[Expectation, Measured]], list[str]]:
     """Measure every planned expectation and return (file text, results, skipped); the
@@ -184,7 +232,7 @@ def init_baseline(config: InitConfig, out: str | Path, parallel=None, *, jobs: i
     deck = load_deck(config.deck)
     plan = planned(config, deck)
     if not plan:
-        raise ValueError("nothing to measure: --kinds win_rate needs two or more --strategies")
+        raise ValueError("nothing to measure: `kinds` win_rate needs two or more `strategies`")
     prepared = [prepare(e) for e in plan]
     plan = [replace(e, alpha=config.alpha / len(plan)) for e in plan]
     results, skipped = [], []

@@ -37,6 +37,7 @@ from targi_sim.engine.logs import (
 )
 
 from .ask import ask
+from .codes import play_code, play_of, swap_code, swap_of
 from .costs import OPT_DISCARD, OPT_KEEP, OPT_LEAVE, OPT_PLAY, can_pay, effective_cost
 from .forkpoint import fork_point
 from .jit import jit, jit_inline
@@ -113,7 +114,7 @@ def tribe_options(S, D, R, p, c, mode, O):
             if can_pay(S, p, effective_cost(S, D, p, c, alt)):
                 for row in range(DISPLAY_ROWS):
                     if row_length(S, p, row) < DISPLAY_COLS:
-                        O[n] = OPT_PLAY + alt * 3 + row
+                        O[n] = play_code(alt, row)
                         n += 1
     return n
 
@@ -147,7 +148,7 @@ def swap_options(S, p, O):
             continue
         for b in range(a + 1, DISPLAY_SLOTS):
             if S[o + b] >= 0:
-                O[n] = 1 + a * DISPLAY_SLOTS + b
+                O[n] = swap_code(a, b)
                 n += 1
     return n
 
@@ -163,8 +164,7 @@ def on_placement(S, D, R, SP, L, P, p, c, O):
         n = swap_options(S, p, O)
         v = ask(S, D, R, SP, L, P, p, DT_ABILITY, O, n, c)
         if v > 0:
-            a = (v - 1) // DISPLAY_SLOTS
-            b = (v - 1) % DISPLAY_SLOTS
+            a, b = swap_of(v)
             o = pbase(p) + P_DISPLAY
             t = S[o + a]
             S[o + a] = S[o + b]
@@ -202,8 +202,7 @@ def acquire(S, D, R, SP, L, P, p, c, source, mode, O):
             S[pbase(p) + P_ACQ_ROUND] += 1
             log_acquisition(S, L, p, c, source, outcome, -1, -1)
         elif v >= OPT_PLAY:
-            alt = (v - OPT_PLAY) // 3
-            row = (v - OPT_PLAY) % 3
+            alt, row = play_of(v)
             cost = effective_cost(S, D, p, c, alt)
             for r in range(4):
                 add_res(S, p, r, -cost[r])

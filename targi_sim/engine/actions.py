@@ -51,6 +51,7 @@ from targi_sim.engine.logs import (
 
 from .acquire import MODE_CENTRE, MODE_EXPANSION, MODE_NOBLE, OUT_LEFT, acquire
 from .ask import ask
+from .codes import marker_code, marker_of, trade_code, trade_of
 from .jit import jit, jit_inline
 from .layout import (
     BD_AMOUNT,
@@ -145,7 +146,7 @@ def trade_options(S, D, p, b, O):
                 continue
             m = _received_kinds(D[o + TD_GET], given, kinds)
             for i in range(m):
-                O[n] = t * 64 + given * 8 + kinds[i]
+                O[n] = trade_code(t, given, kinds[i])
                 n += 1
     return n
 
@@ -164,9 +165,7 @@ def resolve_exchange(S, D, R, SP, L, P, p, b, O):
         v = ask(S, D, R, SP, L, P, p, DT_TRADE, O, n, b)
         if v < 0:
             return
-        t = v // 64
-        given = (v // 8) % 8
-        got = v % 8
+        t, given, got = trade_of(v)
         o = D_TRADES + t * TD_SIZE
         add_res(S, p, given, -D[o + TD_GIVE_AMT])
         add_res(S, p, got, D[o + TD_GET_AMT])
@@ -187,13 +186,12 @@ def resolve_fata_morgana(S, D, R, SP, L, P, p, O):
                 and S[S_CELL_UP + cell] == 1
                 and S[S_CELL_TYPE + cell] != CELL_EMPTY
             ):
-                O[n] = m * 16 + cell
+                O[n] = marker_code(m, cell)
                 n += 1
     v = ask(S, D, R, SP, L, P, p, DT_FATA_MORGANA, O, n, 0)
     if v < 0:
         return
-    m = v // 16
-    cell = v % 16
+    m, cell = marker_of(v)
     S[S_CELL_MARKER + S[pb + P_MARKER + m]] = -1
     S[S_CELL_MARKER + cell] = p
     S[pb + P_MARKER + m] = cell

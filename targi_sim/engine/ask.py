@@ -77,7 +77,7 @@ def _heuristic_inside(S, D, R, SP, P, p, dtype, O, n, ctx):
         if kind == SK_MONTECARLO and dtype == DT_PLACE and not np.isnan(SP[p, MC_PENDING]):
             return decide_montecarlo(S, D, R, SP, p, dtype, O, n, ctx)
         if dtype == DT_ACTION:
-            return best_action(S, D, p, O, n)
+            return best_action(S, D, R, SP, p, 0, O, n)
         if dtype == DT_PLACE:
             return best_place(S, D, R, SP, p, 0, O, n)
         if dtype == DT_TRIBE:

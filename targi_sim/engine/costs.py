@@ -1,17 +1,13 @@
-"""What a tribe card costs a player (discount abilities included), and the option
-codes of the tribe-card decision. Shared by the engine and the strategies."""
+"""What a tribe card costs a player (discount abilities included); the tribe-card
+decision's option codes (OPT_*) are re-exported from .codes. Shared by the engine and
+the strategies."""
 
 from targi_sim.engine.access import deck_has, pbase, res, tribe
 from targi_sim.engine.constants import AB_DISCOUNT, DISPLAY_SLOTS
 
+from .codes import OPT_DISCARD, OPT_KEEP, OPT_LEAVE, OPT_PLAY  # noqa: F401 - re-exported
 from .jit import jit
 from .layout import P_DISPLAY, TC_ABILITY, TC_ALT, TC_COST, TC_PARAMS, TC_SYMBOL
-
-# DT_TRIBE option codes
-OPT_LEAVE = 0     # leave the card where it is (centre: stays; hand: stays in hand)
-OPT_DISCARD = 1
-OPT_KEEP = 2
-OPT_PLAY = 3      # + alt * 3 + row
 
 
 @jit

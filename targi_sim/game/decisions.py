@@ -12,8 +12,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from targi_sim.engine.codes import (
+    NO_SWAP,
+    OPT_DISCARD,
+    OPT_KEEP,
+    OPT_LEAVE,
+    marker_of,
+    plain,
+    play_of,
+    swap_of,
+    trade_of,
+)
 from targi_sim.engine.constants import DECISION_NAMES, RESOURCE_NAMES
-from targi_sim.engine.costs import OPT_DISCARD, OPT_KEEP, OPT_LEAVE, OPT_PLAY
 from targi_sim.game.deck import Deck
 
 GOODS = RESOURCE_NAMES[:3]
@@ -241,19 +251,18 @@ def option(deck: Deck, dtype: int, value: int, ctx: int, slots: dict[int, str]) 
             return Discard(value, ctx, card)
         if value == OPT_KEEP:
             return Keep(value, ctx, card)
-        alt, row = divmod(value - OPT_PLAY, 3)
+        alt, row = plain(play_of)(value)
         return Play(value, ctx, card, row + 1, bool(alt))
     if name == "trade":
         if value < 0:
             return StopTrading(value)
-        t, rest = divmod(value, 64)
-        given, received = divmod(rest, 8)
+        t, given, received = plain(trade_of)(value)
         return Trade(value, t, _resource(given), int(deck.trade_give_amount[t]),
                      _resource(received), int(deck.trade_get_amount[t]))
     if name == "fata_morgana":
         if value < 0:
             return KeepMarkers(value)
-        marker, cell = divmod(value, 16)
+        marker, cell = plain(marker_of)(value)
         return MoveMarker(value, marker + 1, cell)
     if name == "raid_mode":
         return PayRaid(value, bool(value), ctx)
@@ -264,9 +273,9 @@ def option(deck: Deck, dtype: int, value: int, ctx: int, slots: dict[int, str]) 
     if name == "tribal_expansion":
         return DrawTribe(value, bool(value))
     if name == "ability":
-        if value == 0:
+        if value == NO_SWAP:
             return Swap(value, 0, 0)
-        a, b = divmod(value - 1, 12)
+        a, b = plain(swap_of)(value)
         return Swap(value, a + 1, b + 1)
     return Option(value)
 

@@ -68,7 +68,7 @@ def _tokens(text: str, rest: str) -> list[tuple[str, str | int]]:
             break
         m = _TOKEN.match(rest, pos)
         if not m:
-            raise InputError(f"--set path {text!r}: cannot read {rest[pos:].strip()!r}; a path "
+            raise InputError(f"`set` path {text!r}: cannot read {rest[pos:].strip()!r}; a path "
                              "is ROOT then .key, [number] or ['name'] parts, e.g. "
                              "tribe['Oasis 3VP #1'].cost or border.Silversmith.trades[1]"
                              ".get_amount")
@@ -98,29 +98,29 @@ def _select(text: str, kind: str, token: tuple[str, str | int], deck: D.Deck,
             positions = [item.get("position") for item in items]
             if what in positions:
                 return positions.index(what), f"border card {what} ({names[positions.index(what)]})"
-            raise InputError(f"--set path {text!r}: border[{what}] names no card; allowed: "
+            raise InputError(f"`set` path {text!r}: border[{what}] names no card; allowed: "
                              f"positions 1..{len(items)}")
         if kind == "tribe":  # by card_id, the tribe card's number in every table
             if not 0 <= int(what) < len(items):
-                raise InputError(f"--set path {text!r}: tribe[{what}] names no card; allowed: "
+                raise InputError(f"`set` path {text!r}: tribe[{what}] names no card; allowed: "
                                  f"card_id 0..{len(items) - 1}")
             return int(what), f"tribe card {what} ({names[int(what)]})"
         if not 1 <= int(what) <= len(items):
-            raise InputError(f"--set path {text!r}: {kind}[{what}] names no entry; allowed: "
+            raise InputError(f"`set` path {text!r}: {kind}[{what}] names no entry; allowed: "
                              f"1..{len(items)} (the order of [[{kind}]] entries in the deck)")
         i = int(what) - 1
         return i, f"{kind} #{what} ({names[i]})"
     hits = [i for i, n in enumerate(names) if n == what]
     if not hits:
         listed = ", ".join(repr(n) for n in dict.fromkeys(names))
-        raise InputError(f"--set path {text!r}: no {kind} card named {what!r}; allowed: "
+        raise InputError(f"`set` path {text!r}: no {kind} card named {what!r}; allowed: "
                          f"{listed}")
     if len(hits) > 1:
         if kind == "border":
             where = ", ".join(f"border[{items[i].get('position')}]" for i in hits)
         else:
             where = ", ".join(f"{kind}[{i if kind == 'tribe' else i + 1}]" for i in hits)
-        raise InputError(f"--set path {text!r}: {len(hits)} {kind} entries are named {what!r}; "
+        raise InputError(f"`set` path {text!r}: {len(hits)} {kind} entries are named {what!r}; "
                          f"name one by number: {where}")
     i = hits[0]
     label = (f"border card {items[i].get('position')} ({what})" if kind == "border"
@@ -153,14 +153,14 @@ def parse_path(text: str, deck: D.Deck) -> Edit:
     m = re.match(r"\s*([A-Za-z_]+)", text)
     root = m.group(1) if m else ""
     if root not in ROOTS:
-        raise InputError(f"--set path {text!r}: it must start with one of {', '.join(ROOTS)}")
+        raise InputError(f"`set` path {text!r}: it must start with one of {', '.join(ROOTS)}")
     tokens = _tokens(text, text[m.end():])
     if root == "rules":
         return _rules_path(text, tokens)
     data = tomllib.loads(deck.content)
     items = data.get(root, [])
     if not tokens:
-        raise InputError(f"--set path {text!r}: name a {root} card: {root}[number], "
+        raise InputError(f"`set` path {text!r}: name a {root} card: {root}[number], "
                          f"{root}['name']" + (f" or {root}.Name" if root == "border" else ""))
     index, label = _select(text, root, tokens[0], deck, items)
     keys: list[str | int] = []
@@ -170,10 +170,10 @@ def parse_path(text: str, deck: D.Deck) -> Edit:
     for how, what in tokens[1:]:
         if how == "key":
             if not isinstance(current, dict) and current is not None:
-                raise InputError(f"--set path {text!r}: {parent_key or label} is not a table; "
+                raise InputError(f"`set` path {text!r}: {parent_key or label} is not a table; "
                                  "no key can follow it")
             if allowed is not None and what not in allowed:
-                raise InputError(f"--set path {text!r}: {label} has no field {what!r} here; "
+                raise InputError(f"`set` path {text!r}: {label} has no field {what!r} here; "
                                  f"allowed: {', '.join(allowed)}")
             keys.append(what)
             current = current.get(what) if isinstance(current, dict) else None
@@ -181,18 +181,18 @@ def parse_path(text: str, deck: D.Deck) -> Edit:
             parent_key = str(what)
         elif how == "index":
             if not isinstance(current, list):
-                raise InputError(f"--set path {text!r}: {parent_key or label} is not a list; "
+                raise InputError(f"`set` path {text!r}: {parent_key or label} is not a list; "
                                  "[number] cannot follow it")
             if not 1 <= int(what) <= len(current):
-                raise InputError(f"--set path {text!r}: {parent_key}[{what}] does not exist; "
+                raise InputError(f"`set` path {text!r}: {parent_key}[{what}] does not exist; "
                                  f"allowed: 1..{len(current)}")
             keys.append(int(what))
             current = current[int(what) - 1]
             allowed = _TRADE_KEYS if parent_key == "trades" else None
         else:
-            raise InputError(f"--set path {text!r}: ['{what}'] may only select the card")
+            raise InputError(f"`set` path {text!r}: ['{what}'] may only select the card")
     if not keys:
-        raise InputError(f"--set path {text!r}: name a field of {label}; allowed: "
+        raise InputError(f"`set` path {text!r}: name a field of {label}; allowed: "
                          f"{', '.join(_entry_keys(root, items[index]))}")
     return Edit(text, root, index, label, tuple(keys))
 
@@ -202,13 +202,13 @@ def _rules_path(text: str, tokens: list) -> Edit:
     allowed = ", ".join((*settings, *(f"start.{k}" for k in START)))
     keys = [what for how, what in tokens if how == "key"]
     if len(keys) != len(tokens) or not keys:
-        raise InputError(f"--set path {text!r}: a rules path is rules.SETTING; allowed: "
+        raise InputError(f"`set` path {text!r}: a rules path is rules.SETTING; allowed: "
                          f"{allowed}")
     if keys[0] == "start" and len(keys) == 2 and keys[1] in START:
         return Edit(text, "rules", None, "rules", tuple(keys))
     if len(keys) == 1 and keys[0] in settings:
         return Edit(text, "rules", None, "rules", tuple(keys))
-    raise InputError(f"--set path {text!r}: no rules setting {'.'.join(keys)!r}; allowed: "
+    raise InputError(f"`set` path {text!r}: no rules setting {'.'.join(keys)!r}; allowed: "
                      f"{allowed}")
 
 
@@ -309,18 +309,18 @@ def parse_values(text: str, expr: str) -> list[Any]:
     """`V1, V2, ...` as TOML values; a bare word is a string. InputError if unreadable."""
     parts = _split_top(text)
     if not any(parts):
-        raise InputError(f"--set {expr!r}: no values after '='; give one or more, separated by "
+        raise InputError(f"`set` {expr!r}: no values after '='; give one or more, separated by "
                          "commas")
     items = []
     for p in parts:
         if not p:
-            raise InputError(f"--set {expr!r}: an empty value between commas")
+            raise InputError(f"`set` {expr!r}: an empty value between commas")
         items.append(json_quote(p) if _BARE.match(p) and p not in ("true", "false", "inf",
                                                                      "nan") else p)
     try:
         return tomllib.loads("v = [" + ", ".join(items) + "]")["v"]
     except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"--set {expr!r}: the values are not TOML values ({exc}); e.g. 2, "
+        raise InputError(f"`set` {expr!r}: the values are not TOML values ({exc}); e.g. 2, "
                          "{salt = 1, pepper = 1}, finish_round") from None
 
 
@@ -343,7 +343,7 @@ def split_set(expr: str) -> tuple[str, str]:
             depth -= 1
         elif ch == "=" and depth == 0:
             return expr[:i].strip(), expr[i + 1:].strip()
-    raise InputError(f"--set {expr!r}: expected PATH = VALUE[, VALUE...], e.g. "
+    raise InputError(f"`set` {expr!r}: expected PATH = VALUE[, VALUE...], e.g. "
                      "\"border.Merchant.trades[1].give_amount = 2, 4\"")
 
 

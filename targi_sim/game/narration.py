@@ -10,6 +10,17 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from targi_sim.engine.codes import (
+    NO_SWAP,
+    OPT_DISCARD,
+    OPT_KEEP,
+    OPT_LEAVE,
+    marker_of,
+    plain,
+    play_of,
+    swap_of,
+    trade_of,
+)
 from targi_sim.engine.constants import RESOURCE_NAMES
 from targi_sim.game.deck import Deck
 
@@ -47,8 +58,7 @@ class Narrator:
 
     def trade(self, choice: int) -> str:
         """'2 salt for 1 gold': a trade option's amounts from the deck's trade table."""
-        t, rest = divmod(choice, 64)
-        given, received = divmod(rest, 8)
+        t, given, received = plain(trade_of)(choice)
         give_n = int(self.deck.trade_give_amount[t]) if t < len(self.deck.trade_give_amount) \
             else 1
         get_n = int(self.deck.trade_get_amount[t]) if t < len(self.deck.trade_get_amount) else 1
@@ -64,13 +74,13 @@ class Narrator:
         if d == "choose_good":
             return f"chooses 1 {resource(choice)} from {self.goods(ctx)}"
         if d == "tribe":
-            if choice == 0:
+            if choice == OPT_LEAVE:
                 return f"leaves {self.tribe(ctx)}"
-            if choice == 1:
+            if choice == OPT_DISCARD:
                 return f"discards {self.tribe(ctx)}"
-            if choice == 2:
+            if choice == OPT_KEEP:
                 return f"keeps {self.tribe(ctx)} in hand"
-            alt, row = divmod(choice - 3, 3)
+            alt, row = plain(play_of)(choice)
             cost = "alternative" if alt else "printed"
             return f"plays {self.tribe(ctx)} to display row {row + 1} (pays its {cost} cost)"
         if d == "trade":
@@ -80,7 +90,7 @@ class Narrator:
         if d == "fata_morgana":
             if choice < 0:
                 return "moves no tribe marker (Fata Morgana)"
-            marker, cell = divmod(choice, 16)
+            marker, cell = plain(marker_of)(choice)
             return f"moves tribe marker {marker + 1} to {cell_name(cell)} (Fata Morgana)"
         if d == "raid_mode":
             return (f"chooses to pay raid {ctx} with VP" if choice else
@@ -93,9 +103,9 @@ class Narrator:
             return ("draws the top tribe card" if choice else "skips drawing a tribe card") + \
                 f" ({self.border(ctx)})"
         if d == "ability":
-            if choice == 0:
+            if choice == NO_SWAP:
                 return f"does not use {self.tribe(ctx)}'s ability"
-            a, b = divmod(choice - 1, 12)
+            a, b = plain(swap_of)(choice)
             return f"swaps display slots {a + 1} and {b + 1} ({self.tribe(ctx)})"
         return f"{d}: option {choice} (context {ctx})"
 

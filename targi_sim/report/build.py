@@ -26,7 +26,7 @@ DEFAULT_MIN_N = 500
 
 def check_min_n(min_n: int) -> int:
     if isinstance(min_n, bool) or not isinstance(min_n, int) or min_n < 0:
-        raise ReportError(f"--min-n must be a whole number >= 0; got {min_n!r}")
+        raise ReportError(f"`min_n` must be a whole number >= 0; got {min_n!r}")
     return min_n
 
 
@@ -142,7 +142,7 @@ def write_run_report(run_dir: str | Path, out_dir: str | Path | None = None,
     run = read_run_info(run_dir)
     out = Path(out_dir) if out_dir is not None else run.path / "report"
     if out.exists() and not out.is_dir():
-        raise ReportError(f"--out {str(out)!r} exists and is not a folder")
+        raise ReportError(f"`out` {str(out)!r} exists and is not a folder")
     report = analyse(run, min_n, progress)
     if progress:
         progress("writing")

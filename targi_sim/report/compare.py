@@ -41,13 +41,13 @@ def check_same_strategies(a: RunInfo, b: RunInfo) -> None:
     if [n for n, _ in fa] != [n for n, _ in fb]:
         raise ReportError(
             f"runs play different strategies ({', '.join(n for n, _ in fa) or '?'} vs "
-            f"{', '.join(n for n, _ in fb) or '?'}); pass --allow-different-strategies "
+            f"{', '.join(n for n, _ in fb) or '?'}); pass `allow_different_strategies` "
             "to compare them anyway")
     for (name, ha), (_, hb) in zip(fa, fb, strict=True):
         if ha and hb and ha != hb:
             raise ReportError(
                 f"strategy {name!r} has different parameters in the two runs (file sha256 "
-                f"{ha[:12]} vs {hb[:12]}); pass --allow-different-strategies to compare anyway")
+                f"{ha[:12]} vs {hb[:12]}); pass `allow_different_strategies` to compare anyway")
 
 
 def adjust(df: pl.DataFrame, correction: str = "holm", alpha: float = ALPHA) -> pl.DataFrame:
@@ -85,7 +85,7 @@ def compare_runs(run_a: str | Path, run_b: str | Path, out_dir: str | Path | Non
     """
     check_min_n(min_n)
     if correction not in CORRECTIONS:
-        raise ReportError(f"--correction must be one of {', '.join(CORRECTIONS)}; "
+        raise ReportError(f"`correction` must be one of {', '.join(CORRECTIONS)}; "
                           f"got {correction!r}")
     for given in (run_a, run_b):
         _check_folder_given(Path(given))
@@ -94,7 +94,7 @@ def compare_runs(run_a: str | Path, run_b: str | Path, out_dir: str | Path | Non
         check_same_strategies(a, b)
     out = Path(out_dir) if out_dir is not None else default_compare_dir(a.path, b.path)
     if out.exists() and not out.is_dir():
-        raise ReportError(f"--out {str(out)!r} exists and is not a folder")
+        raise ReportError(f"`out` {str(out)!r} exists and is not a folder")
     step = progress or (lambda _m: None)
     with plots.skipped():  # the comparison shows numbers of A and B, not their plots
         step(f"analysing A ({a.name})")

@@ -118,11 +118,11 @@ def config_digest(identity: dict[str, Any]) -> str:
 
 
 def run_pairing(config: RunConfig, strategies: tuple[Strategy, Strategy]) -> str:
-    """The pairing of a run: --unpaired means one game per deal; `auto` decides from
+    """The pairing of a run: `paired` False means one game per deal; `auto` decides from
     the strategies (targi_sim.play.pairing.auto_pairing)."""
     if not config.paired:
         if config.pairing not in ("auto", ONE_PER_DEAL):
-            raise ValueError(f"--unpaired plays one game per deal; it contradicts pairing "
+            raise ValueError(f"`unpaired` plays one game per deal; it contradicts `pairing` "
                              f"{config.pairing!r}")
         return ONE_PER_DEAL
     return resolve_pairing(config.pairing, strategies)

@@ -21,7 +21,7 @@ from typing import Any
 
 from targi_sim._utils.atomic import atomic_write
 from targi_sim._version import __version__
-from targi_sim.errors import InputError
+from targi_sim.errors import ConfigError, InputError
 from targi_sim.runner.chunks import run_chunk
 from targi_sim.runner.config import ResolvedRun, RunSpec, describe_inputs, differences
 from targi_sim.runner.layout import RunDir, check_writable, looks_like_other_data
@@ -51,19 +51,19 @@ def _now() -> str:
 
 
 def check_options(jobs: int, backend: str, scheduler: str | None) -> None:
-    """InputError for a bad combination of --jobs, --backend and --scheduler."""
+    """ConfigError for a bad combination of `jobs`, `backend` and `scheduler`."""
     if backend not in BACKENDS:
-        raise InputError(f"--backend must be one of {', '.join(BACKENDS)}; got {backend!r}")
+        raise ConfigError("backend", f"must be one of {', '.join(BACKENDS)}; got {backend!r}")
     if scheduler and backend != "dask":
-        raise InputError("--scheduler needs --backend dask")
+        raise ConfigError("scheduler", "needs `backend` dask")
     if jobs < 1:
-        raise InputError(f"--jobs must be at least 1; got {jobs}")
+        raise ConfigError("jobs", f"must be at least 1; got {jobs}")
 
 
 def _check_folder(out: Path) -> None:
     """InputError unless `out` is new, empty or a run directory, and writable (created)."""
     if looks_like_other_data(out):
-        raise InputError(f"--out {str(out)!r} holds other files and is not a targi-sim run; "
+        raise InputError(f"`out` {str(out)!r} holds other files and is not a targi-sim run; "
                          "choose an empty or new folder")
     check_writable(out)
 
@@ -76,8 +76,8 @@ def _decide(run: ResolvedRun, out: Path, force: bool) -> tuple[RunDir, dict | No
         old = rd.read_manifest()
     except ManifestError as exc:
         if not force:
-            raise InputError(f"{exc} Use --force to start the run over, or choose another "
-                             "--out") from None
+            raise InputError(f"{exc} Use `force` to start the run over, or choose another "
+                             "`out`") from None
         return rd, None, True
     if old is not None and old["config_hash"] != run.config_hash:
         if not force:
@@ -86,7 +86,7 @@ def _decide(run: ResolvedRun, out: Path, force: bool) -> tuple[RunDir, dict | No
                     if found else "its configuration differs")
             raise InputError(
                 f"{out} already holds a different run ({what}); "
-                "use --force to replace it, or choose another --out")
+                "use `force` to replace it, or choose another `out`")
         return rd, None, True
     return rd, old, old is None and force
 
@@ -143,7 +143,7 @@ def _dask_client(scheduler: str | None, jobs: int) -> Iterator[None]:
     try:
         from distributed import Client
     except ImportError:
-        raise InputError("--backend dask needs Dask: pip install 'targi-sim[dask]'") from None
+        raise InputError("`backend` dask needs Dask: pip install 'targi-sim[dask]'") from None
     try:
         client = (Client(scheduler, timeout=SCHEDULER_CONNECT_TIMEOUT) if scheduler
                   else Client(n_workers=jobs, threads_per_worker=1, dashboard_address=None))

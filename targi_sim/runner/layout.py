@@ -103,7 +103,7 @@ class RunDir:
         except Timeout:
             raise InputError(
                 f"another targi-sim run is writing to {str(self.root)!r}; wait for it to "
-                "finish (or stop it) before running into the same --out, or choose another"
+                "finish (or stop it) before running into the same `out`, or choose another"
             ) from None
         try:
             yield
@@ -150,7 +150,7 @@ class RunDir:
 def check_writable(root: Path) -> None:
     """InputError unless `root` can be created and written to (checked before playing)."""
     if root.exists() and not root.is_dir():
-        raise InputError(f"--out {str(root)!r} exists and is not a folder")
+        raise InputError(f"`out` {str(root)!r} exists and is not a folder")
     try:
         root.mkdir(parents=True, exist_ok=True)
         probe = root / f".write-test.{os.getpid()}.tmp"

@@ -172,7 +172,7 @@ def _run_manifest(p: Path) -> dict[str, Any]:
     if not mpath.is_file():
         raise ReportError(
             f"{str(p)!r} is not a run directory (no manifest.json); "
-            "make one with `targi-sim run --out DIR`"
+            "make one with `targi-sim run` (targi_sim.run)"
         )
     try:
         return read_manifest(mpath)

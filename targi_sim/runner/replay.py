@@ -64,7 +64,7 @@ def game_ref(run: str | Path, game_id: int) -> GameRef:
     manifest = _manifest(Path(run))
     cfg = manifest["config"]
     if not 0 <= game_id < cfg["games"]:
-        raise InputError(f"--game must be from 0 to {cfg['games'] - 1} for {run}; got {game_id}")
+        raise InputError(f"`game` must be from 0 to {cfg['games'] - 1} for {run}; got {game_id}")
     chunk = game_id // cfg["chunk_size"]
     if not RunDir(Path(run)).marker_path(chunk).exists():
         raise InputError(f"game {game_id} of {run} was not played yet (its chunk {chunk} is "
@@ -116,7 +116,7 @@ def _code_strategy(entry: dict, manifest_path: Path, files: tuple[Path, ...]) ->
             return dataclasses.replace(strategy, name=entry["name"])
     given = f" (none of the {len(files)} given matches its code)" if files else ""
     raise InputError(f"{manifest_path}: seat {entry['seat']} was played by the .py strategy "
-                     f"{entry['name']!r}{given}; pass that file with --strategy-file FILE "
+                     f"{entry['name']!r}{given}; pass that file as a `strategy_file` "
                      "to replay it (loading a .py strategy runs its code)")
 
 

@@ -54,7 +54,6 @@ trust, not the ratings.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import time
@@ -67,6 +66,7 @@ import numpy as np
 import polars as pl
 
 from targi_sim._utils.atomic import atomic_write
+from targi_sim._utils.seeds import derive_seed
 from targi_sim.engine.constants import SK_MONTECARLO
 from targi_sim.game.deck import Deck
 from targi_sim.game.record import games_frame
@@ -165,8 +165,7 @@ def even_games(games_per_pair: int) -> int:
 def pair_run_seed(seed: int, a: str, b: str) -> int:
     """The run seed of pair {a, b}: a hash of the tournament seed and both names (0..2^31-1)."""
     lo, hi = sorted((a, b))
-    digest = hashlib.sha256(f"targi-tournament\0{seed}\0{lo}\0{hi}".encode()).digest()
-    return int.from_bytes(digest[:8], "little") % (2**31)
+    return derive_seed("targi-tournament", seed, lo, hi)
 
 
 @dataclass(frozen=True)

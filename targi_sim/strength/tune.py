@@ -16,10 +16,11 @@ the final measurement and the closing SPRT use run seeds of their own (disjoint
 streams). Every seed derives from `seed`, and a candidate's games are a pure
 function of its weights and those seeds, so the result does not depend on `jobs`.
 
-Resumable: after each generation the optimiser (a pickle of the CMA object, whose
-random source is a seeded numpy Generator inside it), the generation count and
-the history are written atomically next to the output (`state_path`); `resume`
-continues from there and ends with the same file as an uninterrupted run.
+Continued when stopped: after each generation the optimiser (a pickle of the CMA
+object, whose random source is a seeded numpy Generator inside it), the generation
+count, the history and the settings are written atomically next to the output
+(tune_setup.state_path); the same call again continues from there and ends with the
+same file as an uninterrupted run.
 
 The win rate counts draws as half; a candidate's fitness is its mean rate over
 the pool members; intervals treat the seat-swapped pair as the unit
@@ -28,68 +29,57 @@ the pool members; intervals treat the seat-swapped pair as the unit
 
 from __future__ import annotations
 
-import hashlib
-import math
-import pickle
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from targi_sim._utils.atomic import atomic_write
+from targi_sim._utils.seeds import derive_seed
 from targi_sim.engine import constants as C
 from targi_sim.engine.logs import G_WINNER
-from targi_sim.game.deck import Deck, load_deck
-from targi_sim.game.rules import Rules, load_rules
+from targi_sim.game.deck import Deck
+from targi_sim.game.rules import Rules
 from targi_sim.play.games import run_batch
 from targi_sim.play.match import Match, prepare_match
 from targi_sim.play.pairing import DESCRIPTIONS, auto_pairing, game_plan, games_per_deal
 from targi_sim.players.strategy import (
     SYMBOL_KEYS,
-    SYMBOL_RANGE,
-    TUNING_RANGES,
     WEIGHTS,
     Strategy,
-    list_strategies,
     load_strategy,
     resolve_strategy,
 )
 from targi_sim.stats.rates import ClusteredRate, clustered_rate
 from targi_sim.stats.sprt import rate
 
-STATE_VERSION = 1
+from .tune_setup import (
+    DEFAULT_CHECK_GAMES,
+    DEFAULT_DEALS,
+    DEFAULT_FINAL_DEALS,
+    STATE_VERSION,
+    Param,
+    TuneConfig,
+    TuneError,
+    TunePlan,
+    check_start,
+    default_pool,
+    default_popsize,
+    games_per_generation,
+    load_state,
+    parameter_space,
+    prepare_tune,
+    resolve_pool,
+    save_state,
+    state_path,
+)
+
 SIGMA0 = 0.15  # initial step size in the normalised cube
-DEFAULT_DEALS = 100  # deals per candidate per pool member per generation
-DEFAULT_FINAL_DEALS = 1000  # deals per pool member for the final win rates
-DEFAULT_CHECK_GAMES = 20_000  # cap of the closing SPRT
 SPRT_DELTA = 0.02  # the closing SPRT: rate 50% against 50% +- 2 points
 SPRT_BATCH = 1000  # games between two looks of the closing SPRT
 DIGITS = 3  # decimals of the weights written to the TOML
-
-
-class TuneError(ValueError):
-    """A tune request that cannot be carried out (one line for the user)."""
-
-
-@dataclass(frozen=True)
-class Param:
-    """One tuned weight: its TOML table and key, engine column and search range."""
-
-    table: str  # "weights" or "symbols"
-    key: str
-    column: int
-    low: float
-    high: float
-
-
-def parameter_space() -> list[Param]:
-    """Every tuned weight, in a fixed order (the coordinates of the search)."""
-    params = [Param("weights", k, col, *TUNING_RANGES[k])  # type: ignore[misc]
-              for k, (col, *_rest) in WEIGHTS.items() if TUNING_RANGES.get(k) is not None]
-    params += [Param("symbols", s, C.HW_SYMBOL + i, *SYMBOL_RANGE)
-               for i, s in enumerate(SYMBOL_KEYS)]
-    return params
 
 
 def to_unit(strategy: Strategy, space: Sequence[Param]) -> np.ndarray:
@@ -111,8 +101,7 @@ def candidate(x: np.ndarray, start: Strategy, space: Sequence[Param],
 
 def stream_seed(seed: int, purpose: str) -> int:
     """The run seed (0..2^31-1) of one use of the tune seed: "tune", "final", "sprt"."""
-    digest = hashlib.sha256(f"targi-tune\0{purpose}\0{seed}".encode()).digest()
-    return int.from_bytes(digest[:8], "little") % 2**31
+    return derive_seed("targi-tune", purpose, seed)
 
 
 def streams(seed: int) -> dict[str, int]:
@@ -125,22 +114,6 @@ def streams(seed: int) -> dict[str, int]:
             s = stream_seed(seed, f"{purpose}{k}")
         out[purpose] = s
     return out
-
-
-@dataclass(frozen=True)
-class TuneConfig:
-    """Everything a tune's result depends on (a resume must match it exactly)."""
-
-    strategy: str
-    pool: tuple[str, ...]
-    budget: int
-    seed: int = 0
-    deals: int = DEFAULT_DEALS
-    popsize: int = 0  # 0: cma's default, 4 + 3 ln(dimension)
-    final_deals: int = DEFAULT_FINAL_DEALS
-    check_games: int = DEFAULT_CHECK_GAMES
-    deck: str = "base"
-    rules: str = "default"
 
 
 @dataclass
@@ -186,41 +159,6 @@ class TuneResult:
 Progress = Callable[[Generation, int], None]  # (generation, games played in it)
 
 
-def default_pool(start: Strategy) -> list[str]:
-    """The start itself plus every shipped heuristic strategy and greedy."""
-    names = [start.spec]
-    for name in list_strategies():
-        try:
-            s = load_strategy(name)
-        except ValueError:
-            continue
-        if s.kind == C.SK_HEURISTIC or name == "greedy":
-            names.append(name)
-    return names
-
-
-def resolve_pool(start: Strategy, pool: Sequence[str] | None) -> list[Strategy]:
-    """The pool's strategies, the start first when the default pool is used; members
-    with the same parameters as an earlier one are dropped (they would count twice)."""
-    specs = list(pool) if pool else default_pool(start)
-    out: list[Strategy] = []
-    seen: set[str] = set()
-    for spec in specs:
-        s = resolve_strategy(spec)
-        if s.sha256 not in seen:
-            seen.add(s.sha256)
-            out.append(s)
-    if not out:
-        raise TuneError("--against needs at least one strategy")
-    return out
-
-
-def check_start(start: Strategy) -> None:
-    if start.kind != C.SK_HEURISTIC:
-        raise TuneError(f"tune searches heuristic weights; {start.name!r} is of kind "
-                        f"{start.kind_name} (tune a heuristic strategy, e.g. balanced)")
-
-
 def _points(match: Match, row: np.ndarray, plan: tuple) -> np.ndarray:
     """Seat 0's points per seat-swapped pair (0, 0.5, ..., 2) with `row` in seat 0."""
     SP = match.SP.copy()
@@ -262,18 +200,6 @@ class _Randn:
         return self.rng.standard_normal(shape)
 
 
-def state_path(out: Path) -> Path:
-    """Where the optimiser state of a tune writing `out` lives (next to it)."""
-    return out.with_name(f"{out.name}.tune-state.pkl")
-
-
-def _fingerprint(config: TuneConfig, start: Strategy, pool: Sequence[Strategy],
-                 deck: Deck, rules: Rules) -> dict:
-    return {"config": asdict(config), "start": start.sha256,
-            "pool": [s.sha256 for s in pool], "deck": deck.sha256,
-            "rules": getattr(rules, "sha256", repr(rules.vector.tolist()))}
-
-
 def _new_optimiser(x0: np.ndarray, config: TuneConfig, sigma: float = SIGMA0):
     import cma
 
@@ -285,132 +211,89 @@ def _new_optimiser(x0: np.ndarray, config: TuneConfig, sigma: float = SIGMA0):
     return cma.CMAEvolutionStrategy(list(x0), sigma, opts)
 
 
-def games_per_generation(popsize: int, members: int, deals: int) -> int:
-    return popsize * members * 2 * deals
+def tune_strategy(config: TuneConfig | TunePlan | str | Strategy, out: str | Path | None = None,
+                  *, jobs: int = 1, backend: str = "loky", scheduler: str | None = None,
+                  progress: Progress | None = None,
+                  on_phase: Callable[[str], None] | None = None,
+                  on_plan: Callable[[int, int, int], None] | None = None,
+                  stop_after: int | None = None, **settings: Any) -> TuneResult | None:
+    """Tune as `config` asks and write the result to `out` (a strategy TOML); returns
+    None when `stop_after` generations of this call ended it early. The optimiser's
+    state is saved after every generation next to `out`: the same call again continues
+    from it (other settings are refused). `on_plan(generations, games per generation,
+    generations already done)` is called once before play, `progress` after every
+    generation, `on_phase` before the final measurement ("final") and the closing SPRT
+    ("sprt"). `backend` "dask" with `scheduler` (an address, or None for a local
+    cluster) plays the games on a Dask cluster: the same file as with loky workers.
 
-
-def default_popsize(dimension: int) -> int:
-    """cma's default population size for this many coordinates."""
-    return 4 + int(3 * math.log(dimension))
-
-
-def tune_strategy(
-    strategy: str | Strategy,
-    *,
-    against: Sequence[str] | None = None,
-    budget: int = 2_000_000,
-    out: str | Path,
-    seed: int = 0,
-    jobs: int = 1,
-    deals: int = DEFAULT_DEALS,
-    popsize: int = 0,
-    final_deals: int = DEFAULT_FINAL_DEALS,
-    check_games: int = DEFAULT_CHECK_GAMES,
-    deck: str = "base",
-    rules: str = "default",
-    resume: bool = False,
-    stop_after: int | None = None,
-    backend: str = "loky",
-    scheduler: str | None = None,
-    progress: Progress | None = None,
-    on_phase: Callable[[str], None] | None = None,
-    on_plan: Callable[[int, int, int], None] | None = None,
-) -> TuneResult | None:
-    """Tune `strategy`'s weights against `against` (default: default_pool) and write the
-    result to `out` (a strategy TOML); returns None when `stop_after` generations of
-    this call ended it early (the state is saved; `resume=True` continues).
-    `on_plan(generations, games per generation, generations already done)` is called
-    once before play, `progress` after every generation, `on_phase` before the final
-    measurement ("final") and the closing SPRT ("sprt"). `backend` "dask" with
-    `scheduler` (an address, or None for a local cluster) plays the games on a Dask
-    cluster; the result is the same file as with loky workers.
-
-    Raises TuneError / UsageError / DataError for requests that cannot be carried out.
+    `config` may also be a strategy (name, file or Strategy) with the TuneConfig fields
+    as keywords (`against=` for the pool), as in earlier versions. ConfigError names a
+    bad setting; UsageError / DataError a bad name or file.
     """
-    start = resolve_strategy(strategy)
-    check_start(start)
-    if jobs < 1:
-        raise TuneError(f"jobs must be at least 1, got {jobs}")
-    if deals < 1 or final_deals < 1:
-        raise TuneError("deals must be at least 1")
-    pool = resolve_pool(start, against)
-    deck_obj, rules_obj = load_deck(deck), load_rules(rules)
-    space = parameter_space()
-    size = popsize or default_popsize(len(space))
-    if size < 2:
-        raise TuneError(f"the population needs at least 2 candidates, got {size}")
-    per_gen = games_per_generation(size, len(pool), deals)
-    generations = budget // per_gen
-    if generations < 1:
-        raise TuneError(f"--budget {budget:,} is too small for one generation: "
-                        f"{size} candidates x {len(pool)} pool members x {2 * deals} games "
-                        f"= {per_gen:,} games")
-    if check_games < 1:
-        raise TuneError("check_games must be at least 1")
-    out = Path(out)
-    if out.suffix != ".toml":
-        raise TuneError(f"--out must name a .toml file; got {str(out)!r}")
-    if out.exists() and out.is_dir():
-        raise TuneError(f"--out {str(out)!r} is a folder")
-    if not out.parent.is_dir():
-        raise TuneError(f"the folder of --out {str(out)!r} does not exist")
-    config = TuneConfig(start.spec, tuple(s.spec for s in pool), budget, seed, deals, size,
-                        final_deals, check_games, str(deck), str(rules))
-    fp = _fingerprint(config, start, pool, deck_obj, rules_obj)
-    spath = state_path(out)
-    seeds = streams(seed)
+    from targi_sim.runner.dispatch import check_options, parallel_pool
 
-    if resume:
-        if not spath.is_file():
-            raise TuneError(f"--resume: no saved tune state {str(spath)!r}")
-        state = _read_state(spath)
-        if state.get("fingerprint") != fp:
-            raise TuneError(f"--resume: {str(spath)!r} was saved by a tune with other "
-                            "settings (strategy, pool, budget, seed, deck or rules)")
-        es, done, history = state["es"], state["generation"], state["history"]
-        np.random.set_state(state["np_random"])  # in case cma draws from it anywhere
+    plan = _plan_of(config, out, settings)
+    check_options(jobs, backend, scheduler)
+    state = load_state(plan)
+    spath = state_path(plan.out)
+    if state is None:
+        es, done, history = _new_optimiser(to_unit(plan.start, plan.space), plan.config), 0, []
     else:
-        if spath.exists():
-            raise TuneError(f"an unfinished tune's state {str(spath)!r} exists: add "
-                            "--resume to continue it, or delete the file")
-        es, done, history = _new_optimiser(to_unit(start, space), config), 0, []
-
-    matches = [prepare_match((start, member), deck_obj, rules_obj) for member in pool]
+        es, done, history = state["es"], state["generation"], state["history"]
     if on_plan is not None:
-        on_plan(generations, per_gen, done)
-    from targi_sim.runner.dispatch import parallel_pool
-
-    t_played = 0
+        on_plan(plan.generations, plan.per_gen, done)
+    seeds, matches = streams(plan.config.seed), plan.matches
     with parallel_pool(jobs, backend, scheduler) as parallel:
-        while done < generations:
-            if stop_after is not None and t_played >= stop_after:
+        for played in range(plan.generations - done):
+            if stop_after is not None and played >= stop_after:
                 return None
-            gen = run_generation(parallel, es, start, space, matches, seeds["tune"], done,
-                                 deals, per_gen)
+            gen = run_generation(parallel, es, plan.start, plan.space, matches, seeds["tune"],
+                                 done, plan.config.deals, plan.per_gen)
             history.append(gen)
             done += 1
-            t_played += 1
-            _save_state(spath, {"version": STATE_VERSION, "fingerprint": fp, "es": es,
-                                "generation": done, "history": history,
-                                "np_random": np.random.get_state()})
+            save_state(spath, {"version": STATE_VERSION, "settings": plan.settings(),
+                               "es": es, "generation": done, "history": history,
+                               "np_random": np.random.get_state()})
             if progress is not None:
-                progress(gen, per_gen)
+                progress(gen, plan.per_gen)
+        result = _finish(plan, parallel, jobs, es, matches, seeds, done, history, on_phase)
+    spath.unlink(missing_ok=True)  # finished: nothing left to continue
+    return result
 
-        if on_phase is not None:
-            on_phase("final")
-        x_final = np.clip(np.asarray(es.result.xfavorite, dtype=float), 0.0, 1.0)
-        tuned = candidate(x_final, start, space, name=out.stem)
-        final, start_final = _final_rates(parallel, tuned, start, pool, matches,
-                                          seeds["final"], final_deals)
-        if on_phase is not None:
-            on_phase("sprt")
-        sprt = closing_sprt(parallel, jobs, tuned, start, deck_obj, rules_obj, seeds["sprt"],
-                            check_games)
-    result = TuneResult(tuned, "", done, done * per_gen, final, start_final, sprt, history)
-    result.text = render_toml(result, start, pool, config, space)
-    result.path = _write_toml(out, result.text)
-    result.strategy = load_strategy(out)
-    spath.unlink(missing_ok=True)  # finished: nothing left to resume
+
+def _plan_of(config, out, settings: dict[str, Any]) -> TunePlan:
+    """The plan of a TuneConfig, a TunePlan, or (earlier versions' call) a strategy and
+    the config's fields as keywords."""
+    if isinstance(config, TunePlan):
+        if settings or (out is not None and Path(out) != config.out):
+            raise TypeError("tune_strategy: a TunePlan already holds its settings and `out`")
+        return config
+    if not isinstance(config, TuneConfig):
+        pool = settings.pop("against", None)
+        config = TuneConfig(config, tuple(pool) if pool else None, **settings)  # type: ignore[arg-type]
+    elif settings:
+        raise TypeError(f"tune_strategy: unexpected keywords with a TuneConfig: "
+                        f"{', '.join(sorted(settings))}")
+    return prepare_tune(config, out)
+
+
+def _finish(plan: TunePlan, parallel, jobs: int, es, matches, seeds, done: int,
+            history: list[Generation], on_phase) -> TuneResult:
+    """The final measurement, the closing SPRT and the written file."""
+    if on_phase is not None:
+        on_phase("final")
+    x_final = np.clip(np.asarray(es.result.xfavorite, dtype=float), 0.0, 1.0)
+    tuned = candidate(x_final, plan.start, plan.space, name=plan.out.stem)
+    final, start_final = _final_rates(parallel, tuned, plan.start, plan.pool, matches,
+                                      seeds["final"], plan.config.final_deals)
+    if on_phase is not None:
+        on_phase("sprt")
+    sprt = closing_sprt(parallel, jobs, tuned, plan.start, plan.deck, plan.rules,
+                        seeds["sprt"], plan.config.check_games)
+    result = TuneResult(tuned, "", done, done * plan.per_gen, final, start_final, sprt, history)
+    result.text = render_toml(result, plan.start, plan.pool, plan.config, plan.space)
+    result.path = _write_toml(plan.out, result.text)
+    result.strategy = load_strategy(plan.out)
     return result
 
 
@@ -445,7 +328,8 @@ class Retuned:
 def retune(start: str | Strategy, deck: Deck, rules: Rules, *, parallel, budget: int,
            seed: int = 0, deals: int = DEFAULT_DEALS, popsize: int = 0,
            against: Sequence[str] | None = None, name: str | None = None,
-           progress: Progress | None = None, sigma: float = SIGMA0) -> Retuned:
+           progress: Progress | None = None, sigma: float = SIGMA0,
+           on_start: Callable[[int], None] | None = None) -> Retuned:
     """Re-tune `start`'s weights for another deck, starting from its own weights (a warm
     start), in memory: no file, no final measurement, no SPRT -- what calibration and
     balance do for every candidate deck. The search is tune_strategy's (same pool, seeds,
@@ -454,7 +338,8 @@ def retune(start: str | Strategy, deck: Deck, rules: Rules, *, parallel, budget:
     deck a few card edits away needs), the tune's own explores as a new tune would.
 
     `parallel`: an open joblib.Parallel (loky or Dask), so a caller that re-tunes many
-    decks keeps one pool of workers.
+    decks keeps one pool of workers. `on_start(generations)` is called before the first
+    generation, `progress` after each.
     """
     first = resolve_strategy(start)
     check_start(first)
@@ -471,6 +356,8 @@ def retune(start: str | Strategy, deck: Deck, rules: Rules, *, parallel, budget:
     matches = [prepare_match((first, member), deck, rules) for member in pool]
     tune_seed = streams(seed)["tune"]
     gen = None
+    if on_start is not None:
+        on_start(generations)
     for g in range(generations):
         gen = run_generation(parallel, es, first, space, matches, tune_seed, g, deals, per_gen)
         if progress is not None:
@@ -502,21 +389,6 @@ def weights_toml(strategy: Strategy) -> list[str]:
         key = sym if sym.replace("_", "").isalnum() else f'"{sym}"'
         lines.append(f"{key} = {_num(strategy.params[C.HW_SYMBOL + i])}")
     return lines
-
-
-def _save_state(path: Path, state: dict) -> None:
-    atomic_write(path, lambda p: Path(p).write_bytes(pickle.dumps(state)))
-
-
-def _read_state(path: Path) -> dict:
-    """The saved optimiser state (a pickle this program wrote: trusted like a cache)."""
-    try:
-        state = pickle.loads(path.read_bytes())
-    except Exception as exc:  # truncated or foreign file
-        raise TuneError(f"--resume: cannot read {str(path)!r} ({type(exc).__name__})") from None
-    if not isinstance(state, dict) or state.get("version") != STATE_VERSION:
-        raise TuneError(f"--resume: {str(path)!r} is not a tune state of this version")
-    return state
 
 
 def _final_rates(parallel, tuned: Strategy, start: Strategy, pool: Sequence[Strategy],
@@ -643,7 +515,8 @@ def _write_toml(out: Path, text: str) -> Path:
     return atomic_write(out, write)
 
 
-__all__ = ["Generation", "Param", "SprtOutcome", "TuneConfig", "TuneError", "TuneResult",
-           "candidate", "closing_sprt", "default_pool", "games_per_generation",
-           "parameter_space", "play_candidate", "resolve_pool", "state_path", "streams",
-           "to_unit", "tune_strategy"]
+__all__ = ["DEFAULT_CHECK_GAMES", "DEFAULT_DEALS", "DEFAULT_FINAL_DEALS", "Generation",
+           "Param", "SprtOutcome", "TuneConfig", "TuneError", "TunePlan", "TuneResult",
+           "candidate", "check_start", "closing_sprt", "default_pool", "default_popsize",
+           "games_per_generation", "parameter_space", "play_candidate", "prepare_tune",
+           "resolve_pool", "retune", "state_path", "streams", "to_unit", "tune_strategy"]

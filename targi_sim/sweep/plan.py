@@ -70,7 +70,7 @@ class SweepSpec:
 def _pair(text: str) -> tuple[str, str]:
     parts = [p.strip() for p in text.split(":")]
     if len(parts) != 2 or not all(parts):
-        raise InputError(f"--strategies: {text!r} is not a pair; write P0:P1, e.g. "
+        raise InputError(f"`strategies`: {text!r} is not a pair; write P0:P1, e.g. "
                          "balanced:balanced,tuned:balanced")
     return parts[0], parts[1]
 
@@ -80,7 +80,7 @@ def build_axes(spec: SweepSpec) -> list[Axis]:
     deck = load_deck(spec.deck)
     rules = [load_rules(r) for r in spec.rules]
     if len(set(spec.rules)) != len(spec.rules):
-        raise InputError(f"--rules names a file twice: {','.join(spec.rules)}")
+        raise InputError(f"`rules` names a file twice: {','.join(spec.rules)}")
     axes: list[Axis] = []
     entries = [(*E.split_set(s),) for s in spec.sets]
     parsed = [(p, E.parse_values(v, f"{p} = {v}")) for p, v in entries]
@@ -90,8 +90,8 @@ def build_axes(spec: SweepSpec) -> list[Axis]:
         edit = E.parse_path(path, deck)
         ident = f"{edit.root}:{edit.entry}:{edit.keys}"
         if ident in seen:
-            raise InputError(f"--set path {path!r} is set twice; list all its values in one "
-                             "--set")
+            raise InputError(f"`set` path {path!r} is set twice; list all its values in one "
+                             "`set`")
         seen.add(ident)
         now = E.current_value(edit, deck, rules[0])
         levels: list[Any] = [None]
@@ -105,7 +105,7 @@ def build_axes(spec: SweepSpec) -> list[Axis]:
         axes.append(Axis("rules", "rules", tuple(spec.rules), tuple(r.name for r in rules)))
     pairs = [_pair(s) for s in spec.strategies]
     if len(set(pairs)) != len(pairs):
-        raise InputError(f"--strategies names a pair twice: {','.join(spec.strategies)}")
+        raise InputError(f"`strategies` names a pair twice: {','.join(spec.strategies)}")
     for p0, p1 in pairs:
         resolve_strategy(p0)
         resolve_strategy(p1)
@@ -114,8 +114,8 @@ def build_axes(spec: SweepSpec) -> list[Axis]:
                          tuple(f"{a}:{b}" for a, b in pairs)))
     varied = [a for a in axes if len(a.levels) > 1]
     if not varied:
-        raise InputError("nothing to sweep: give --set PATH = VALUES with a value that differs "
-                         "from the deck's, two or more --rules, or two or more --strategies")
+        raise InputError("nothing to sweep: give `set` PATH = VALUES with a value that differs "
+                         "from the deck's, two or more `rules`, or two or more `strategies`")
     return varied
 
 
@@ -129,7 +129,7 @@ def variants(axes: list[Axis], one_at_a_time: bool) -> list[Variant]:
         coords = list(itertools.product(*(range(len(a.levels)) for a in axes)))
     if len(coords) > MAX_VARIANTS:
         raise InputError(f"the sweep has {len(coords)} variants; at most {MAX_VARIANTS} (use "
-                         "--one-at-a-time or fewer values)")
+                         "`one_at_a_time` or fewer values)")
     width = max(2, len(str(len(coords) - 1)))
     out = []
     for i, c in enumerate(coords):
@@ -162,7 +162,7 @@ def variant_inputs(spec: SweepSpec, axes: list[Axis], v: Variant) -> VariantInpu
             p0, p1 = a.levels[level]
         elif level:
             (rule_edits if a.edit.is_rules else deck_edits).append((a.edit, a.levels[level]))
-    label = f"--set ({v.label})"
+    label = f"`set` ({v.label})"
     deck_text = None
     if deck_edits:
         deck_text = E.apply_deck_edits(deck, deck_edits, f"{deck.name}+{v.key}")

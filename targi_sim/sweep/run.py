@@ -100,7 +100,7 @@ def plan_sweep(spec: SweepSpec) -> tuple[SweepPlan, dict[str, ResolvedRun]]:
     """Validate everything and resolve every variant's run (files written to a temporary
     folder, so nothing is written before the whole sweep is known to be good)."""
     if spec.games < 1:
-        raise InputError(f"--games must be at least 1; got {spec.games}")
+        raise InputError(f"`games` must be at least 1; got {spec.games}")
     axes = build_axes(spec)
     vs = variants(axes, spec.one_at_a_time)
     inputs = {v.key: variant_inputs(spec, axes, v) for v in vs}
@@ -136,22 +136,22 @@ def check_out(plan: SweepPlan, out: Path, force: bool) -> dict[str, Any] | None:
     """The manifest to resume from (None: a new sweep); InputError when `out` holds
     something else, or another sweep without `force`."""
     if out.exists() and not out.is_dir():
-        raise InputError(f"--out {str(out)!r} exists and is not a folder")
+        raise InputError(f"`out` {str(out)!r} exists and is not a folder")
     try:
         old = read_sweep_manifest(out)
     except InputError as exc:
         if not force:
-            raise InputError(f"{exc}; use --force to start the sweep over, or choose another "
-                             "--out") from None
+            raise InputError(f"{exc}; use `force` to start the sweep over, or choose another "
+                             "`out`") from None
         return None
     if old is None and out.is_dir() and any(not p.name.startswith(".") for p in out.iterdir()):
-        raise InputError(f"--out {str(out)!r} holds other files and is not a targi-sim sweep; "
+        raise InputError(f"`out` {str(out)!r} holds other files and is not a targi-sim sweep; "
                          "choose an empty or new folder")
     if old is not None and old["sweep_hash"] != plan.sweep_hash:
         if not force:
             raise InputError(f"{out} already holds a different sweep ({old.get('name', '?')}: "
-                             f"{len(old['variants'])} variants); use --force to replace it, or "
-                             "choose another --out")
+                             f"{len(old['variants'])} variants); use `force` to replace it, or "
+                             "choose another `out`")
         return None
     return old
 
@@ -197,7 +197,7 @@ def run_sweep(spec: SweepSpec, out: str | Path, *, jobs: int = 1, backend: str =
         lock.acquire()
     except Timeout:
         raise InputError(f"another targi-sim sweep is writing to {str(out)!r}; wait for it or "
-                         "choose another --out") from None
+                         "choose another `out`") from None
     try:
         return _run(plan, out, jobs, backend, scheduler, force, correction,
                     command or sys.argv, progress, report_step, min_n)

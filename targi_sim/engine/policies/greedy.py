@@ -18,6 +18,7 @@ from targi_sim.engine.constants import (
     VP,
 )
 
+from ..codes import play_of, trade_of
 from ..costs import OPT_KEEP, OPT_PLAY
 from ..jit import entry_point, jit
 from ..layout import BD_GAIN, BD_KIND, D_TRADES, P_HAND, TC_VP, TD_GET_AMT, TD_GIVE_AMT, TD_SIZE
@@ -29,13 +30,13 @@ def greedy_value(S, D, R, SP, p, dtype, v, ctx):
     """Most VP now, else most goods: the classic one-step greedy rule."""
     if dtype == DT_TRIBE:
         if v >= OPT_PLAY:
-            return 100.0 * tribe(D, ctx, TC_VP) - (v - OPT_PLAY) % 3 * 0.01
+            return 100.0 * tribe(D, ctx, TC_VP) - play_of(v)[1] * 0.01
         return 1.0 if v == OPT_KEEP else 0.0
     if dtype == DT_TRADE:
         if v < 0:
             return 0.0
-        got = v % 8
-        o = D_TRADES + (v // 64) * TD_SIZE
+        t, _, got = trade_of(v)
+        o = D_TRADES + t * TD_SIZE
         return 100.0 * D[o + TD_GET_AMT] - 1.0 * D[o + TD_GIVE_AMT] if got == VP else -1.0
     if dtype == DT_RAID_MODE:
         return 1.0 if v == 0 else 0.0  # keep VP, pay goods

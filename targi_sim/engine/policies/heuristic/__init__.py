@@ -15,8 +15,7 @@ rows), border (border cards and placement), decisions (the best option per decis
 type); this module is the entry point.
 """
 
-from ...jit import entry_point
-from ...jit import jit_literal as jit
+from ...jit import entry_point, jit_literal
 from .decisions import (
     action_priority,
     best_action,
@@ -30,7 +29,7 @@ from .values import hand_too_new
 
 
 @entry_point
-@jit
+@jit_literal
 def decide_heuristic(S, D, R, SP, p, dtype, O, n, ctx):
     """The heuristic kind's decision (policies.DECIDE_SIGNATURE); also what plugins
     call to delegate the decisions they do not make themselves."""

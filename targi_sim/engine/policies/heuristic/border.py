@@ -32,8 +32,7 @@ from targi_sim.engine.constants import (
 
 from ...costs import can_pay, effective_cost
 from ...geometry import BORDER_COL, BORDER_ROW, FACING
-from ...jit import jit_inline, jit_llvm_inline
-from ...jit import jit_literal as jit
+from ...jit import jit_inline, jit_literal, jit_llvm_inline
 from ...layout import (
     BD_AMOUNT,
     BD_GAIN,
@@ -73,7 +72,7 @@ def trade_net(D, uv, t, given, got):
     return D[o + TD_GET_AMT] * uv[got] - D[o + TD_GIVE_AMT] * uv[given]
 
 
-@jit
+@jit_literal
 def exchange_value(S, D, p, uv, b):
     """Rough value of an exchange card: its best trade, as often as p can afford it (<= 3
     and <= the card's `times`)."""
@@ -166,7 +165,7 @@ def placement_key(S, p):
     return S[S_ROUND] * 1000 + S[S_CELLS_VERSION]
 
 
-@jit
+@jit_literal
 def same_weights(SP, p, q, base):
     for j in range(N_HEURISTIC_WEIGHTS + 1):
         if SP[p, base + j] != SP[q, base + j]:
@@ -174,7 +173,7 @@ def same_weights(SP, p, q, base):
     return True
 
 
-@jit
+@jit_literal
 def fill_placement_cache(S, D, R, SP, p, w, base, uv, late):
     """Value of every cell and border card for p (and border cards for the opponent)."""
     for cell in range(N_CELLS):
@@ -206,7 +205,7 @@ def fill_placement_cache(S, D, R, SP, p, w, base, uv, late):
     SP[p, HC_KEY] = placement_key(S, p)
 
 
-@jit
+@jit_literal
 def line_value(SP, p, b):
     """Best cell along border card b's line: a later Targi may cross there."""
     best = 0.0

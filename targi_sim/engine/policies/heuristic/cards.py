@@ -28,8 +28,7 @@ from targi_sim.engine.constants import (
 )
 
 from ...costs import can_pay, effective_cost
-from ...jit import jit_inline, jit_llvm_inline
-from ...jit import jit_literal as jit
+from ...jit import jit_inline, jit_literal, jit_llvm_inline
 from ...layout import (
     CELL_GOODS,
     CELL_TRIBE,
@@ -102,7 +101,7 @@ def row_potential(S, D, R, SP, p, w, base, row, extra_sym):
     return v
 
 
-@jit
+@jit_literal
 def ability_value(S, D, R, SP, p, w, base, uv, late, c):
     kind = tribe(D, c, TC_ABILITY)
     if kind == AB_IMMEDIATE or kind == AB_INCOME:
@@ -125,7 +124,7 @@ def ability_value(S, D, R, SP, p, w, base, uv, late, c):
     return 0.0
 
 
-@jit
+@jit_literal
 def card_worth(S, D, R, SP, p, w, base, uv, late, c, row):
     """Value of placing card c in `row` of p's display, before paying for it."""
     sym = tribe(D, c, TC_SYMBOL)

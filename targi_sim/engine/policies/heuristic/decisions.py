@@ -12,7 +12,6 @@ from targi_sim.engine.constants import (
     BK_GAIN,
     BK_NOBLE,
     DISPLAY_ROWS,
-    DISPLAY_SLOTS,
     DT_ABILITY,
     DT_ACTION,
     DT_CENTRAL_GOODS,
@@ -35,9 +34,9 @@ from targi_sim.engine.constants import (
     VP,
 )
 
-from ...costs import OPT_DISCARD, OPT_KEEP, OPT_LEAVE, OPT_PLAY, effective_cost
-from ...jit import jit_inline, jit_llvm_inline
-from ...jit import jit_literal as jit
+from ...codes import marker_of, play_of, swap_of, trade_of
+from ...costs import OPT_DISCARD, OPT_KEEP, OPT_LEAVE, effective_cost
+from ...jit import jit_inline, jit_literal, jit_llvm_inline
 from ...layout import (
     BD_KIND,
     BD_RAID_GOLD,
@@ -94,7 +93,7 @@ def discard_choice_value(S, p, uv, k):
     return res(S, p, k) - 2.0 * uv[k]
 
 
-@jit
+@jit_literal
 def raid_mode_value(S, D, p, uv, mode, number):
     """Minus the value lost by paying the raid `number` in `mode` (0 goods/gold, 1 VP)."""
     b = 3 + 4 * (number - 1)
@@ -111,13 +110,12 @@ def raid_mode_value(S, D, p, uv, mode, number):
     return -border(D, b, BD_RAID_GOODS) * cheapest
 
 
-@jit
+@jit_literal
 def swap_value(S, D, R, SP, p, w, base, v):
     """Row-bonus potential gained by swapping two display slots (code 1 + a*12 + b)."""
     if v == 0:
         return 0.0
-    a = (v - 1) // DISPLAY_SLOTS
-    b = (v - 1) % DISPLAY_SLOTS
+    a, b = swap_of(v)
     o = pbase(p) + P_DISPLAY
     before = 0.0
     for row in range(DISPLAY_ROWS):
@@ -142,8 +140,7 @@ def tribe_option_value(S, D, R, SP, p, w, base, v, c, uv, uvo, late):
         return 0.0
     if v == OPT_KEEP:
         return SP[w, base + HW_HAND] * tribe(D, c, TC_VP) * late
-    alt = (v - OPT_PLAY) // 3
-    row = (v - OPT_PLAY) % 3
+    alt, row = play_of(v)
     cost = effective_cost(S, D, p, c, alt)
     return card_worth(S, D, R, SP, p, w, base, uv, late, c, row) - cost_value(uv, cost)
 
@@ -158,8 +155,9 @@ def rare_option_value(S, D, R, SP, p, w, base, dtype, v, ctx, uv, late):
     if dtype == DT_FATA_MORGANA:
         if v < 0:
             return 0.0
-        old = S[pbase(p) + P_MARKER + v // 16]
-        return (cell_value(S, D, R, SP, p, w, base, uv, late, v % 16)
+        m, cell = marker_of(v)
+        old = S[pbase(p) + P_MARKER + m]
+        return (cell_value(S, D, R, SP, p, w, base, uv, late, cell)
                 - cell_value(S, D, R, SP, p, w, base, uv, late, old))
     if dtype == DT_RAID_MODE:
         return raid_mode_value(S, D, p, uv, v, ctx)
@@ -179,17 +177,51 @@ def jittered(S, SP, p, base, v):
     return v
 
 
+NO_UNITS = (0.0, 0.0, 0.0, 0.0, 0.0)  # unit values a decision type does not use
+
+
 @jit_llvm_inline
-def best_action(S, D, p, O, n):
-    """Resolve actions in a fixed order (action_priority); no valuation, no noise."""
+def option_value(S, D, R, SP, p, base, dtype, v, ctx, uv, uvo, late):
+    """The value of option v of a decision of type dtype, before any noise."""
+    if dtype == DT_ACTION:
+        return action_priority(S, D, p, v)
+    if dtype == DT_PLACE:
+        return place_value(S, D, R, SP, p, p, base, v)
+    if dtype == DT_TRIBE:
+        return tribe_option_value(S, D, R, SP, p, p, base, v, ctx, uv, uvo, late)
+    if dtype == DT_TRADE:
+        if v < 0:
+            return SP[p, base + HW_TRADE_MARGIN]
+        t, given, received = trade_of(v)
+        return trade_net(D, uv, t, given, received)
+    if dtype == DT_TRIBAL_EXPANSION:
+        return float(v)
+    return rare_option_value(S, D, R, SP, p, p, base, dtype, v, ctx, uv, late)
+
+
+@jit_llvm_inline
+def best_index(S, D, R, SP, p, base, dtype, O, n, ctx, uv, uvo, late, noisy):
+    """Index of the option of highest value, the first on a tie; with `noisy` each value
+    gets the strategy's HW_NOISE jitter first (drawn from p's stream, in option order).
+    The one option loop of every decision type: each caller passes its type as a
+    constant, and LLVM, inlining this into it, keeps only that type's branch."""
     best = 0
     best_v = -1e18
     for i in range(n):
-        v = action_priority(S, D, p, O[i])
-        if v > best_v:
-            best_v = v
+        value = option_value(S, D, R, SP, p, base, dtype, O[i], ctx, uv, uvo, late)
+        if noisy:
+            value = jittered(S, SP, p, base, value)
+        if value > best_v:
+            best_v = value
             best = i
     return best
+
+
+@jit_llvm_inline
+def best_action(S, D, R, SP, p, base, O, n):
+    """Resolve actions in a fixed order (action_priority); no valuation, no noise."""
+    return best_index(S, D, R, SP, p, base, DT_ACTION, O, n, 0, NO_UNITS, NO_UNITS, 0.0,
+                      False)
 
 
 @jit_llvm_inline
@@ -199,14 +231,8 @@ def best_place(S, D, R, SP, p, base, O, n):
     if SP[p, HC_KEY] != placement_key(S, p):
         uv = unit_values(S, D, R, SP, p, p, base, late)
         fill_placement_cache(S, D, R, SP, p, p, base, uv, late)
-    best = 0
-    best_v = -1e18
-    for i in range(n):
-        v = jittered(S, SP, p, base, place_value(S, D, R, SP, p, p, base, O[i]))
-        if v > best_v:
-            best_v = v
-            best = i
-    return best
+    return best_index(S, D, R, SP, p, base, DT_PLACE, O, n, 0, NO_UNITS, NO_UNITS, late,
+                      True)
 
 
 @jit_llvm_inline
@@ -217,15 +243,7 @@ def best_tribe(S, D, R, SP, p, base, O, n, ctx):
     uvo = uv
     if O[0] == OPT_LEAVE:  # leave comes first when legal
         uvo = opponent_unit_values(S, D, R, SP, p, p, base, late)
-    best = 0
-    best_v = -1e18
-    for i in range(n):
-        v = jittered(S, SP, p, base,
-                     tribe_option_value(S, D, R, SP, p, p, base, O[i], ctx, uv, uvo, late))
-        if v > best_v:
-            best_v = v
-            best = i
-    return best
+    return best_index(S, D, R, SP, p, base, DT_TRIBE, O, n, ctx, uv, uvo, late, True)
 
 
 @jit_llvm_inline
@@ -233,40 +251,17 @@ def best_trade(S, D, R, SP, p, base, O, n):
     """The trade of highest net value, or stopping (worth the trade margin)."""
     late = late_factor(S, SP, p, p, base)
     uv = unit_values(S, D, R, SP, p, p, base, late)
-    best = 0
-    best_v = -1e18
-    for i in range(n):
-        v = O[i]
-        if v < 0:
-            value = SP[p, base + HW_TRADE_MARGIN]
-        else:
-            value = trade_net(D, uv, v // 64, (v // 8) % 8, v % 8)
-        value = jittered(S, SP, p, base, value)
-        if value > best_v:
-            best_v = value
-            best = i
-    return best
+    return best_index(S, D, R, SP, p, base, DT_TRADE, O, n, 0, uv, uv, late, True)
 
 
 @jit_llvm_inline
 def best_other(S, D, R, SP, p, base, dtype, O, n, ctx):
     """The best option of the less frequent decision types."""
     late = late_factor(S, SP, p, p, base)
-    uv = (0.0, 0.0, 0.0, 0.0, 0.0)
+    uv = NO_UNITS
     if dtype != DT_TRIBAL_EXPANSION:
         uv = unit_values(S, D, R, SP, p, p, base, late)
-    best = 0
-    best_v = -1e18
-    for i in range(n):
-        if dtype == DT_TRIBAL_EXPANSION:
-            value = float(O[i])
-        else:
-            value = rare_option_value(S, D, R, SP, p, p, base, dtype, O[i], ctx, uv, late)
-        value = jittered(S, SP, p, base, value)
-        if value > best_v:
-            best_v = value
-            best = i
-    return best
+    return best_index(S, D, R, SP, p, base, dtype, O, n, ctx, uv, uv, late, True)
 
 
 @jit_llvm_inline
@@ -278,7 +273,7 @@ def best_option(S, D, R, SP, p, base, dtype, O, n, ctx):
     only the code it needs and optimised for it.
     """
     if dtype == DT_ACTION:
-        return best_action(S, D, p, O, n)
+        return best_action(S, D, R, SP, p, base, O, n)
     if dtype == DT_PLACE:
         return best_place(S, D, R, SP, p, base, O, n)
     if dtype == DT_TRIBE:

@@ -32,8 +32,7 @@ from targi_sim.engine.constants import (
     RL_MAX_GOODS,
 )
 
-from ...jit import jit_inline, jit_llvm_inline
-from ...jit import jit_literal as jit
+from ...jit import jit_inline, jit_literal, jit_llvm_inline
 from ...layout import (
     BD_KIND,
     BD_RAID_GOLD,
@@ -117,7 +116,7 @@ def unseen_hand_value(S, D, SP, p, w, base, uv):
     return max(0.0, v / n)
 
 
-@jit
+@jit_literal
 def refresh_demand(S, D, SP, w):
     """need()'s table for the face-up centre tribe cards (cached per layout): for each
     good k and each holding `have` of 0..3, the units missing toward those cards,
@@ -204,7 +203,7 @@ def cached_unit_values(S, D, R, SP, q, w, base, late, key, col):
     return uv
 
 
-@jit
+@jit_literal
 def compute_unit_values(S, D, R, SP, p, w, base, late):
     """Value of one more unit of each resource (salt, pepper, dates, gold, VP) for p."""
     full = 0.2 if goods_total(S, p) >= R[RL_MAX_GOODS] else 1.0  # excess is discarded
