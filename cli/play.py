@@ -135,7 +135,7 @@ def play(vs: Vs = None, seat: Seat = None, seed: Seed = None, first: First = Non
         from .play_browser import play_in_browser
 
         play_in_browser(vs=vs, deck=deck, rules=rules, seed=seed, out=out,
-                        port=port if port is not None else "0", no_open=no_open)
+                        port=port if port is not None else "0", no_open=no_open, command=play)
         return
     if out is not None or port is not None or no_open:
         raise fail("--out, --port and --no-open go with --browser")

@@ -27,8 +27,10 @@ def default_out(deck: str | None) -> Path:
 
 
 def play_in_browser(*, vs: str | None, deck: str | None, rules: str | None,
-                    seed: str | None, out: str | None, port: str, no_open: bool) -> None:
-    """The command's body (options as typed; see cli/play.py)."""
+                    seed: str | None, out: str | None, port: str, no_open: bool,
+                    command=None) -> None:
+    """The command's body (options as typed; see cli/play.py); `command`, the play
+    command, names the settings a library message quotes as its options."""
     from targi_sim import DataError, InputError, UsageError
     from targi_sim.runner.playtest import open_playtest
     from targi_sim.web.server import bind
@@ -44,7 +46,7 @@ def play_in_browser(*, vs: str | None, deck: str | None, rules: str | None,
         pdir = open_playtest(out_dir, vs=vs, deck=deck, rules=rules, seed=run_seed,
                              command=["targi-sim", *sys.argv[1:]])
     except (ParseError, InputError, UsageError, DataError, ValueError) as exc:
-        raise fail(str(exc)) from None
+        raise fail(str(exc), command=command) from None
     err = Console(stderr=True, highlight=False, soft_wrap=True)
     setup = pdir.setup
     try:
@@ -69,7 +71,7 @@ def play_in_browser(*, vs: str | None, deck: str | None, rules: str | None,
                       + ". Ctrl-C stops; an unfinished game goes on where it was next time.")
             server.serve()
     except (InputError, UsageError, DataError) as exc:
-        raise fail(str(exc)) from None
+        raise fail(str(exc), command=command) from None
     except OSError as exc:
         raise fail(f"cannot write the games to {out_dir}: {exc.strerror or exc}") from None
     except KeyboardInterrupt as exc:  # Ctrl-C, SIGTERM or SIGHUP (cli/signals.py)

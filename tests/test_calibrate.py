@@ -416,7 +416,6 @@ def test_a_dask_cluster_gives_the_same_calibration(tiny_run):
 def test_kill_9_loses_nothing_and_resume_gives_the_uninterrupted_result(tmp_path):
     """A real SIGKILL of the command while it measures; the same command again ends with
     the same candidates and proposal as a run never stopped."""
-    import subprocess
     import sys
     from pathlib import Path
 

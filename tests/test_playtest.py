@@ -233,7 +233,7 @@ def test_a_journal_changed_after_its_game_was_written_is_refused(played, tmp_pat
 def test_an_existing_directory_keeps_its_setup(played):
     setup = open_playtest(played).setup  # nothing given: its own
     assert (setup.bot.name, setup.deck.name, setup.seed) == ("random", "base", SEED)
-    with pytest.raises(InputError, match="--vs and --seed given differ"):
+    with pytest.raises(InputError, match="`vs` and `seed` given differ"):
         open_playtest(played, vs="greedy", seed=SEED + 1)
     assert open_playtest(played, vs="random", deck="base").setup.seed == SEED
 

@@ -58,6 +58,11 @@ from .layout import (
     S_CORE,
     S_ERROR,
     S_POLICY_RNG,
+    S_RD,
+    S_RD_DONE,
+    S_RD_N,
+    S_RD_RNG,
+    S_RD_SLOTS,
     S_T,
     S_T_MODE,
     S_T_N,
@@ -113,10 +118,25 @@ def _iteration_answer(S, CTL, q, dtype, O, n):
 
 
 @jit
+def _apply_redeals(S):
+    """Re-deals due at this decision of a resampled game (session.Game.resample): what
+    their player cannot know, re-dealt in place before the decision is answered."""
+    while S[S_RD_DONE] < S[S_RD_N]:
+        o = S_RD + 3 * S[S_RD_DONE]
+        if S[o] != S[S_T_N]:
+            return
+        seed_stream(S, S_RD_RNG, S[o + 2], 11)
+        determinize(S, S[o + 1], S_RD_RNG, S[S_RD_SLOTS:S_RD_SLOTS + 256])
+        S[S_RD_DONE] += 1
+
+
+@jit
 def search_answer(S, D, R, SP, L, P, p, dtype, O, n, ctx):
     """The search build's answer before the seat's own policy, or NOT_HANDLED."""
     mode = S[S_T_MODE]
     if mode == TM_REAL:
+        if S[S_RD_N] > 0:
+            _apply_redeals(S)
         if searches_every_decision(SP, p):
             return decide_external(S, D, R, SP, p, dtype, O, n, ctx)  # script, else pause
         return NOT_HANDLED

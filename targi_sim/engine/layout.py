@@ -108,6 +108,15 @@ MAX_TRANSCRIPT = 1024
 S_T_MODE = _s.take()
 S_T_N = _s.take()             # answers recorded this round
 S_T = _s.take(MAX_TRANSCRIPT)
+# Resampled games (targi_sim.play.session.Game.resample): in a real game of the search
+# build, re-deal what a player cannot know at the decision that was pending after the
+# round's k-th answer (in the replay, before that decision is answered).
+MAX_REDEALS = 8
+S_RD_N = _s.take()            # re-deals this round
+S_RD_DONE = _s.take()         # ... applied so far in this replay
+S_RD = _s.take(3 * MAX_REDEALS)  # each: answers before it, player, seed
+S_RD_RNG = _s.take(4)         # the re-deal's stream (seeded from its seed)
+S_RD_SLOTS = _s.take(256)     # the re-deal's scratch
 
 # Card-value forks (engine/forks.py, docs/data-model.md#forks): outside S_CORE, so
 # setup, Monte Carlo rollouts and every ordinary game leave them 0 (off).

@@ -137,6 +137,7 @@ class Game:
         self._L[H_GAME] = self.game_id
         self._round_used = self._L[H_USED:H_USED + N_TABLES].copy()
         self._answers: list[int] = []
+        self._redeals: list[tuple[int, int, int]] = []  # resample(): (answers before, p, seed)
         self._S = self._round_S.copy()
         self._SP = self._round_SP.copy()
         self._O = np.zeros(OPTION_BUFFER, dtype=np.int64)
@@ -153,6 +154,10 @@ class Game:
         n = len(self._answers)
         if n > lay.MAX_SCRIPT:
             raise RuntimeError(f"more than {lay.MAX_SCRIPT} external decisions in one round")
+        S[lay.S_RD_N] = len(self._redeals)
+        S[lay.S_RD_DONE] = 0
+        for k, (at, player, seed) in enumerate(self._redeals):
+            S[lay.S_RD + 3 * k:lay.S_RD + 3 * k + 3] = (at, player, seed)
         S[lay.S_X_N] = n
         S[lay.S_X_SCRIPT:lay.S_X_SCRIPT + n] = self._answers
         self._L[H_USED:H_USED + N_TABLES] = self._round_used
@@ -186,6 +191,7 @@ class Game:
             self._round_S[lay.S_X_N] = 0
             self._round_S[lay.S_X_POS] = 0
             self._round_S[lay.S_T_N] = 0
+            self._redeals = []  # applied: the new round starts in the re-dealt world
             self._round_SP[:, :] = self._SP
             self._round_used = self._L[H_USED:H_USED + N_TABLES].copy()
             self._answers = []
@@ -313,6 +319,27 @@ class Game:
             player = self.current_player if self.current_player is not None else 0
         return View(self.frozen, self.match.deck, int(player))
 
+    def resample(self, seed: int) -> Game:
+        """A copy of the game in which everything the player to decide cannot know (the
+        order of both decks, face-down cards, an opponent's hand card drawn unseen, the
+        opponent's and the decks' random streams) is re-dealt at random from `seed`; what
+        that player knows, and the pending decision, are unchanged. The re-deal depends
+        only on the set of hidden cards and the seed, so two games the player cannot tell
+        apart give the same resampled games: what ISMCTS needs (`targi_sim.openspiel`).
+        The game must keep a transcript (`new_game(..., transcript=True)`)."""
+        d = self._decision
+        if d is None:
+            raise ValueError("the game is over: there is no decision to resample at")
+        if len(self._seats) != 5:
+            raise ValueError("resample needs a game that keeps a transcript: make it with "
+                             "new_game(..., transcript=True)")
+        if len(self._redeals) >= lay.MAX_REDEALS:
+            raise ValueError(f"at most {lay.MAX_REDEALS} resamples in one round")
+        g = self.clone()
+        g._redeals.append((int(self._S[lay.S_T_N]), d.player, int(seed) & (2**62 - 1)))
+        g._advance()
+        return g
+
     def clone(self) -> Game:
         """An independent copy (e.g. to look ahead); the original is unchanged."""
         g = Game.__new__(Game)
@@ -321,6 +348,7 @@ class Game:
                      "_search_nodes"):
             setattr(g, name, getattr(self, name).copy())
         g._answers = list(self._answers)
+        g._redeals = list(self._redeals)
         return g
 
     @property

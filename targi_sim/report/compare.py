@@ -72,7 +72,7 @@ def _check_folder_given(path: Path) -> None:
         hint = (f"; to compare a deck, run it first: targi-sim run --deck {path} --out "
                 f"runs/{path.stem}, then compare that folder" if path.suffix == ".toml" else "")
         raise ReportError(f"compare wants two run folders (RUN_A RUN_B, each written by "
-                          f"`targi-sim run --out DIR`); {str(path)!r} is a file{hint}")
+                          f"`targi-sim run`); {str(path)!r} is a file{hint}")
 
 
 def compare_runs(run_a: str | Path, run_b: str | Path, out_dir: str | Path | None = None, *,

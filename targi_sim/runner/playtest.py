@@ -195,11 +195,11 @@ def resolve_setup(root: str | Path, *, vs: str | None = None, deck: str | None =
     option given having to agree with it (InputError naming what differs)."""
     root = Path(root)
     if seed is not None and not 0 <= seed <= MAX_SEED:
-        raise InputError(f"--seed must be from 0 to {MAX_SEED}; got {seed}")
+        raise InputError(f"`seed` must be from 0 to {MAX_SEED}; got {seed}")
     stored = read_setup(root)
     if stored is None:
         if (root / MANIFEST).exists():
-            raise InputError(f"--out {str(root)!r} holds a run written by `targi-sim run`, "
+            raise InputError(f"`out` {str(root)!r} holds a run written by `targi-sim run`, "
                              "not playtest games; choose another folder")
         return PlaytestSetup(load_deck(deck or "base"), load_rules(rules or "default"),
                              resolve_strategy(vs or "balanced"), seed or 0)
@@ -211,7 +211,7 @@ def resolve_setup(root: str | Path, *, vs: str | None = None, deck: str | None =
     except InputError as exc:
         if "--strategy-file" in str(exc):
             raise InputError(f"{setup_path(root)}: its bot is a .py strategy; give it again "
-                             "with --vs FILE.py (loading a .py strategy runs its code)") from None
+                             "as `vs` (FILE.py; loading a .py strategy runs its code)") from None
         raise
     given = PlaytestSetup(load_deck(deck) if deck else s_deck,
                           load_rules(rules) if rules else s_rules,
@@ -220,23 +220,23 @@ def resolve_setup(root: str | Path, *, vs: str | None = None, deck: str | None =
     have = PlaytestSetup(s_deck, s_rules, strategies[BOT_SEAT], stored["config"]["seed"],
                          stored)
     differ = [what for what, a, b in (
-        ("--vs", given.bot.sha256, have.bot.sha256),
-        ("--deck", given.deck.sha256, have.deck.sha256),
-        ("--rules", given.rules.sha256, have.rules.sha256),
-        ("--seed", given.seed, have.seed)) if a != b]
+        ("`vs`", given.bot.sha256, have.bot.sha256),
+        ("`deck`", given.deck.sha256, have.deck.sha256),
+        ("`rules`", given.rules.sha256, have.rules.sha256),
+        ("`seed`", given.seed, have.seed)) if a != b]
     if differ:
         what = " and ".join(differ)
-        other = (f"{root}-vs-{given.bot.name.replace('@', '-')}" if "--vs" in differ else
-                 f"{root}-{given.deck.sha256[:8]}" if "--deck" in differ else f"{root}-2")
+        other = (f"{root}-vs-{given.bot.name.replace('@', '-')}" if "`vs`" in differ else
+                 f"{root}-{given.deck.sha256[:8]}" if "`deck`" in differ else f"{root}-2")
         raise InputError(
             f"{root} is the playtest directory of games against {have.describe()}; the "
             f"{what} given {'differs' if len(differ) == 1 else 'differ'} from it. Leave "
             f"{'it' if len(differ) == 1 else 'them'} out to go on with its games, or choose "
-            f"another --out (e.g. --out {other})")
+            f"another `out` (e.g. {other})")
     if stored["config"]["engine"] != source_digest():
         raise InputError(f"{root}'s games were played with another engine build (an older "
                          "targi-sim); they still report and replay, but new games go in "
-                         "another --out")
+                         "another `out`")
     return have
 
 
@@ -244,7 +244,7 @@ def check_folder(root: Path) -> None:
     """InputError unless `root` is new, empty or a playtest directory, and writable."""
     if root.is_dir() and not setup_path(root).exists() and any(
             not p.name.startswith(".") for p in root.iterdir()):
-        raise InputError(f"--out {str(root)!r} holds other files and is no playtest "
+        raise InputError(f"`out` {str(root)!r} holds other files and is no playtest "
                          "directory; choose an empty or new folder")
     check_writable(root)
 

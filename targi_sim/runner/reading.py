@@ -167,7 +167,7 @@ def _run_manifest(p: Path) -> dict[str, Any]:
         raise ReportError(f"run directory {str(p)!r} does not exist")
     if not p.is_dir():
         raise ReportError(f"{str(p)!r} is a file; this wants a run directory (the folder "
-                          "`targi-sim run --out DIR` writes)")
+                          "`targi-sim run` writes)")
     mpath = p / "manifest.json"
     if not mpath.is_file():
         raise ReportError(
