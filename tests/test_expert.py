@@ -329,3 +329,30 @@ def test_the_search_re_deals_what_its_player_cannot_know_and_nothing_else():
     assert counts.sum() == len(positions)
     assert (counts > 0).sum() >= 0.9 * len(unseen)
     assert chisquare(counts).pvalue > 1e-4, counts
+
+
+def test_a_resampled_game_keeps_what_the_decider_knows_and_plays_on():
+    """Game.resample (what OpenSpiel's ISMCTS asks for): the player to decide sees the same
+    position and the same decision; what it cannot know is re-dealt; the game goes on."""
+    game = new_game(0, p1="tuned", transcript=True, first_player=1)
+    opp = lay.S_PLAYER + lay.P_SIZE
+    while not (game.decision.player == 0 and game.frozen[opp + lay.P_HAND] >= 0
+               and game.frozen[opp + lay.P_HAND_KNOWN] == 0):
+        game.apply(0)
+    real = game.frozen.copy()
+    hidden = _hidden_indices(real, 0)
+    public = np.setdiff1d(np.arange(lay.S_CORE), [*hidden, lay.S_PAUSE_MC])
+    hands = set()
+    for seed in range(12):
+        other = game.resample(seed)
+        assert other.decision.values == game.decision.values
+        assert (other.frozen[public] == real[public]).all()
+        hands.add(int(other.frozen[opp + lay.P_HAND]))
+        while not other.is_over:  # a resampled game is a game: it plays to its end
+            other.apply(0)
+    assert len(hands) > 3
+    assert np.array_equal(game.frozen, real)  # the original is unchanged
+    # the same seed gives the same resampled game (that it is the same for any hidden
+    # arrangement is determinize's property: tests/test_fairplay.py)
+    a, b = game.resample(5), game.resample(5)
+    assert np.array_equal(a.frozen, b.frozen)

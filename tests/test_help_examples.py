@@ -112,8 +112,7 @@ HOW: dict[str, How] = {
     "targi-sim tune balanced --budget 2e6 --out my-tuned.toml": parse(SEARCH.format("tune")),
     "targi-sim tune balanced --against balanced,greedy --budget 5e5 --seed 3 --jobs 2":
         parse(SEARCH.format("tune")),
-    "targi-sim tune ./my-strategy.toml --out tuned-mine.toml --resume": parse(
-        SEARCH.format("tune")),
+    "targi-sim tune ./my-strategy.toml --out tuned-mine.toml": parse(SEARCH.format("tune")),
     "targi-sim tune balanced --budget 4e6 --backend dask --scheduler tcp://10.0.0.5:8786":
         parse(CLUSTER),
     # card-value
@@ -143,7 +142,7 @@ HOW: dict[str, How] = {
     "targi-sim calibrate --budget 30 --out runs/cal-quick": parse(SEARCH.format("calibrate")),
     "targi-sim calibrate --playtest my-games.csv": parse(SEARCH.format("calibrate")),
     "targi-sim calibrate --playtest runs/playtest-base": parse(SEARCH.format("calibrate")),
-    "targi-sim calibrate --out runs/cal --resume": parse(SEARCH.format("calibrate")),
+    "targi-sim calibrate --out runs/cal": parse(SEARCH.format("calibrate")),
     # tournament
     "targi-sim tournament --strategies random,greedy,balanced --games 2000": run(games="20"),
     "targi-sim tournament --strategies balanced,blocker,./my-strategy.toml --games 1e4 "
