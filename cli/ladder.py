@@ -30,7 +30,9 @@ default ladder takes about 20 minutes on 2 cores). Then writes OUT/report/report
 intervals), the luck index (the bottom rung's share of points against the top), the
 game shape in each mirror, and the stability of conclusions (first player, raid impact,
 every symbol's and card's grade per rung) with a flag on each one that changes sign, or
-grade by two letters or more, between the two strongest rungs.
+grade by two letters or more, between the two strongest rungs and between the top rung
+and the strongest rung that does not search; each grade move is tested (Holm over the
+cards): significant, or the noise of two finite runs.
 """)
 
 
@@ -104,9 +106,12 @@ def show_ladder(result, seconds: float) -> None:
                    f"({r['win_rate_lo']:.1%}..{r['win_rate_hi']:.1%}, {r['games']:,} games)")
     for r in result.tables["luck_index"].iter_rows(named=True):
         typer.echo(f"luck index ({r['bottom']} against {r['top']}): {r['luck_index']:.3f}")
-    typer.echo(f"{len(result.flags)} conclusion(s) change between the two strongest rungs "
-               f"(compared: the first player's rate, {result.compared['symbol']} "
-               f"symbol(s) and {result.compared['card']} card(s) graded at both)")
+    for (lower, upper), counts in zip(result.pairs, result.compared.values(), strict=True):
+        typer.echo(f"conclusions compared between {lower} and {upper}: the first player's "
+                   f"rate, {counts['symbol']} symbol(s) and {counts['card']} card(s) graded "
+                   "at both")
+    typer.echo(f"{len(result.flags)} conclusion(s) change (a grade moved by two letters or "
+               "more: significant, or the noise of two finite runs)")
     for f in result.flags[:10]:
         typer.echo(f"  {f}")
     typer.echo(f"ladder written in {seconds:.1f} s: {shown(result.out / 'report')}"

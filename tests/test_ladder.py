@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 import polars as pl
 import pytest
+from scipy.stats import norm
 
 from targi_sim.errors import InputError, UsageError
 from targi_sim.game.shape import game_shape
@@ -20,6 +21,7 @@ from targi_sim.strength.ladder import (
     LadderResult,
     LadderRun,
     _tables,
+    compared_pairs,
     first_player_flip,
     grade_flips,
     graded_at_both,
@@ -28,6 +30,7 @@ from targi_sim.strength.ladder import (
     skill_depth,
 )
 from targi_sim.strength.ladder_output import ladder_report
+from targi_sim.strength.stability import MOVE_SCHEMA, grade_moves, move_lines
 
 
 def test_the_plan_plays_each_mirror_each_step_and_top_against_bottom():
@@ -167,7 +170,9 @@ def test_the_ladder_says_per_rung_whether_cards_or_tokens_decide(tmp_path, monke
         "rung": pl.String, "against": pl.String, "deals": pl.Int64, "replays": pl.Int64,
         "deal_share": pl.Float64, "p_value": pl.Float64, "within_deal_sd": pl.Float64,
         "note": pl.String})
-    result = LadderResult(tmp_path, plan, tables=tables, compared={"symbol": 1, "card": 1})
+    tables["grade_moves"] = pl.DataFrame(schema=MOVE_SCHEMA)
+    result = LadderResult(tmp_path, plan, tables=tables, pairs=[("tok", "crd")],
+                          compared={"tok / crd": {"symbol": 1, "card": 1}})
     report = ladder_report(result, names, 0, "base", "default", 1)
     text = report.sections[2].text
     assert ("tok mirror: 25% of the points come from cards (card VP + row bonus) — the "
@@ -188,6 +193,42 @@ def test_grade_flips_need_two_letters_and_enough_games():
     b = pl.DataFrame({"name": ["x", "y", "z", "w"], "grade": ["C+", "C", "F", None],
                       "low_n": [False, False, False, False]})
     assert grade_flips(a, b, "name", "lo", "hi") == ["x is A at lo but C+ at hi"]
+
+
+def test_a_two_letter_move_is_significant_or_noise():
+    """Known answers: x moves A -> C+ by -0.30 with errors 0.01 (z about 21: significant);
+    y moves A- -> C by -0.03 with errors 0.05 (noise); w moves one letter only (no flag);
+    z is not graded at the upper rung (not compared)."""
+    lower = pl.DataFrame({"name": ["w", "x", "y", "z"], "grade": ["C", "A", "A-", "B"],
+                          "value": [0.0, 0.20, 0.05, 0.01], "se": [0.01, 0.01, 0.05, 0.01]})
+    upper = pl.DataFrame({"name": ["w", "x", "y"], "grade": ["C+", "C+", "C"],
+                          "value": [0.01, -0.10, 0.02], "se": [0.01, 0.01, 0.05]})
+    moves = grade_moves(lower, upper, "card", "tuned", "expert")
+    by = {r["name"]: r for r in moves.iter_rows(named=True)}
+    assert set(by) == {"w", "x", "y"}
+    assert by["x"]["letters"] == 2 and by["x"]["verdict"] == "significant"
+    assert by["x"]["change"] == pytest.approx(-0.30)
+    assert by["x"]["change_se"] == pytest.approx(0.01 * 2 ** 0.5)
+    assert by["y"]["letters"] == 2 and by["y"]["verdict"] == "noise"
+    assert by["w"]["letters"] == 0 and by["w"]["verdict"] == ""
+    p_y = 2 * norm.sf(0.03 / (0.05 * 2 ** 0.5))
+    assert by["y"]["p"] == pytest.approx(p_y)
+    p_w = 2 * norm.sf(0.01 / (0.01 * 2 ** 0.5))
+    assert by["y"]["p_holm"] == pytest.approx(max(2 * p_w, p_y))  # Holm's step-down
+    lines = move_lines(moves)
+    assert len(lines) == 2 and lines[0].startswith("x is A at tuned but C+ at expert: SIGNIF")
+
+
+def test_a_ladder_ending_in_a_search_compares_its_top_with_the_strongest_heuristic():
+    from targi_sim.players.strategy import resolve_strategy
+
+    def pairs(*names):
+        return compared_pairs([resolve_strategy(n) for n in names])
+
+    assert pairs("random", "greedy", "balanced") == [(1, 2)]
+    assert pairs("tuned", "montecarlo-tuned", "expert") == [(1, 2), (0, 2)]
+    assert pairs("balanced", "tuned", "expert-placements", "expert") == [(2, 3), (1, 3)]
+    assert pairs("tuned", "expert") == [(0, 1)]
 
 
 def test_graded_at_both_counts_rows_with_two_grades():
@@ -232,6 +273,8 @@ def test_a_real_ladder_writes_runs_and_a_report_and_resumes(tmp_path):
     assert "greedy vs random:" in out.stdout and "balanced vs greedy:" in out.stdout
     assert "luck index (random against balanced)" in out.stdout
     assert "graded at both" in out.stdout
+    moves = pl.read_parquet(tmp_path / "lad" / "report" / "tables" / "grade_moves.parquet")
+    assert set(moves["lower"]) == {"greedy"} and set(moves["upper"]) == {"balanced"}
     assert out.stdout.rstrip().endswith("lad/report/report.html")
     lad = tmp_path / "lad"
     for name in ("report.html", "report.md", "tables/skill_depth.parquet",

@@ -17,7 +17,9 @@ written by the runner (resumable, Parquet, joblib or Dask). Then:
   losses, tie-breaks in each mirror;
 * stability of conclusions: the first player's rate, raid impact and every card's and
   symbol's grade in each mirror, with a flag on each conclusion whose sign flips, or
-  whose grade moves by two letters or more, between the two strongest rungs.
+  whose grade moves by two letters or more, between the two strongest rungs and between
+  the top rung and the strongest rung that does not search; each such move tested
+  (strength/stability.py): significant, or the noise of two finite runs.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from targi_sim.game.shape import digest_shape
 from targi_sim.play.games import run_batch
 from targi_sim.players.strategy import resolve_strategy
 from targi_sim.runner.digests import run_digest
+from targi_sim.strength.stability import move_lines, report_moves
 
 DEFAULT_RUNGS = ("random", "greedy", "balanced", "tuned", "montecarlo-tuned", "expert")
 DEFAULT_GAMES = 20_000
@@ -63,7 +66,8 @@ class LadderResult:
     runs: list[LadderRun]
     tables: dict[str, pl.DataFrame] = field(default_factory=dict)
     flags: list[str] = field(default_factory=list)
-    compared: dict[str, int] = field(default_factory=dict)  # symbols, cards graded at both
+    pairs: list[tuple[str, str]] = field(default_factory=list)  # rungs compared (lower, upper)
+    compared: dict[str, dict[str, int]] = field(default_factory=dict)  # per pair: graded rows
     report_files: list[Path] = field(default_factory=list)
 
 
@@ -270,11 +274,18 @@ def run_ladder(rungs: Sequence[str] = DEFAULT_RUNGS, out: str | Path = "runs/lad
     result.tables = _tables(plan, names, seat_tables, mirrors)
     result.tables["luck_noise"] = _noise(plan, strategies, rungs, seed, deck, rules, jobs,
                                          progress, backend, scheduler)
-    top, second = len(names) - 1, len(names) - 2
-    result.flags = _flags(mirrors[second][1], mirrors[top][1], names[second], names[top])
-    result.compared = {kind: graded_at_both(result.tables[f"{kind}_grades"], key,
-                                            names[second], names[top])
-                       for kind, key in (("symbol", "symbol"), ("card", "name"))}
+    pairs = compared_pairs(strategies)
+    moves = pl.concat([report_moves(mirrors[a][1], mirrors[b][1], names[a], names[b])
+                       for a, b in pairs])
+    result.tables["grade_moves"] = moves
+    result.flags = [line for a, b in pairs for line in first_player_flip(
+        mirrors[a][1].table("first_player").df.row(0, named=True),
+        mirrors[b][1].table("first_player").df.row(0, named=True), names[a], names[b])]
+    result.flags += move_lines(moves)
+    result.pairs = [(names[a], names[b]) for a, b in pairs]
+    result.compared = {f"{names[a]} / {names[b]}": {kind: moves.filter(
+        (pl.col("kind") == kind) & (pl.col("lower") == names[a])).height
+        for kind in ("symbol", "card")} for a, b in pairs}
     from targi_sim.strength.ladder_output import ladder_report
 
     result.report_files = write_report(ladder_report(result, names, seed, deck, rules, min_n),
@@ -349,6 +360,18 @@ def _tables(plan, names, seat_tables, mirrors) -> dict[str, pl.DataFrame]:
     return {"skill_depth": depth, "luck_index": luck_index(depth), "game_shape": shape,
             "stability": pl.DataFrame(stability), "symbol_grades": symbols,
             "card_grades": cards}
+
+
+def compared_pairs(strategies) -> list[tuple[int, int]]:
+    """The rungs whose conclusions are compared: the two strongest, and the top rung
+    with the strongest rung that does not search (whose card choices are all its
+    weights'), so a ladder ending in a search says what changes when cards are searched."""
+    top = len(strategies) - 1
+    pairs = [(top - 1, top)]
+    plain = [i for i, s in enumerate(strategies) if s.kind_name != "montecarlo"]
+    if plain and plain[-1] < top - 1:
+        pairs.append((plain[-1], top))
+    return pairs
 
 
 def _flags(lower, upper, name_lower: str, name_upper: str) -> list[str]:

@@ -40,6 +40,34 @@ def shape_words(shape: pl.DataFrame, stability: pl.DataFrame) -> list[str]:
     return out
 
 
+def stability_words(result, min_n: int) -> list[str]:
+    """The stability section's text: per pair of rungs compared, how many conclusions
+    change (each grade move of two letters or more called significant or noise)."""
+    moves = result.tables["grade_moves"]
+    flagged = moves.filter(pl.col("verdict") != "")
+    out = []
+    for lower, upper in result.pairs:
+        pair = f"{lower} and {upper}"
+        mine = flagged.filter((pl.col("lower") == lower) & (pl.col("upper") == upper))
+        real = mine.filter(pl.col("verdict") == "significant").height
+        counts = result.compared[f"{lower} / {upper}"]
+        if mine.height:
+            out.append(f"Between {pair}: {mine.height} grade(s) move by two letters or more, "
+                       f"{real} of them significant (Holm over the {counts['card']} cards and "
+                       f"{counts['symbol']} symbols graded at both), the rest within the noise "
+                       "of two finite runs.")
+        else:
+            out.append(f"Between {pair}: no grade moves by two letters or more "
+                       f"({counts['card']} cards and {counts['symbol']} symbols graded at both).")
+        if not counts["card"] and not counts["symbol"]:
+            out.append(f"No card or symbol has a grade at both {pair}, so the card conclusions "
+                       "cannot be checked there: play more games, or read the grades of the "
+                       "rungs below.")
+    out += [f"- {f}" for f in result.flags]
+    out.append(f"A rate with fewer than {min_n} observations gets no grade.")
+    return out
+
+
 def ladder_report(result, names: list[str], seed: int, deck: str, rules: str,
                   min_n: int) -> Report:
     t = result.tables
@@ -81,19 +109,7 @@ def ladder_report(result, names: list[str], seed: int, deck: str, rules: str,
             f"{a} vs {b}" for a, b in zip(fixed["rung"], fixed["against"], strict=True))
             + "): the same deal always gives the same game, so given the two players the "
             "deal decides the outcome.")
-    flags = result.flags
-    strongest = f"{names[-2]} and {names[-1]}"
-    graded = result.compared
-    flag_text = ([f"{len(flags)} conclusion(s) change between the two strongest rungs "
-                  f"({strongest}):"] + [f"- {f}" for f in flags] if flags else
-                 [f"No conclusion changes sign, or grade by two letters, between {strongest}."])
-    flag_text.append(f"Compared: the first player's rate, {graded['symbol']} symbol(s) and "
-                     f"{graded['card']} card(s) graded at both rungs (a rate with fewer than "
-                     f"{min_n} observations gets no grade).")
-    if not graded["symbol"] and not graded["card"]:
-        flag_text.append("No card or symbol has a grade at both of these rungs, so the card "
-                         "conclusions cannot be checked there: play more games, or read the "
-                         "grades of the rungs below.")
+    flag_text = stability_words(result, min_n)
     sections = [
         Section("skill_depth", "1. Skill depth", text=text,
                 tables=[Table("skill_depth", "Each rung against the rung below (and the top "
@@ -112,6 +128,10 @@ def ladder_report(result, names: list[str], seed: int, deck: str, rules: str,
         Section("stability", "4. Stability of conclusions", text=flag_text,
                 tables=[Table("stability", "First player and raid impact in each mirror",
                               stability),
+                        Table("grade_moves", "Every grade compared between two rungs: the "
+                              "change of what it reads, z-test over the two runs' "
+                              "pair-clustered errors, Holm over the cards (symbols); a move of "
+                              "two letters or more is significant or noise", t["grade_moves"]),
                         Table("symbol_grades", "Symbol grades in each mirror",
                               t["symbol_grades"]),
                         Table("card_grades", "Tribe card grades in each mirror",
