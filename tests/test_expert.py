@@ -50,6 +50,7 @@ from targi_sim.runner import RunConfig, resolve_run
 from targi_sim.runner.dispatch import execute
 
 runner = CliRunner()
+DATA = Path(__file__).resolve().parent.parent / "data" / "strategies"
 ACTION_PHASE = set(DECISION_NAMES) - {"place"}
 
 
@@ -140,12 +141,16 @@ def test_a_search_from_the_middle_of_a_round_replays_the_rounds_answers():
     assert again == value and np.array_equal(TREE, TREE2)
 
 
-def test_one_iteration_plays_the_bases_answer():
+def test_one_iteration_plays_the_bases_answer(tmp_path):
     """With a prior, a tree of one iteration expands its base's own answer at the root:
-    expert@1 is tuned, decision for decision (the base decides on a re-dealt copy, and
-    it never peeks, so the re-deal cannot change its answer)."""
+    an expert whose placements are searched by the round's tree too is tuned at one
+    iteration, decision for decision (the base decides on a re-dealt copy, and it never
+    peeks, so the re-deal cannot change its answer)."""
+    text = (DATA / "expert.toml").read_text().replace('placement_tree = "placements"',
+                                                    'placement_tree = "round"')
+    (tmp_path / "round.toml").write_text(text)
     for seed in (3, 4):
-        one = play_game(seed, ("expert@1", "balanced"))
+        one = play_game(seed, (f"{tmp_path / 'round.toml'}@1", "balanced"))
         tuned = play_game(seed, ("tuned", "balanced"))
         assert one.trace.equals(tuned.trace)
 

@@ -45,6 +45,7 @@ from .decision_tree import (
     C_ROUND,
     C_SEARCHER,
     C_SLOTS,
+    CRN_STREAMS,
     N_VISITS,
     NEEDS_PRIOR,
     NOT_HANDLED,
@@ -143,9 +144,6 @@ def search_answer(S, D, R, SP, L, P, p, dtype, O, n, ctx):
     if mode == TM_SEARCH:
         return _iteration_answer(S, P[3], p, dtype, O, n)
     return NOT_HANDLED
-
-
-CRN_STREAMS = 1_000_000  # stream numbers of the root's common re-deals (iterations: 1..)
 
 
 @jit

@@ -157,6 +157,11 @@ MC_PLACEMENT_TREE = 54  # ismcts over every decision, at a placement: PLACEMENT_
                         # placement tree of engine/ismcts.py, the action phase the base's)
 MC_ACTION_EXPLORATION = 55  # ismcts over every decision: the round tree's PUCT constant
                             # (0: MC_EXPLORATION)
+MC_PLACEMENT_CRN = 56  # ismcts over every decision: 1 = the placement tree's root answers are
+                       # measured on common re-deals (0: a re-deal per iteration, as expert-
+                       # placements)
+MC_MARGIN = 57       # ismcts over every decision: a playout's value per point of score margin
+                     # (0: 0.01, as expert-placements)
 PLACEMENT_TREE_ROUND = 0
 PLACEMENT_TREE_PLACEMENTS = 1
 PLACEMENT_TREE_NAMES = ("round", "placements")

@@ -60,6 +60,7 @@ N_AVAIL = 6
 N_DTYPE = 7
 N_COLS = 8
 
+CRN_STREAMS = 1_000_000  # stream numbers of common re-deals (a search's iterations: 1..)
 NOT_HANDLED = -2  # the ask hook's answer when the seat's own policy decides
 NEEDS_PRIOR = -3  # ... when the tree decides, given the seat's policy's answer as its prior
 

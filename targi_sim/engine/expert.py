@@ -32,6 +32,7 @@ from targi_sim.engine.constants import (
     MC_DEPTH,
     MC_EXPLORATION,
     MC_ITERATIONS,
+    MC_MARGIN,
     MC_PENDING,
     MC_PLACEMENT_TREE,
     MC_PRIOR,
@@ -83,7 +84,7 @@ from .layout import (
 )
 from .montecarlo import choose_placement, search_scratch
 from .rng import next32, seed_stream
-from .rollouts import rollout_rows, rollout_value
+from .rollouts import MARGIN, playout_value, rollout_rows
 from .rounds import (
     legal_placements,
     placing_player,
@@ -148,7 +149,7 @@ def _begin_search(S0, Sp, SP, p, CTL, TREE, SPr, audit_seed):
 
 
 @jit
-def _iteration(S0, D, R, p, base_seed, it, CTL, Sr, SPr, Lr, Pr, Or):
+def _iteration(S0, D, R, p, base_seed, it, CTL, Sr, SPr, Lr, Pr, Or, margin):
     """One iteration (module docstring): p's result of its playout."""
     for j in range(S_CORE):
         Sr[j] = S0[j]
@@ -162,7 +163,7 @@ def _iteration(S0, D, R, p, base_seed, it, CTL, Sr, SPr, Lr, Pr, Or):
         for j in range(HC_KEY, N_STRAT_PARAMS):
             SPr[q, j] = np.nan
     iteration_begin(CTL)
-    return rollout_value(Sr, D, R, p, Sr, SPr, Lr, Pr, Or)
+    return playout_value(D, R, p, Sr, SPr, Lr, Pr, Or, margin)
 
 
 @jit
@@ -175,8 +176,9 @@ def search_decision(S0, Sp, D, R, SP, PB, p, CTL, TREE, Sr, SPr, Lr, Or, audit_s
     base_seed = _begin_search(S0, Sp, SP, p, CTL, TREE, SPr, audit_seed)
     Pr = search_seats(PB, p, CTL, TREE)
     iterations = decision_iterations(SP, p, dtype)
+    margin = SP[p, MC_MARGIN] if SP[p, MC_MARGIN] > 0 else MARGIN
     for it in range(iterations):
-        v = _iteration(S0, D, R, p, base_seed, it, CTL, Sr, SPr, Lr, Pr, Or)
+        v = _iteration(S0, D, R, p, base_seed, it, CTL, Sr, SPr, Lr, Pr, Or, margin)
         tree_backup(CTL, TREE, v)
         if root_decided(TREE, iterations - it - 1):
             break
@@ -225,7 +227,7 @@ def determinised_positions(S0, Sp, D, R, SP, PB, p, k):
     CTL[C_CAPTURE] = 1
     Pr = search_seats(PB, p, CTL, TREE)
     for it in range(k):
-        _iteration(S0c, D, R, p, base_seed, it, CTL, Sr, SPr, Lr, Pr, Or)
+        _iteration(S0c, D, R, p, base_seed, it, CTL, Sr, SPr, Lr, Pr, Or, MARGIN)
         for j in range(S_CORE):
             out[it, j] = Sr[S_X_FROZEN + j]
     return out

@@ -33,13 +33,21 @@ Everything is a function of the game's state and p's stream: same seed, same cho
 
 import math
 
-from targi_sim.engine.constants import MC_EXPLORATION, MC_ITERATIONS, N_BORDER
+from targi_sim.engine.constants import (
+    MC_EXPLORATION,
+    MC_ITERATIONS,
+    MC_MARGIN,
+    MC_PLACEMENT_CRN,
+    N_BORDER,
+)
 
 from .ask import rollout_policies
+from .decision_tree import CRN_STREAMS
+from .information import determinize
 from .jit import jit
 from .layout import S_PLACE_K, S_POLICY_RNG
-from .rng import next32, randbelow
-from .rollouts import determinised_copy, rollout_rows, rollout_value
+from .rng import next32, randbelow, seed_stream
+from .rollouts import MARGIN, determinised_copy, playout_value, rollout_rows
 from .rounds import apply_placement, legal_placements, placing_player
 
 T_VISITS = 0
@@ -123,6 +131,8 @@ def search_placement(S, D, R, SP, PB, p, O, Sr, SPr, Lr, Or, slots, T):
     _new_node(T, 0, p)
     used = 1
     path = slots[128:128 + MAX_DEPTH]
+    common = SP[p, MC_PLACEMENT_CRN] == 1  # the expert's: expert-placements re-deals per iteration
+    margin = SP[p, MC_MARGIN] if SP[p, MC_MARGIN] > 0 else MARGIN
     for it in range(iterations):
         determinised_copy(S, p, base_seed, it, Sr, SPr, slots)
         node = 0
@@ -130,6 +140,9 @@ def search_placement(S, D, R, SP, PB, p, O, Sr, SPr, Lr, Or, slots, T):
         path[depth] = node
         depth += 1
         while True:
+            if common and depth == 2:  # the root answer is chosen: its k-th visit, re-deal k
+                seed_stream(Sr, rng, base_seed, CRN_STREAMS + int(T[path[1], T_VISITS]))
+                determinize(Sr, p, rng, slots)
             q, n = _next_placer(Sr, D, R, Or)
             if q < 0:
                 break
@@ -152,7 +165,11 @@ def search_placement(S, D, R, SP, PB, p, O, Sr, SPr, Lr, Or, slots, T):
             node = int(T[node, T_CHILD + b])
             path[depth] = node
             depth += 1
-        v = rollout_value(S, D, R, p, Sr, SPr, Lr, Pr, Or)
+        if common and depth == 2 and T[path[1], T_VISITS] == 0:
+            # a new root answer: expanded above before the re-deal, so re-deal it now
+            seed_stream(Sr, rng, base_seed, CRN_STREAMS)
+            determinize(Sr, p, rng, slots)
+        v = playout_value(D, R, p, Sr, SPr, Lr, Pr, Or, margin)
         for d in range(depth):
             k = path[d]
             T[k, T_VISITS] += 1.0

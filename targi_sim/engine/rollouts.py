@@ -45,9 +45,13 @@ def determinised_copy(S, p, base_seed, r, Sr, SPr, slots):
             SPr[q, j] = np.nan
 
 
+MARGIN = 0.01  # a playout's value per point of score margin, unless a search sets its own
+
+
 @jit
-def rollout_value(S, D, R, p, Sr, SPr, Lr, Pr, Or):
-    """Play Sr to the end with SPr; p's result: win 1, draw 1/2, plus score margin / 100."""
+def playout_value(D, R, p, Sr, SPr, Lr, Pr, Or, margin):
+    """Play Sr to the end with SPr; p's result: win 1, draw 1/2, plus `margin` per point
+    of score margin (the margin separates playouts that the win alone does not)."""
     play_to_end(Sr, D, R, SPr, Lr, Pr, Or)
     s_me = total_score(Sr, D, R, p)
     s_op = total_score(Sr, D, R, 1 - p)
@@ -55,4 +59,10 @@ def rollout_value(S, D, R, p, Sr, SPr, Lr, Pr, Or):
     s1 = s_op if p == 0 else s_me
     w, _ = decide_winner(Sr, D, R, s0, s1)
     v = 1.0 if w == p else (0.5 if w == -1 else 0.0)
-    return v + 0.01 * (s_me - s_op)
+    return v + margin * (s_me - s_op)
+
+
+@jit
+def rollout_value(S, D, R, p, Sr, SPr, Lr, Pr, Or):
+    """playout_value with the margin of the placement searches: score margin / 100."""
+    return playout_value(D, R, p, Sr, SPr, Lr, Pr, Or, MARGIN)

@@ -73,7 +73,7 @@ TUNING_RANGES: dict[str, tuple[float, float] | None] = {
 SYMBOL_RANGE = (-3.0, 3.0)
 TOP_KEYS = ("name", "kind", "description", "weights", "symbols", "rollouts", "base",
             "search", "iterations", "exploration", "decisions", "action_iterations", "depth",
-            "prior", "placement_tree", "action_exploration")
+            "prior", "placement_tree", "action_exploration", "placement_crn", "margin")
 KIND_KEYS = {
     "random": ("name", "kind", "description"),
     "greedy": ("name", "kind", "description"),
@@ -87,7 +87,7 @@ DEFAULT_EXPLORATION = 0.7
 DEFAULT_PRIOR = 0.0  # decisions = "all": weight of the base's own answer (0: plain UCT)
 # the settings of a search of every decision (decisions = "all"), refused otherwise
 EVERY_DECISION_KEYS = ("action_iterations", "depth", "prior", "placement_tree",
-                       "action_exploration")
+                       "action_exploration", "placement_crn", "margin")
 
 
 @dataclass(frozen=True, eq=False)
@@ -197,6 +197,8 @@ class Strategy:
                     out["placement_tree"] = C.PLACEMENT_TREE_NAMES[
                         int(self.params[C.MC_PLACEMENT_TREE])]
                     out["action_exploration"] = float(self.params[C.MC_ACTION_EXPLORATION])
+                    out["placement_crn"] = bool(self.params[C.MC_PLACEMENT_CRN])
+                    out["margin"] = float(self.params[C.MC_MARGIN])
                 out["exploration"] = float(self.params[C.MC_EXPLORATION])
             else:
                 out["rollouts"] = int(self.params[C.MC_ROLLOUTS])
@@ -412,6 +414,8 @@ def _search_budget(r: FieldReader, params: np.ndarray) -> None:
     tree = r.get_choice("placement_tree", C.PLACEMENT_TREE_NAMES, "round")
     params[C.MC_PLACEMENT_TREE] = C.PLACEMENT_TREE_NAMES.index(tree)
     params[C.MC_ACTION_EXPLORATION] = _float(r, "action_exploration", 0.0, 0.0)
+    params[C.MC_PLACEMENT_CRN] = 1.0 if r.get_bool("placement_crn", False) else 0.0
+    params[C.MC_MARGIN] = _float(r, "margin", 0.0, 0.0)
 
 
 def _base_strategy(r: FieldReader, path: Path, seen: tuple[Path, ...]) -> Strategy:
