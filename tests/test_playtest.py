@@ -22,6 +22,7 @@ from play_helpers import play_out, playtest
 from typer.testing import CliRunner
 
 from targi_sim import InputError, scripted
+from targi_sim._utils.paths import data_dir
 from targi_sim.calibrate.targets import read_playtest, targets_from_playtest
 from targi_sim.cli.app import app
 from targi_sim.runner import RunConfig, execute, resolve_run
@@ -287,3 +288,14 @@ def test_a_budgeted_search_bot_is_read_back_from_what_is_stored(tmp_path):
     result = runner.invoke(app, ["replay", str(tmp_path / "run"), "--game", "1"])
     assert result.exit_code == 0, result.output
     assert "Replay matches" in result.output
+
+
+def test_a_python_bot_must_be_given_again_to_reopen(tmp_path):
+    """A .py bot's code is never loaded from the directory: reopening asks for the file."""
+    bot = str(data_dir() / "strategies" / "oasis-first.py")
+    pdir = open_playtest(tmp_path / "games", vs=bot)
+    with pdir.rd.locked():
+        pdir.create()
+    with pytest.raises(InputError, match="its bot is a .py strategy; give it again"):
+        open_playtest(tmp_path / "games")
+    assert open_playtest(tmp_path / "games", vs=bot).setup.bot.sha256 == pdir.setup.bot.sha256

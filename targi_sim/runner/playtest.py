@@ -209,7 +209,7 @@ def resolve_setup(root: str | Path, *, vs: str | None = None, deck: str | None =
     try:
         s_deck, s_rules, strategies = stored_inputs(root, _as_manifest(stored), files)
     except InputError as exc:
-        if "--strategy-file" in str(exc):
+        if "`strategy_file`" in str(exc):
             raise InputError(f"{setup_path(root)}: its bot is a .py strategy; give it again "
                              "as `vs` (FILE.py; loading a .py strategy runs its code)") from None
         raise
