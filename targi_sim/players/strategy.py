@@ -112,11 +112,14 @@ class Strategy:
 
     def _code_identity(self) -> bytes:
         """A plugin's or Python strategy's identity includes its code, not only its row."""
+        budget = b""
+        if self.python is not None and getattr(self.python.strategy, "budget", None) is not None:
+            budget = f"@{self.python.strategy.budget}".encode()  # NAME@N plays another game
         if self.kind == C.SK_PLUGIN or (self.python is not None and self.content):
-            return self.content.encode()
+            return self.content.encode() + budget
         if self.python is not None:
             cls = type(self.python.strategy)
-            return f"{cls.__module__}.{cls.__qualname__}".encode()
+            return f"{cls.__module__}.{cls.__qualname__}".encode() + budget
         return b""
 
     @property
@@ -266,13 +269,16 @@ class PythonSeat:
 
     def __reduce__(self):
         if self.path is not None:
-            return (_python_seat_from_file, (str(self.path),))
+            return (_python_seat_from_file,
+                    (str(self.path), getattr(self.strategy, "budget", None)))
         return (PythonSeat, (self.strategy, None))
 
 
-def _python_seat_from_file(path: str) -> PythonSeat:
+def _python_seat_from_file(path: str, budget: int | None = None) -> PythonSeat:
     seat = load_py_strategy(Path(path)).python
     assert seat is not None
+    if budget is not None:  # NAME@N
+        seat.strategy.budget = budget
     return seat
 
 
@@ -356,7 +362,11 @@ def load_strategy(name_or_path: str | Path, _seen: tuple[Path, ...] = ()) -> Str
     """
     if str(name_or_path).endswith(".py"):
         return load_py_strategy(Path(name_or_path))
-    path = resolve("strategy", "strategies", name_or_path, list_strategies())
+    shipped_py = data_dir() / "strategies" / f"{name_or_path}.py"
+    if isinstance(name_or_path, str) and "/" not in name_or_path and shipped_py.is_file():
+        return load_py_strategy(shipped_py)  # a shipped Python strategy, by its name
+    path = resolve("strategy", "strategies", name_or_path,
+                   list_strategies() + [p.stem for p in list_plugin_files()])
     text, data = read_toml(path)
     r = FieldReader(path, "strategy", data)
     r.check_keys(TOP_KEYS, required=("kind",))
@@ -495,7 +505,10 @@ def level_spec(spec: str) -> str:
 
 def with_budget(strategy: Strategy, budget: str, spec: str) -> Strategy:
     """`NAME@BUDGET`: a search strategy with another budget per decision (an ismcts
-    search's iterations, a flat one's rollouts per option), named as typed."""
+    search's iterations, a flat one's rollouts per option, a Python search's `budget`),
+    named as typed."""
+    if strategy.python is not None and strategy.python.strategy.budget is not None:
+        return _python_with_budget(strategy, budget, spec)
     if strategy.kind != C.SK_MONTECARLO:
         raise InputError(f"strategy {spec!r}: only a search strategy (kind montecarlo) takes "
                          f"a budget after '@'; {strategy.name!r} is {strategy.kind_name}")
@@ -513,6 +526,23 @@ def with_budget(strategy: Strategy, budget: str, spec: str) -> Strategy:
         params[C.MC_ACTION_ITERATIONS] = max(1, round(n * share))
     return Strategy(f"{strategy.name}@{n}", strategy.kind, params, strategy.description,
                     strategy.path, strategy.content)
+
+
+def _python_with_budget(strategy: Strategy, budget: str, spec: str) -> Strategy:
+    """A Python strategy that searches (players.python_strategy, `budget`) with another."""
+    assert strategy.python is not None
+    py = strategy.python.strategy
+    text = budget.strip()
+    if not text.isdigit() or not py.min_budget <= int(text) <= py.max_budget:
+        raise InputError(f"strategy {spec!r}: the budget after '@' ({py.budget_unit} per "
+                         f"decision) must be a whole number from {py.min_budget} to "
+                         f"{py.max_budget:,}; got {budget!r}")
+    copy = type(py).__new__(type(py))
+    copy.__dict__.update(py.__dict__)
+    copy.budget = int(text)
+    return Strategy(f"{strategy.name}@{copy.budget}", strategy.kind, strategy.params.copy(),
+                    strategy.description, strategy.path, strategy.content,
+                    PythonSeat(copy, strategy.python.path))
 
 
 _REGISTERED_PLUGINS: dict[str, Path] = {}

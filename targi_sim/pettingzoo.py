@@ -1,0 +1,18 @@
+"""Targi for PettingZoo: an AEC environment.
+
+    import targi_sim.pettingzoo
+    env = targi_sim.pettingzoo.env(deck="base", render_mode="ansi")
+    env.reset(seed=1)
+    for agent in env.agent_iter():
+        observation, reward, termination, truncation, info = env.last()
+        mask = observation["action_mask"]
+        action = None if termination else int(mask.nonzero()[0][0])
+        env.step(action)
+
+The observation is the OpenSpiel game's tensor (what the seat may know, docs/ai.md)
+with the action mask; actions are the OpenSpiel game's numbers; +1 / -1 at the end.
+"""
+
+from targi_sim.ai.aec import AGENTS, TargiEnv, env, raw_env
+
+__all__ = ["AGENTS", "TargiEnv", "env", "raw_env"]
