@@ -145,6 +145,13 @@ class Strategy:
         return self.kind == C.SK_MONTECARLO and self.params[C.MC_SEARCH] == C.SEARCH_ISMCTS
 
     @property
+    def searches(self) -> bool:
+        """A search strategy, slow per game: montecarlo, or a Python strategy with a budget
+        per decision (OpenSpiel's bots: players.python_strategy)."""
+        return self.kind == C.SK_MONTECARLO or (
+            self.python is not None and getattr(self.python.strategy, "budget", None) is not None)
+
+    @property
     def searches_every_decision(self) -> bool:
         """A tree search over every decision of its own (the expert), not placements only."""
         return self.tree_search and self.params[C.MC_DECISIONS] == C.SEARCHED_ALL
