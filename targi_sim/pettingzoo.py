@@ -11,8 +11,10 @@
 
 The observation is the OpenSpiel game's tensor (what the seat may know, docs/ai.md)
 with the action mask; actions are the OpenSpiel game's numbers; +1 / -1 at the end.
+A trained policy comes back as a strategy with `agent_strategy(act)`.
 """
 
 from targi_sim.ai.aec import AGENTS, TargiEnv, env, raw_env
+from targi_sim.ai.agent import AgentStrategy, agent_strategy
 
-__all__ = ["AGENTS", "TargiEnv", "env", "raw_env"]
+__all__ = ["AGENTS", "AgentStrategy", "TargiEnv", "agent_strategy", "env", "raw_env"]

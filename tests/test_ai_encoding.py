@@ -118,3 +118,19 @@ def test_a_malformed_setting_is_one_clear_error(settings, error, words):
     with pytest.raises(error, match=words) as info:
         Table(settings)
     assert "\n" not in str(info.value)
+
+
+def test_docs_ai_lists_every_piece_and_every_action_block():
+    """docs/ai.md's tables say what the encoding and the action numbers hold."""
+    from pathlib import Path
+
+    from targi_sim import load_deck
+
+    text = (Path(__file__).resolve().parent.parent / "docs" / "ai.md").read_text()
+    enc = Encoding(load_deck("base"))
+    for piece in enc.pieces:
+        if not piece.name.startswith("opponent_") or piece.name == "opponent_hand_unseen":
+            assert f"| `{piece.name}` |" in text, piece.name
+    for name, size in BLOCK_SIZES.items():
+        assert f"| `{name}` | {size} |" in text, name
+    assert f"{enc.size:,} numbers" in text and f"{NUM_ACTIONS:,} numbers" in text

@@ -129,3 +129,24 @@ def test_openspiels_ismcts_searches_the_game_with_the_engines_resampling():
         action = bot.step(state)
         assert action in state.legal_actions()
         state.apply_action(action)
+
+
+def test_openspiels_observation_and_rl_environment_read_the_game():
+    from open_spiel.python import rl_environment
+    from open_spiel.python.observation import make_observation
+
+    game = pyspiel.load_game("python_targi", {"deals": 100})
+    obs = make_observation(game)
+    assert {"seat", "me_display", "decision"} <= set(obs.dict)
+    state = _dealt(game, 9)
+    obs.set_from(state, state.current_player())
+    assert obs.tensor.tolist() == state.observation_tensor(state.current_player())
+    assert obs.string_from(state, 0) == state.observation_string(0)
+    env = rl_environment.Environment(game, seed=1)
+    step = env.reset()
+    steps = 0
+    while not step.last():
+        p = step.observations["current_player"]
+        step = env.step([step.observations["legal_actions"][p][-1]])
+        steps += 1
+    assert steps > 100 and sorted(step.rewards) in ([-1.0, 1.0], [0.0, 0.0])

@@ -85,3 +85,26 @@ def test_bad_input_is_one_clear_error():
     with pytest.raises(ValueError, match=rf"action {last} \(ability: option code 144\) is "
                                          "not legal here: the pending decision is 'place'"):
         env.step(last)
+
+
+def test_a_trained_policy_comes_back_as_a_strategy_seeing_what_the_agent_saw():
+    from targi_sim import check_no_peeking, play_game
+
+    seen = []
+
+    def act(obs):  # the highest legal action number
+        seen.append(obs)
+        return int(np.flatnonzero(obs["action_mask"])[-1])
+
+    agent = tpz.agent_strategy(act, name="highest", deterministic=True)
+    record = play_game(6, (agent, "random"))
+    assert record.strategies[0] == "highest" and len(seen) > 50
+    env = tpz.raw_env()  # the same game through the environment: the same observations
+    env.reset(options={"deal": 0})
+    agent2 = tpz.agent_strategy(act, name="highest")
+    game = env._position.game
+    obs = env.observe("player_0") if game.current_player == 0 else env.observe("player_1")
+    mine = agent2.observation(game.view(game.current_player), game.decision)
+    assert np.array_equal(mine["observation"], obs["observation"])
+    assert np.array_equal(mine["action_mask"], obs["action_mask"])
+    assert check_no_peeking(agent, games=2, redeals=2).passed

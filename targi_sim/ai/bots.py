@@ -73,7 +73,7 @@ class BotStrategy(PythonStrategy):
             bot.set_resampler(lambda s, p: resample_from_infostate(
                 s, p, int(rng.randint(0, 2**62, dtype=np.int64))))
         action = int(bot.step(state))
-        index = state._w.pos.legal()[1].get(action)
+        index = state.option_index(action)
         if index is None:
             raise ValueError(f"the bot answered action {action}, which is not legal here")
         return index

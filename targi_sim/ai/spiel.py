@@ -35,7 +35,7 @@ from targi_sim.ai.table import DEFAULT_DEALS, Position, Table, TableSettings
 from targi_sim.errors import ConfigError
 from targi_sim.game.record import GameRecord
 from targi_sim.game.view import View
-from targi_sim.play.session import Game
+from targi_sim.play.session import EXTERNAL, Game
 
 try:
     import pyspiel
@@ -111,7 +111,7 @@ class TargiGame(pyspiel.Game):
         """A state at a session game's pending decision: a world a bot searches from
         (both seats decided from Python: `Game.resample(seed, detach=True)`). It has no
         history and cannot be serialised (how it was reached is not known here)."""
-        if any(not ext for ext in game._external):
+        if game.match.strategies != (EXTERNAL, EXTERNAL):
             raise ValueError("a state needs a game whose two seats are decided from Python")
         state = TargiState(self)
         state._w = _World(Position(game), None)
@@ -223,6 +223,10 @@ class TargiState(pyspiel.State):
                 f"{g.scores[0]}-{g.scores[1]}, {where} [state {h.hexdigest()[:16]}]")
 
     # ------------------------------------------------------------ targi-sim's side
+    def option_index(self, action: int) -> int | None:
+        """The index of `action` in the pending decision's options (None if not legal)."""
+        return None if self._w is None else self._w.pos.legal()[1].get(int(action))
+
     def view(self, player: int) -> View:
         """What seat `player` may know now (ValueError before the deal)."""
         if self._w is None:

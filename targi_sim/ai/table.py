@@ -60,6 +60,7 @@ class Table:
         world: play.session.Game.resample with `detach`)."""
         table = cls.__new__(cls)
         deck, rules = match.deck, match.rules
+        # names only: such a table deals no games (its states come from a bot's world)
         table.settings = TableSettings(deck=deck.name, rules=rules.name)
         table.match = match
         table.encoding = Encoding(deck)

@@ -191,6 +191,10 @@ class Strategy:
     def settings(self) -> dict[str, Any]:
         """The parameters by name (what `targi-sim strategies show` prints)."""
         out: dict[str, Any] = {"kind": self.kind_name}
+        py = self.python.strategy if self.python is not None else None
+        if getattr(py, "budget", None) is not None:
+            out["budget"] = int(py.budget)
+            out["budget_unit"] = str(py.budget_unit)
         if self.kind in (C.SK_HEURISTIC, C.SK_MONTECARLO, C.SK_PLUGIN):
             out["weights"] = {k: float(self.params[col]) for k, (col, *_rest) in WEIGHTS.items()}
             out["symbols"] = {s: float(self.params[C.HW_SYMBOL + i])
