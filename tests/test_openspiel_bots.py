@@ -31,7 +31,7 @@ def test_the_bots_are_strategy_names_with_a_budget(spec, budget):
 
 @pytest.mark.parametrize("spec,words", [
     ("openspiel-ismcts@1", "from 2 to 100,000; got '1'"),
-    ("openspiel-mcts@0", "from 1 to 100,000; got '0'"),
+    ("openspiel-mcts@1", "from 2 to 100,000; got '1'"),
     ("openspiel-mcts@many", "simulations per decision"),
 ])
 def test_a_bad_budget_is_one_clear_error(spec, words):

@@ -88,12 +88,14 @@ class MCTSStrategy(BotStrategy):
     budget = 100
     budget_unit = "simulations"
     max_budget = 100_000
+    min_budget = 2  # one simulation only expands the root: no child to choose
 
     def make_bot(self, game: TargiGame, rng: np.random.RandomState) -> Any:
         from open_spiel.python.algorithms import mcts
 
         evaluator = mcts.RandomRolloutEvaluator(ROLLOUTS, random_state=rng)
-        return mcts.MCTSBot(game, UCT_C, int(self.budget or 1), evaluator, random_state=rng)
+        return mcts.MCTSBot(game, UCT_C, max(2, int(self.budget or 2)), evaluator,
+                            random_state=rng)
 
 
 class ISMCTSStrategy(BotStrategy):
