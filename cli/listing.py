@@ -82,19 +82,19 @@ def strategies(ctx: typer.Context) -> None:
 
     names = available_strategies()
     plugins = list_plugin_files()
-    width = max([len(n) for n in names] + [len(p.name) for p in plugins] + [14])
+    width = max([len(n) for n in names] + [len(p.stem) for p in plugins] + [14])
     typer.echo(f"Strategies in {data_dir() / 'strategies'}:")
     for name in names:
         try:
             typer.echo(list_line(name, load_strategy(name), width))
         except (DataError, UsageError) as exc:
             typer.echo(f"  {name:<{width}} (does not load: {exc})")
-    for path in plugins:
+    for path in plugins:  # Python files: play by name too
         try:
             s = load_strategy(path)
-            typer.echo(f"{list_line(path.name, s, width)} (use its path)")
+            typer.echo(f"{list_line(path.stem, s, width)} ({path.name})")
         except (DataError, UsageError) as exc:
-            typer.echo(f"  {path.name:<{width}} (does not load: {exc})")
+            typer.echo(f"  {path.stem:<{width}} (does not load: {exc})")
 
 
 @strategies_app.command("show")

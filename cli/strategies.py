@@ -52,9 +52,13 @@ def show(console: Console, s: Strategy) -> None:
     if "base_kind" in settings:
         head.add_row("base", f"{data.get('base', 'balanced')}  (kind {settings['base_kind']}: "
                              "plays both seats in rollouts)")
+    if "budget" in settings:
+        head.add_row("budget", f"{settings['budget']}  ({settings['budget_unit']} per "
+                               "decision; NAME@N sets another)")
     console.print(head, highlight=False)
     if "weights" not in settings:
-        console.print(f"({s.kind_name} strategies have no parameters)")
+        if "budget" not in settings:
+            console.print(f"({s.kind_name} strategies have no parameters)")
         return
     fallback = "base" if settings.get("base_kind") == "heuristic" else "default"
     for section, meanings in (("weights", {k: v[3] for k, v in WEIGHTS.items()}),

@@ -30,6 +30,9 @@ ALLOWED: dict[str, set[str]] = {
     "runner": LOW | {"stats", "engine", "game", "players", "play"},
     "searches": LOW | {"stats", "engine", "game", "players", "play"},
     "viewer": LOW | {"stats", "engine", "game", "players", "play"},
+    "ai": LOW | {"stats", "engine", "game", "players", "play"},
+    "openspiel": {"ai"},  # the public faces of ai/ (targi_sim.openspiel, .pettingzoo)
+    "pettingzoo": {"ai"},
     "cardvalue": LOW | {"stats", "engine", "game", "players", "play", "runner"},
     "fairness": LOW | {"stats", "engine", "game", "players", "play", "runner", "cardvalue"},
     "report": LOW | {"stats", "engine", "game", "players", "play", "runner", "viewer",

@@ -8,13 +8,15 @@ down, the opponent's random stream and future reshuffles (engine/information.py,
 `redeal`) -- and asks the strategy again on each re-dealt copy, with the same own
 state (its parameter row and caches, its own random stream). Any difference is a
 decision that read something hidden. It works on every kind: TOML heuristics, Monte
-Carlo (its rollouts re-deal too), compiled plug-ins and Python strategies. The CLI is
-`targi-sim strategies check NAME|FILE`.
+Carlo (its rollouts re-deal too), compiled plug-ins and Python strategies (one that
+searches re-dealt copies of the game, `resamples`, is handed copies of the re-dealt
+game: OpenSpiel's bots). The CLI is `targi-sim strategies check NAME|FILE`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 
@@ -27,7 +29,7 @@ from targi_sim.game.deck import Deck
 from targi_sim.game.rules import Rules
 from targi_sim.game.view import View
 from targi_sim.play.match import StrategySpec, prepare_match
-from targi_sim.play.session import Game, external_strategy
+from targi_sim.play.session import Game, external_strategy, resamples
 from targi_sim.players.strategy import Strategy, resolve_strategy, seat_policies
 
 
@@ -87,7 +89,11 @@ class _Seat:
             return d.values.index(int(value))
         if self.strategy.python is not None:
             python = self.strategy.python.strategy
-            return int(python.choose(View(S, game.match.deck, d.player), d))
+            view = View(S, game.match.deck, d.player)
+            if resamples(python):  # it searches re-dealt copies: of a re-dealt game too
+                world = game if audit_seed == 0 else game.resample(audit_seed, detach=True)
+                return int(python.choose(view, d, partial(world.resample, detach=True)))
+            return int(python.choose(view, d))
         m = game.match
         dtype = DECISION_NAMES.index(d.type)
         O = np.zeros(256, dtype=np.int64)
@@ -127,7 +133,8 @@ def check_no_peeking(strategy: StrategySpec, *, opponent: StrategySpec = "balanc
         seats = [_Seat(pair[p], p, SP, PB) for p in range(2)]
         game_seed = (seed << 32) | g
         game = Game(match, game_seed, first_player=(g // 2) % 2, game_id=g, trace_rows=0,
-                    transcript=any(s.searches_every_decision for s in pair))
+                    transcript=any(s.searches_every_decision or (
+                        s.python is not None and resamples(s.python.strategy)) for s in pair))
         for p, s in enumerate(pair):
             if s.python is not None:
                 s.python.strategy.new_game(p, game_seed)

@@ -256,6 +256,25 @@ class View:
         return tuple(out)
 
     @property
+    def centre_ids(self) -> tuple[tuple[str, bool, int, int | None], ...]:
+        """The centre as plain values, cell by cell: (kind as in `centre`, face up, the
+        card id or -1 when face down or empty, the marker's seat): `centre` without
+        building a card object per cell (an encoder's hot path, targi_sim/ai)."""
+        v = self._v
+        kinds = {lay.CELL_GOODS: "goods", lay.CELL_TRIBE: "tribe"}
+        out = []
+        for i in range(N_CELLS):
+            kind, up, marker = v[_CELL_TYPE + i], bool(v[_CELL_UP + i]), v[_CELL_MARKER + i]
+            card = v[_CELL_CARD + i] if up and kind in kinds else -1
+            out.append((kinds.get(kind, "empty"), up, card, marker if marker >= 0 else None))
+        return tuple(out)
+
+    @property
+    def discard_ids(self) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """The card ids on the tribe and goods discard piles, in order."""
+        return tuple(self._tribe_disc), tuple(self._goods_disc)
+
+    @property
     def tribe_deck_size(self) -> int:
         return self._v[_TRIBE_N]
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable, Sequence
+from functools import partial
 
 import numpy as np
 
@@ -67,6 +68,26 @@ def external_strategy(name: str = EXTERNAL) -> Strategy:
 
 
 _ROUND_ENTRIES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_EXTERNAL_MATCHES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def resamples(strategy: object) -> bool:
+    """Does this Python strategy search re-dealt copies of the game (`resamples`: its
+    `choose` takes a third argument, players.python_strategy)?"""
+    return getattr(strategy, "resamples", False) is True
+
+
+def _resampling_seat(match: Match) -> bool:
+    return any(seat is not None and resamples(seat.strategy) for seat in match.python)
+
+
+def _external_match(match: Match) -> Match:
+    """The match's deck and rules with both seats decided from Python (cached per match)."""
+    ext = _EXTERNAL_MATCHES.get(match)
+    if ext is None:
+        ext = prepare_match((external_strategy(), external_strategy()), match.deck, match.rules)
+        _EXTERNAL_MATCHES[match] = ext
+    return ext
 
 
 def _replay_seats(match: Match, transcript: bool) -> tuple:
@@ -125,7 +146,8 @@ class Game:
         self.game_id = int(game_id)
         self._external = tuple(int(match.SP[p, 0]) == SK_EXTERNAL for p in range(2))
         self._searching = tuple(bool(searches_every_decision(match.SP, p)) for p in range(2))
-        self._seats = _replay_seats(match, transcript or any(self._searching))
+        self._seats = _replay_seats(match, transcript or any(self._searching)
+                                    or _resampling_seat(match))
         self._search_nodes = np.zeros((2, len(DECISION_NAMES)), dtype=np.int64)
         self._round_S = np.zeros(lay.S_SIZE, dtype=np.int64)
         setup_game(self._round_S, match.D, match.R, self.seed, self.first_player)
@@ -229,15 +251,17 @@ class Game:
                 names[3 + k] = f"tribe marker {k + 1} on centre ({cell // 3 + 1},{cell % 3 + 1})"
         return names
 
-    def history(self) -> list[dict]:
+    def history(self, start: int = 0) -> list[dict]:
         """Every decision taken so far (seat, decision type, option value, context, round),
-        as the trace logs them (empty when the game was made without a trace)."""
+        as the trace logs them (empty when the game was made without a trace); `start`:
+        from that row on (`trace_position` gives the rows logged so far)."""
         from targi_sim.engine.buffers import table
         from targi_sim.engine.logs import RT_CHOICE, RT_CTX, RT_DTYPE, RT_PLAYER, RT_ROUND, T_TRACE
 
         rows = table(self._L, T_TRACE)
         if self._decision is not None:
             rows = rows[:int(self._S[lay.S_X_TRACE_AT])]
+        rows = rows[start:]
         return [{"player": int(r[RT_PLAYER]), "decision": DECISION_NAMES[int(r[RT_DTYPE])],
                  "choice": int(r[RT_CHOICE]), "context": int(r[RT_CTX]),
                  "round": int(r[RT_ROUND])} for r in rows]
@@ -319,14 +343,18 @@ class Game:
             player = self.current_player if self.current_player is not None else 0
         return View(self.frozen, self.match.deck, int(player))
 
-    def resample(self, seed: int) -> Game:
+    def resample(self, seed: int, *, detach: bool = False) -> Game:
         """A copy of the game in which everything the player to decide cannot know (the
         order of both decks, face-down cards, an opponent's hand card drawn unseen, the
         opponent's and the decks' random streams) is re-dealt at random from `seed`; what
         that player knows, and the pending decision, are unchanged. The re-deal depends
         only on the set of hidden cards and the seed, so two games the player cannot tell
         apart give the same resampled games: what ISMCTS needs (`targi_sim.openspiel`).
-        The game must keep a transcript (`new_game(..., transcript=True)`)."""
+        The game must keep a transcript (`new_game(..., transcript=True)`).
+
+        `detach`: the copy keeps no logs (cheap to copy) and both its seats are decided
+        from Python, answering the rest of the round as this game's seats did: a world
+        in which a search plays both seats itself (OpenSpiel's bots)."""
         d = self._decision
         if d is None:
             raise ValueError("the game is over: there is no decision to resample at")
@@ -335,9 +363,34 @@ class Game:
                              "new_game(..., transcript=True)")
         if len(self._redeals) >= lay.MAX_REDEALS:
             raise ValueError(f"at most {lay.MAX_REDEALS} resamples in one round")
-        g = self.clone()
+        g = self._detached() if detach else self.clone()
         g._redeals.append((int(self._S[lay.S_T_N]), d.player, int(seed) & (2**62 - 1)))
         g._advance()
+        return g
+
+    def _detached(self) -> Game:
+        """A copy with both seats decided from Python, replaying this round's answers
+        (both seats', from the transcript), and without logs (see `resample`)."""
+        match = _external_match(self.match)
+        g = Game.__new__(Game)
+        g.__dict__.update(self.__dict__)
+        g.match = match
+        g._on_round_end = None
+        g._external = (True, True)
+        g._searching = (False, False)
+        g._seats = _replay_seats(match, True)
+        g._search_nodes = np.zeros_like(self._search_nodes)
+        g._round_S = self._round_S.copy()
+        g._round_SP = match.SP.copy()
+        g._round_SP[:, MC_PENDING] = np.nan
+        g._L = make_logs(0)
+        g._L[H_GAME] = self.game_id
+        g._round_used = g._L[H_USED:H_USED + N_TABLES].copy()
+        g._answers = self.round_answers().tolist()
+        g._redeals = list(self._redeals)
+        g._S = self._S.copy()
+        g._SP = g._round_SP.copy()
+        g._O = self._O.copy()
         return g
 
     def clone(self) -> Game:
@@ -396,7 +449,10 @@ def drive(game: Game) -> None:
         strategy = seat.strategy
         name = game.match.strategies[d.player]
         try:
-            i = strategy.choose(game.view(d.player), d)
+            if resamples(strategy):  # a search: re-dealt copies, never the game itself
+                i = strategy.choose(game.view(d.player), d, partial(game.resample, detach=True))
+            else:
+                i = strategy.choose(game.view(d.player), d)
         except Exception as exc:
             raise StrategyError(
                 f"strategy {name!r} (seat {d.player}) raised {type(exc).__name__}: {exc} at a "
@@ -434,4 +490,5 @@ def new_game(seed: int = 0, *, p0: StrategySpec | None = None, p1: StrategySpec 
                 transcript=transcript)
 
 
-__all__ = ["EXTERNAL", "Game", "drive", "external_strategy", "new_game", "play_python_plan"]
+__all__ = ["EXTERNAL", "Game", "drive", "external_strategy", "new_game", "play_python_plan",
+           "resamples"]

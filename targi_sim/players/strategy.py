@@ -112,11 +112,14 @@ class Strategy:
 
     def _code_identity(self) -> bytes:
         """A plugin's or Python strategy's identity includes its code, not only its row."""
+        budget = b""
+        if self.python is not None and getattr(self.python.strategy, "budget", None) is not None:
+            budget = f"@{self.python.strategy.budget}".encode()  # NAME@N plays another game
         if self.kind == C.SK_PLUGIN or (self.python is not None and self.content):
-            return self.content.encode()
+            return self.content.encode() + budget
         if self.python is not None:
             cls = type(self.python.strategy)
-            return f"{cls.__module__}.{cls.__qualname__}".encode()
+            return f"{cls.__module__}.{cls.__qualname__}".encode() + budget
         return b""
 
     @property
@@ -140,6 +143,13 @@ class Strategy:
     def tree_search(self) -> bool:
         """A montecarlo strategy that searches with the ISMCTS tree (the expert), not flat."""
         return self.kind == C.SK_MONTECARLO and self.params[C.MC_SEARCH] == C.SEARCH_ISMCTS
+
+    @property
+    def searches(self) -> bool:
+        """A search strategy, slow per game: montecarlo, or a Python strategy with a budget
+        per decision (OpenSpiel's bots: players.python_strategy)."""
+        return self.kind == C.SK_MONTECARLO or (
+            self.python is not None and getattr(self.python.strategy, "budget", None) is not None)
 
     @property
     def searches_every_decision(self) -> bool:
@@ -181,6 +191,10 @@ class Strategy:
     def settings(self) -> dict[str, Any]:
         """The parameters by name (what `targi-sim strategies show` prints)."""
         out: dict[str, Any] = {"kind": self.kind_name}
+        py = self.python.strategy if self.python is not None else None
+        if getattr(py, "budget", None) is not None:
+            out["budget"] = int(py.budget)
+            out["budget_unit"] = str(py.budget_unit)
         if self.kind in (C.SK_HEURISTIC, C.SK_MONTECARLO, C.SK_PLUGIN):
             out["weights"] = {k: float(self.params[col]) for k, (col, *_rest) in WEIGHTS.items()}
             out["symbols"] = {s: float(self.params[C.HW_SYMBOL + i])
@@ -268,13 +282,16 @@ class PythonSeat:
 
     def __reduce__(self):
         if self.path is not None:
-            return (_python_seat_from_file, (str(self.path),))
+            return (_python_seat_from_file,
+                    (str(self.path), getattr(self.strategy, "budget", None)))
         return (PythonSeat, (self.strategy, None))
 
 
-def _python_seat_from_file(path: str) -> PythonSeat:
+def _python_seat_from_file(path: str, budget: int | None = None) -> PythonSeat:
     seat = load_py_strategy(Path(path)).python
     assert seat is not None
+    if budget is not None:  # NAME@N
+        seat.strategy.budget = budget
     return seat
 
 
@@ -358,7 +375,11 @@ def load_strategy(name_or_path: str | Path, _seen: tuple[Path, ...] = ()) -> Str
     """
     if str(name_or_path).endswith(".py"):
         return load_py_strategy(Path(name_or_path))
-    path = resolve("strategy", "strategies", name_or_path, list_strategies())
+    shipped_py = data_dir() / "strategies" / f"{name_or_path}.py"
+    if isinstance(name_or_path, str) and "/" not in name_or_path and shipped_py.is_file():
+        return load_py_strategy(shipped_py)  # a shipped Python strategy, by its name
+    path = resolve("strategy", "strategies", name_or_path,
+                   list_strategies() + [p.stem for p in list_plugin_files()])
     text, data = read_toml(path)
     r = FieldReader(path, "strategy", data)
     r.check_keys(TOP_KEYS, required=("kind",))
@@ -499,7 +520,10 @@ def level_spec(spec: str) -> str:
 
 def with_budget(strategy: Strategy, budget: str, spec: str) -> Strategy:
     """`NAME@BUDGET`: a search strategy with another budget per decision (an ismcts
-    search's iterations, a flat one's rollouts per option), named as typed."""
+    search's iterations, a flat one's rollouts per option, a Python search's `budget`),
+    named as typed."""
+    if strategy.python is not None and strategy.python.strategy.budget is not None:
+        return _python_with_budget(strategy, budget, spec)
     if strategy.kind != C.SK_MONTECARLO:
         raise InputError(f"strategy {spec!r}: only a search strategy (kind montecarlo) takes "
                          f"a budget after '@'; {strategy.name!r} is {strategy.kind_name}")
@@ -517,6 +541,23 @@ def with_budget(strategy: Strategy, budget: str, spec: str) -> Strategy:
         params[C.MC_ACTION_ITERATIONS] = max(1, round(n * share))
     return Strategy(f"{strategy.name}@{n}", strategy.kind, params, strategy.description,
                     strategy.path, strategy.content)
+
+
+def _python_with_budget(strategy: Strategy, budget: str, spec: str) -> Strategy:
+    """A Python strategy that searches (players.python_strategy, `budget`) with another."""
+    assert strategy.python is not None
+    py = strategy.python.strategy
+    text = budget.strip()
+    if not text.isdigit() or not py.min_budget <= int(text) <= py.max_budget:
+        raise InputError(f"strategy {spec!r}: the budget after '@' ({py.budget_unit} per "
+                         f"decision) must be a whole number from {py.min_budget} to "
+                         f"{py.max_budget:,}; got {budget!r}")
+    copy = type(py).__new__(type(py))
+    copy.__dict__.update(py.__dict__)
+    copy.budget = int(text)
+    return Strategy(f"{strategy.name}@{copy.budget}", strategy.kind, strategy.params.copy(),
+                    strategy.description, strategy.path, strategy.content,
+                    PythonSeat(copy, strategy.python.path))
 
 
 _REGISTERED_PLUGINS: dict[str, Path] = {}

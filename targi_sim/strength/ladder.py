@@ -81,7 +81,7 @@ def plan_ladder(rungs: Sequence[str], games: int = DEFAULT_GAMES,
         raise InputError(f"a ladder needs at least two rungs; got {','.join(rungs) or 'none'}")
     if len(set(names)) != len(names):
         raise InputError(f"each strategy may be one rung only; got {','.join(names)}")
-    searching = [s.kind_name == "montecarlo" for s in strategies]
+    searching = [s.searches for s in strategies]
 
     def n(*idx: int) -> int:
         return min(games, search_games) if any(searching[i] for i in idx) else games
