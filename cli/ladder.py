@@ -126,7 +126,7 @@ def show_ladder(result, seconds: float) -> None:
     that change, the report."""
     from .report import shown
 
-    depth = result.tables["skill_depth"]
+    depth = result.tables["skill_depth"].filter("adjacent")
     for r in depth.iter_rows(named=True):
         used = (f"{r['games']:,} games" if r["games"] >= r["games_cap"] else
                 f"{r['games']:,} of {r['games_cap']:,} games: narrow enough")

@@ -278,7 +278,7 @@ def run_ladder(rungs: Sequence[str] = DEFAULT_RUNGS, out: str | Path = "runs/lad
     result = LadderResult(out, plan, stops=stops)
     result.tables = _tables(plan, names, seat_tables, mirrors, caps)
     result.tables["luck_noise"] = _noise(plan, strategies, rungs, seed, deck, rules, jobs,
-                                         progress, backend, scheduler)
+                                         progress, backend, scheduler, caps)
     top, second = len(names) - 1, len(names) - 2
     result.flags = _flags(mirrors[second][1], mirrors[top][1], names[second], names[top])
     result.compared = {kind: graded_at_both(result.tables[f"{kind}_grades"], key,
@@ -371,7 +371,7 @@ NOISE_DEALS = 500  # at most; a run with a Monte Carlo seat: its games / NOISE_R
 
 
 def _noise(plan, strategies, rungs, seed, deck, rules, jobs, progress, backend="loky",
-           scheduler=None) -> pl.DataFrame:
+           scheduler=None, caps=None) -> pl.DataFrame:
     """The deal's share of each cross match's outcome over repeated policy noise (a
     separate seed stream: deal k of seed + 1), for the matches where a seat draws
     random numbers; deterministic matches are listed with share 1 (nothing varies)."""
@@ -386,7 +386,10 @@ def _noise(plan, strategies, rungs, seed, deck, rules, jobs, progress, backend="
                                "p_value": math.nan, "within_deal_sd": 0.0,
                                "note": "both deterministic: the deal decides"})
             continue
-        deals = max(2, min(NOISE_DEALS, run.games // NOISE_REPLAYS))
+        # sized by the games the run may play, not those it used: the same study
+        # whether or not the cross run stopped early
+        games = (caps or {}).get(run.key, run.games)
+        deals = max(2, min(NOISE_DEALS, games // NOISE_REPLAYS))
         key, total, done = f"noise {run.key}", deals * NOISE_REPLAYS, 0
 
         def step(n: int, key: str = key, total: int = total) -> None:
