@@ -5,6 +5,7 @@ seeds at a small but real size, then rerun them after a change and diff.
     python benchmarks/identical_outputs.py record /tmp/after       # on the new code
     python benchmarks/identical_outputs.py diff /tmp/before /tmp/after
     python benchmarks/identical_outputs.py record /tmp/x --only tune,balance
+    python benchmarks/identical_outputs.py hashes /tmp/after       # sha256 of each Parquet
 
 Each case runs one `targi-sim` command (one worker, --quiet) in its own folder CASE/
 with relative paths, and keeps its stdout as CASE/stdout.txt with times and speeds
@@ -59,6 +60,11 @@ SET = "border.Merchant.trades[1].give_amount = 2, 4"
 CASES: dict[str, list[str]] = {
     "run": ["run", "--games", "4000", "--p0", "balanced", "--p1", "greedy", "--seed", "7",
             "--chunk-size", "1000", "--jobs", "1", "--out", "run"],
+    # the heuristic's own games at a run's size: every decision of both mirrors
+    "run-balanced": ["run", "--games", "20000", "--p0", "balanced", "--p1", "balanced",
+                     "--seed", "47", "--jobs", "1", "--out", "run"],
+    "run-tuned": ["run", "--games", "20000", "--p0", "tuned", "--p1", "tuned",
+                  "--seed", "47", "--jobs", "1", "--out", "run"],
     "card-value": ["card-value", "../run/run", "--fork-rate", "0.25", "--jobs", "1"],
     "report": ["report", "../run/run", "--out", "report"],
     "tune": ["tune", "balanced", "--against", "balanced,greedy", "--budget", "1600",
@@ -218,6 +224,17 @@ def diff(a: Path, b: Path) -> int:
     print(f"{len(fa & fb) + len(fa ^ fb) - bad} of {len(fa | fb)} files identical over "
           f"{len(cases)} cases ({', '.join(cases)}); {bad} differ")
     return 1 if bad else 0
+
+
+def hashes(root: Path) -> None:
+    """sha256 of every Parquet file of a recording, one line each (to quote in a note)."""
+    import hashlib
+
+    for path in sorted(root.rglob("*.parquet")):
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()
+        print(f"{digest[:16]}  {path.relative_to(root)}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="what", required=True)
@@ -227,9 +244,13 @@ def main() -> None:
     dif = sub.add_parser("diff", help="compare two recorded folders")
     dif.add_argument("a", type=Path)
     dif.add_argument("b", type=Path)
+    sub.add_parser("hashes", help="sha256 of every Parquet file").add_argument(
+        "folder", type=Path)
     args = ap.parse_args()
     if args.what == "record":
         record(args.folder.resolve(), args.only.split(",") if args.only else None)
+    elif args.what == "hashes":
+        hashes(args.folder)
     else:
         sys.exit(diff(args.a, args.b))
 

@@ -103,11 +103,13 @@ HOW: dict[str, How] = {
     "targi-sim play --browser --deck ./my-deck.toml --out runs/mine --no-open": parse(
         "serves a page until stopped, as above"),
     # ladder
-    "targi-sim ladder": parse("the default rungs include the search players: about 20 "
-                              "minutes on 2 cores; tests/test_ladder.py runs a small ladder"),
+    "targi-sim ladder": parse("the default rungs include the search players (minutes to "
+                              "tens of minutes); tests/test_ladder.py runs a small ladder"),
     "targi-sim ladder --rungs random,greedy,balanced --games 5000": run(games="100"),
     "targi-sim ladder --deck ./my-deck.toml --out runs/ladder-my-deck": parse(
         "the default rungs, as above"),
+    "targi-sim ladder --rungs greedy,balanced --games 4000 --width 1": run(games="400"),
+    "targi-sim ladder --rungs random,greedy --games 2000 --fixed": run(games="200"),
     # tune
     "targi-sim tune balanced --budget 2e6 --out my-tuned.toml": parse(SEARCH.format("tune")),
     "targi-sim tune balanced --against balanced,greedy --budget 5e5 --seed 3 --jobs 2":

@@ -301,6 +301,40 @@ def test_a_real_ladder_writes_runs_and_a_report_and_resumes(tmp_path):
     assert _cli(*other, "--force", cwd=tmp_path).returncode == 0
 
 
+def test_a_cross_run_stops_when_its_interval_is_narrow_and_resumes(tmp_path):
+    """greedy beats random ~99%: its cross run stops at an early look, as a complete run
+    of those games (the same files as a fixed run of that many), narrower than the
+    target; its mirror runs play every game; a rerun plays nothing."""
+    from targi_sim.runner import RunConfig, resolve_run
+    from targi_sim.runner.dispatch import execute
+    from targi_sim.stats.stopping import widest_half_width
+    from tests.cli_helpers import parquet_files
+
+    result = ladder.run_ladder(["random", "greedy"], tmp_path / "lad", games=4000, jobs=1)
+    depth = result.tables["skill_depth"].row(0, named=True)
+    assert depth["games_cap"] == 4000 and depth["games"] < 4000
+    assert (depth["win_rate_hi"] - depth["win_rate_lo"]) / 2 <= widest_half_width(4000)
+    stop = result.stops["cross-0-1-greedy-vs-random"]
+    assert stop.games == depth["games"] and stop.lo == pytest.approx(depth["win_rate_lo"])
+    cross = tmp_path / "lad" / "runs" / "cross-0-1-greedy-vs-random"
+    manifest = json.loads((cross / "manifest.json").read_text())
+    assert manifest["status"] == "complete" and manifest["config"]["games"] == stop.games
+    fixed = resolve_run(RunConfig(games=stop.games, seed=0, p0="greedy", p1="random",
+                                  chunk_size=manifest["config"]["chunk_size"]))
+    execute(fixed, tmp_path / "fixed")
+    assert parquet_files(cross) == parquet_files(tmp_path / "fixed")
+    mirror = json.loads((tmp_path / "lad" / "runs" / "mirror-1-greedy" / "manifest.json"
+                         ).read_text())
+    assert mirror["config"]["games"] == 4000
+    before = (cross / "manifest.json").read_text()
+    again = ladder.run_ladder(["random", "greedy"], tmp_path / "lad", games=4000, jobs=1)
+    assert again.stops == result.stops
+    assert (cross / "manifest.json").read_text() == before  # not executed again
+    narrower = ladder.run_ladder(["random", "greedy"], tmp_path / "narrow", games=4000,
+                                 jobs=1, half_width=stop.half_width / 2)
+    assert narrower.stops["cross-0-1-greedy-vs-random"].games > stop.games
+
+
 def test_a_ladder_on_a_dask_cluster_equals_the_local_one(tmp_path):
     """Two external `dask worker` processes play every run and the noise replays: the
     same run files and ladder tables as local workers."""

@@ -116,6 +116,30 @@ def test_a_different_configuration_is_refused_unless_forced(tmp_path):
     assert read(out, "games").height == 30
 
 
+def test_a_run_grows_into_the_run_of_more_games(tmp_path):
+    """execute(grow=True): the same run with more games keeps the complete chunks (a
+    partial last chunk is played again) and ends byte-identical to a fresh run; fewer
+    games, or any other difference, is still refused."""
+    from targi_sim import InputError
+
+    def cfg(games: int, seed: int = 11):
+        return resolve_run(RunConfig(games=games, seed=seed, p0="balanced", p1="random",
+                                     chunk_size=10))
+
+    grown = tmp_path / "grown"
+    execute(cfg(25), grown)
+    outcome = execute(cfg(42), grown, grow=True)
+    assert outcome.chunks_skipped == 2 and outcome.games_played == 22  # 0-9, 10-19 kept
+    assert outcome.manifest["config"]["games"] == 42
+    execute(cfg(42), tmp_path / "fresh")
+    assert parquet_files(grown) == parquet_files(tmp_path / "fresh")
+    assert read(grown, "games").height == 42
+    with pytest.raises(InputError, match="games 42 -> 30"):
+        execute(cfg(30), grown, grow=True)
+    with pytest.raises(InputError, match="seed"):
+        execute(cfg(50, seed=12), grown, grow=True)
+
+
 def test_a_folder_with_other_files_is_never_overwritten(tmp_path):
     from targi_sim import InputError
 

@@ -182,7 +182,9 @@ HC_UV_KEY = 137      # + 4: packed goods and gold, centre version, round, robber
 HC_UV = 141          # + 5: this player's unit values under that key
 HC_UVO_KEY = 146     # + 4: the same key for the opponent's tokens and hand
 HC_UVO = 150         # + 5: the opponent's unit values (valued with this player's weights)
-HC_END = 155         # first column after the cache
+HC_FOCUS_KEY = 155   # row focus exponent for which HC_FRAC holds its powers
+HC_FRAC = 156        # + n - 1 (3): (n / DISPLAY_COLS) ** focus for a row of n = 1..3 cards
+HC_END = 159         # first column after the cache
 
 # --- decision types (what a strategy is asked) --------------------------------
 DT_PLACE = 0          # option: border index 0..15

@@ -17,6 +17,7 @@ from targi_sim.engine.constants import (
     N_AB_PARAMS,
     N_BORDER,
     N_CELLS,
+    N_GOODS,
 )
 
 
@@ -187,7 +188,8 @@ TC_ALT = 6                   # 4
 TC_HAS_ALT = 10
 TC_ABILITY = 11
 TC_PARAMS = 12               # N_AB_PARAMS
-TC_SIZE = TC_PARAMS + N_AB_PARAMS
+TC_DEMAND = TC_PARAMS + N_AB_PARAMS  # derived: the card's goods costs as a packed histogram
+TC_SIZE = TC_DEMAND + 1
 D_TRIBE = _d.take(MAX_TRIBE * TC_SIZE)
 D_SIZE = _d.size
 
@@ -240,4 +242,12 @@ def pack_deck(deck) -> np.ndarray:
         D[o + TC_HAS_ALT] = deck.tribe_has_alt[c]
         D[o + TC_ABILITY] = deck.tribe_ability[c]
         D[o + TC_PARAMS:o + TC_PARAMS + N_AB_PARAMS] = deck.tribe_ab_params[c]
+        D[o + TC_DEMAND] = demand_bits(deck.tribe_cost[c])
     return D
+
+
+def demand_bits(cost) -> int:
+    """A tribe card's goods costs as the heuristic's demand histogram counts them (4 bits
+    per good and units 0..3, 3 meaning 3 or more; policies/heuristic/values.py): built
+    once per deck, so a centre's histogram is a sum of nine numbers."""
+    return sum(1 << (4 * (k * 4 + min(int(cost[k]), 3))) for k in range(N_GOODS))

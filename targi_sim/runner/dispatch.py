@@ -68,8 +68,12 @@ def _check_folder(out: Path) -> None:
     check_writable(out)
 
 
-def _decide(run: ResolvedRun, out: Path, force: bool) -> tuple[RunDir, dict | None, bool]:
-    """(run directory, manifest to resume from, whether to clear it first), or InputError."""
+def _decide(run: ResolvedRun, out: Path, force: bool, grow: bool = False
+            ) -> tuple[RunDir, dict | None, bool]:
+    """(run directory, manifest to resume from, whether to clear it first), or InputError.
+
+    With `grow`, a run that differs only in having fewer games is resumed: its chunks
+    are the first chunks of the longer run (`grown`)."""
     rd = RunDir(out)
     _check_folder(out)
     try:
@@ -80,6 +84,8 @@ def _decide(run: ResolvedRun, out: Path, force: bool) -> tuple[RunDir, dict | No
                              "`out`") from None
         return rd, None, True
     if old is not None and old["config_hash"] != run.config_hash:
+        if grow and grown(old["config"], run.identity):
+            return rd, old, False
         if not force:
             found = differences(old["config"], run.identity)
             what = (f"its {', '.join(found)} {'differs' if len(found) == 1 else 'differ'}"
@@ -91,6 +97,27 @@ def _decide(run: ResolvedRun, out: Path, force: bool) -> tuple[RunDir, dict | No
     return rd, old, old is None and force
 
 
+def grown(old: dict[str, Any], new: dict[str, Any]) -> bool:
+    """True if run identity `new` is `old` with at least as many games: every game of
+    the old run is the game of the same number in the new one (a game is a function of
+    the seed, its number and the match, not of the run's length)."""
+    if not (isinstance(old.get("games"), int) and old["games"] <= new["games"]):
+        return False
+    return {k: v for k, v in old.items() if k != "games"} == \
+        {k: v for k, v in new.items() if k != "games"}
+
+
+def _restamp(rd: RunDir, old: dict[str, Any], plan: ChunkPlan) -> None:
+    """Vouch for the old run's complete chunks as chunks of the grown run (`plan`): a
+    chunk that spans the same games is the same chunk. The new manifest is written
+    first, so a stop between two markers only costs replaying the rest."""
+    before = ChunkPlan(old["config_hash"], int(old["config"]["games"]), plan.chunk_size)
+    done, _bad = check_chunks(rd, before)
+    for chunk, marker in done.items():
+        if chunk < plan.n_chunks and before.span(chunk) == plan.span(chunk):
+            rd.write_marker(chunk, {**marker, "config_hash": plan.config_hash})
+
+
 def check_out(run: ResolvedRun, out: Path, *, force: bool) -> None:
     """InputError now (before the engine loads) if `execute` would refuse `out`:
     other data, not writable, another run's files without --force, or another writer."""
@@ -99,10 +126,11 @@ def check_out(run: ResolvedRun, out: Path, *, force: bool) -> None:
         pass
 
 
-def prepare_out(run: ResolvedRun, out: Path, *, force: bool) -> tuple[RunDir, dict | None]:
-    """Check the output folder and decide: fresh run, resume, or refuse (clears for
-    --force). Call with the directory's lock held."""
-    rd, old, clear = _decide(run, out, force)
+def prepare_out(run: ResolvedRun, out: Path, *, force: bool, grow: bool = False
+                ) -> tuple[RunDir, dict | None]:
+    """Check the output folder and decide: fresh run, resume, grow, or refuse (clears
+    for --force). Call with the directory's lock held."""
+    rd, old, clear = _decide(run, out, force, grow)
     if clear:
         rd.clear()
     return rd, old
@@ -225,6 +253,7 @@ def execute(
     force: bool = False,
     command: list[str] | None = None,
     progress: Callable[[int], None] | None = None,
+    grow: bool = False,
 ) -> RunOutcome:
     """Play every chunk not yet complete in `out`, then mark the run complete.
 
@@ -234,7 +263,9 @@ def execute(
     the old run's files. One writer at a time: a second `execute` into the same
     directory gets InputError. `jobs` above the CPU count is capped (`cap_jobs`).
     `progress(n)` is called with the game count of each finished chunk, including
-    chunks skipped because they were already complete.
+    chunks skipped because they were already complete. `grow`: `out` may hold the same
+    run with fewer games, which is continued (its complete chunks kept) to `run`'s
+    games -- how the ladder plays a comparison until it is decided.
     """
     check_options(jobs, backend, scheduler)
     if backend == "loky" or scheduler is None:
@@ -242,13 +273,14 @@ def execute(
     out = Path(out)
     _check_folder(out)  # before the lock file is made in it
     with RunDir(out).locked():
-        return _execute(run, out, jobs, backend, scheduler, force, command, progress)
+        return _execute(run, out, jobs, backend, scheduler, force, command, progress, grow)
 
 
 def _execute(run: ResolvedRun, out: Path, jobs: int, backend: str, scheduler: str | None,
              force: bool, command: list[str] | None,
-             progress: Callable[[int], None] | None) -> RunOutcome:
-    rd, old = prepare_out(run, out, force=force)
+             progress: Callable[[int], None] | None, grow: bool = False) -> RunOutcome:
+    rd, old = prepare_out(run, out, force=force, grow=grow)
+    growing = old is not None and old["config_hash"] != run.config_hash
     spec = run.spec(out)
     rd.clean_partial_writes()
     rd.make_folders()
@@ -257,6 +289,8 @@ def _execute(run: ResolvedRun, out: Path, jobs: int, backend: str, scheduler: st
     rd.write_manifest(manifest)
 
     plan = ChunkPlan(run.config_hash, spec.games, spec.chunk_size)
+    if growing:
+        _restamp(rd, old, plan)
     done, bad = check_chunks(rd, plan)
     replayed = [m for m in bad if rd.marker_path(m.chunk).exists()]
     for m in replayed:  # a marker that no longer vouches for its files goes first

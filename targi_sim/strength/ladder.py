@@ -8,7 +8,12 @@ against the bottom, every run on the same deals (the same run seed: deal k has s
 written by the runner (resumable, Parquet, joblib or Dask). Then:
 
 * skill depth: each rung's win rate against the rung below (pair-clustered interval
-  from the run's report) -- how much room for skill the deck leaves;
+  from the run's report) -- how much room for skill the deck leaves. A cross run plays
+  until its interval is as narrow as asked (targi_sim.stats.stopping: looks at fixed
+  game counts, stop at the first whose 95% half-width is at most the target, or at
+  the cap): a rung that wins 99% needs far fewer games than one at 52%. The target by
+  default is the widest interval a fixed run of the cap's games reports (at 50%), so no
+  interval is wider than that;
 * luck index: the share of points the bottom rung takes from the top one (0 means
   skill decides every game, 0.5 that the players do not matter), and for each cross
   match whose players draw random numbers, the share of the outcome's variance the deal
@@ -26,7 +31,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -39,12 +44,14 @@ from targi_sim.game.shape import digest_shape
 from targi_sim.play.games import run_batch
 from targi_sim.players.strategy import resolve_strategy
 from targi_sim.runner.digests import run_digest
+from targi_sim.stats.stopping import Look, look, look_schedule, widest_half_width
 from targi_sim.strength.stability import move_lines, report_moves
 
 DEFAULT_RUNGS = ("random", "greedy", "balanced", "tuned", "montecarlo-tuned", "expert")
 DEFAULT_GAMES = 20_000
 DEFAULT_SEARCH_GAMES = 400  # games of a run with a search seat (montecarlo-tuned ~10-20
 # games/s/core, expert ~1)
+LOOKS = 20  # a cross run's looks: every cap / LOOKS games
 
 
 @dataclass(frozen=True)
@@ -69,6 +76,7 @@ class LadderResult:
     pairs: list[tuple[str, str]] = field(default_factory=list)  # rungs compared (lower, upper)
     compared: dict[str, dict[str, int]] = field(default_factory=dict)  # per pair: graded rows
     report_files: list[Path] = field(default_factory=list)
+    stops: dict[str, Look] = field(default_factory=dict)  # each cross run's last look
 
 
 def plan_ladder(rungs: Sequence[str], games: int = DEFAULT_GAMES,
@@ -100,9 +108,11 @@ def plan_ladder(rungs: Sequence[str], games: int = DEFAULT_GAMES,
 
 
 def skill_depth(runs: Sequence[LadderRun], names: Sequence[str],
-                seat_tables: dict[str, pl.DataFrame]) -> pl.DataFrame:
+                seat_tables: dict[str, pl.DataFrame],
+                caps: dict[str, int] | None = None) -> pl.DataFrame:
     """The upper rung's win rate (draws half) in each cross run, from the run report's
-    strategies_by_seat table (seat 0 is the upper rung)."""
+    strategies_by_seat table (seat 0 is the upper rung); `games_cap`: the most it could
+    have played (`caps`, by run key; its games when not given)."""
     rows = []
     for run in runs:
         if run.kind != "cross":
@@ -110,6 +120,7 @@ def skill_depth(runs: Sequence[LadderRun], names: Sequence[str],
         t = seat_tables[run.key].filter(pl.col("seat") == 0).row(0, named=True)
         rows.append({"rung": names[run.upper], "against": names[run.lower],
                      "adjacent": run.upper == run.lower + 1, "games": int(t["n"]),
+                     "games_cap": (caps or {}).get(run.key, run.games),
                      "win_rate": t["win_rate"], "win_rate_lo": t["win_rate_lo"],
                      "win_rate_hi": t["win_rate_hi"], "design_effect": t["win_rate_deff"]})
     return pl.DataFrame(rows)
@@ -235,45 +246,43 @@ def run_ladder(rungs: Sequence[str] = DEFAULT_RUNGS, out: str | Path = "runs/lad
                seed: int = 0, deck: str = "base", rules: str = "default", jobs: int = 1,
                min_n: int = 500, force: bool = False,
                progress: Callable[[str, int, int], None] | None = None,
-               backend: str = "loky", scheduler: str | None = None) -> LadderResult:
+               backend: str = "loky", scheduler: str | None = None,
+               stop: bool = True, half_width: float | None = None) -> LadderResult:
     """Play (or resume) every run of the ladder into out/runs/, then write the ladder
     report into out/report/. `progress(run key, games done, games of that run)`;
     `min_n` greys (and keeps out of the flags) rates with fewer observations; `force`
-    replaces a run directory that holds a different run (else InputError)."""
+    replaces a run directory that holds a different run (else InputError). With `stop`
+    each cross run plays until its interval's half-width is at most `half_width` (None:
+    the widest a fixed run of its games gives, `widest_half_width`) or its games are
+    played; without, every run plays its games."""
     from targi_sim.report import analyse, read_run_info
     from targi_sim.report.output import write_report
     from targi_sim.report.plots import skipped
-    from targi_sim.runner import RunConfig, resolve_run
-    from targi_sim.runner.dispatch import execute
 
     out = Path(out)
     plan = plan_ladder(rungs, games, search_games)
     strategies = [resolve_strategy(r) for r in rungs]
     names = [s.name for s in strategies]
-    seat_tables, mirrors = {}, {}
-    for run in plan:
-        done = 0
-
-        def step(n: int, run: LadderRun = run) -> None:
-            nonlocal done
-            done += n
-            if progress:
-                progress(run.key, done, run.games)
-
-        resolved = resolve_run(RunConfig(games=run.games, seed=seed, p0=run.p0, p1=run.p1,
-                                         deck=deck, rules=rules))
-        execute(resolved, out / "runs" / run.key, jobs=jobs, progress=step, force=force,
-                command=["targi-sim", "ladder"], backend=backend, scheduler=scheduler)
+    caps = {run.key: run.games for run in plan}
+    seat_tables, mirrors, stops = {}, {}, {}
+    for i, run in enumerate(plan):
+        play = _Player(run, out / "runs" / run.key, seed, deck, rules, jobs, force, progress,
+                       backend, scheduler)
+        if stop and run.kind == "cross":
+            stops[run.key] = play.until_narrow(half_width or widest_half_width(run.games))
+            plan[i] = run = replace(run, games=stops[run.key].games)
+        else:
+            play.games(run.games)
         info = read_run_info(out / "runs" / run.key)
         with skipped():
             report = analyse(info, min_n=min_n)
         seat_tables[run.key] = report.table("strategies_by_seat").df
         if run.kind == "mirror":
             mirrors[run.upper] = (info, report)
-    result = LadderResult(out, plan)
-    result.tables = _tables(plan, names, seat_tables, mirrors)
+    result = LadderResult(out, plan, stops=stops)
+    result.tables = _tables(plan, names, seat_tables, mirrors, caps)
     result.tables["luck_noise"] = _noise(plan, strategies, rungs, seed, deck, rules, jobs,
-                                         progress, backend, scheduler)
+                                         progress, backend, scheduler, caps)
     pairs = compared_pairs(strategies)
     moves = pl.concat([report_moves(mirrors[a][1], mirrors[b][1], names[a], names[b])
                        for a, b in pairs])
@@ -293,12 +302,87 @@ def run_ladder(rungs: Sequence[str] = DEFAULT_RUNGS, out: str | Path = "runs/lad
     return result
 
 
+@dataclass
+class _Player:
+    """Plays one run of the ladder into its directory: all its games, or look by look
+    until its interval is narrow enough (the directory grows; a rerun resumes)."""
+
+    run: LadderRun
+    path: Path
+    seed: int
+    deck: str
+    rules: str
+    jobs: int
+    force: bool
+    progress: Callable[[str, int, int], None] | None
+    backend: str
+    scheduler: str | None
+
+    def games(self, n: int, chunk_size: int | None = None, grow: bool = False) -> None:
+        from targi_sim.runner import RunConfig, resolve_run
+        from targi_sim.runner.dispatch import execute
+
+        done = 0
+
+        def step(k: int) -> None:
+            nonlocal done
+            done += k
+            if self.progress:
+                self.progress(self.run.key, done, self.run.games)
+
+        resolved = resolve_run(RunConfig(games=n, seed=self.seed, p0=self.run.p0,
+                                         p1=self.run.p1, deck=self.deck, rules=self.rules,
+                                         chunk_size=chunk_size))
+        execute(resolved, self.path, jobs=self.jobs, progress=step, force=self.force,
+                command=["targi-sim", "ladder"], backend=self.backend,
+                scheduler=self.scheduler, grow=grow)
+
+    def until_narrow(self, half_width: float) -> Look:
+        """Look after every cap / LOOKS games (two chunks a look, so two workers play
+        it); stop at the first look whose upper-seat interval is within `half_width`."""
+        looks = look_schedule(self.run.games, LOOKS)
+        chunk = max(2, looks[0] // 4 * 2)  # half a look, whole pairs
+        had, complete = _games_held(self.path)
+        if had not in looks:
+            had = None  # none, or another rule's run: replaced with `force`, else refused
+        elif not complete:  # stopped during a look: finish that look first
+            self.games(had, chunk, grow=True)
+        table = None
+        for n in looks:
+            if had is None or n > had:
+                self.games(n, chunk, grow=True)
+                table = None
+            if table is None:
+                table = pl.read_parquet(self.path / "games" / "*.parquet",
+                                        columns=["game_id", "pair_id", "winner"])
+            part = table.filter(pl.col("game_id") < n)
+            winner = part["winner"].to_numpy()
+            verdict = look((winner == 0) + 0.5 * (winner == -1), part["pair_id"].to_numpy(),
+                           half_width, self.run.games)
+            if verdict.stop:
+                if self.progress:
+                    self.progress(self.run.key, self.run.games, self.run.games)
+                return verdict
+        raise AssertionError("the last look is the cap")  # pragma: no cover
+
+
+def _games_held(path: Path) -> tuple[int | None, bool]:
+    """(games, complete) of the run a directory holds; (None, False) if none or unreadable."""
+    from targi_sim.runner.layout import RunDir
+
+    try:
+        manifest = RunDir(path).read_manifest()
+        return int(manifest["config"]["games"]), manifest["status"] == "complete"
+    except Exception:  # noqa: BLE001 - anything unreadable: `execute` says what is wrong
+        return None, False
+
+
 NOISE_REPLAYS = 8
 NOISE_DEALS = 500  # at most; a run with a Monte Carlo seat: its games / NOISE_REPLAYS
 
 
 def _noise(plan, strategies, rungs, seed, deck, rules, jobs, progress, backend="loky",
-           scheduler=None) -> pl.DataFrame:
+           scheduler=None, caps=None) -> pl.DataFrame:
     """The deal's share of each cross match's outcome over repeated policy noise (a
     separate seed stream: deal k of seed + 1), for the matches where a seat draws
     random numbers; deterministic matches are listed with share 1 (nothing varies)."""
@@ -313,7 +397,10 @@ def _noise(plan, strategies, rungs, seed, deck, rules, jobs, progress, backend="
                                "p_value": math.nan, "within_deal_sd": 0.0,
                                "note": "both deterministic: the deal decides"})
             continue
-        deals = max(2, min(NOISE_DEALS, run.games // NOISE_REPLAYS))
+        # sized by the games the run may play, not those it used: the same study
+        # whether or not the cross run stopped early
+        games = (caps or {}).get(run.key, run.games)
+        deals = max(2, min(NOISE_DEALS, games // NOISE_REPLAYS))
         key, total, done = f"noise {run.key}", deals * NOISE_REPLAYS, 0
 
         def step(n: int, key: str = key, total: int = total) -> None:
@@ -338,8 +425,8 @@ def _shape(info) -> dict:
     return digest_shape(info.read_table("games"), run_digest(info))
 
 
-def _tables(plan, names, seat_tables, mirrors) -> dict[str, pl.DataFrame]:
-    depth = skill_depth(plan, names, seat_tables)
+def _tables(plan, names, seat_tables, mirrors, caps=None) -> dict[str, pl.DataFrame]:
+    depth = skill_depth(plan, names, seat_tables, caps)
     shape = pl.DataFrame([{"rung": names[i], **_shape(info)}
                           for i, (info, _r) in sorted(mirrors.items())])
     stability = []
@@ -372,17 +459,6 @@ def compared_pairs(strategies) -> list[tuple[int, int]]:
     if plain and plain[-1] < top - 1:
         pairs.append((plain[-1], top))
     return pairs
-
-
-def _flags(lower, upper, name_lower: str, name_upper: str) -> list[str]:
-    flags = first_player_flip(lower.table("first_player").df.row(0, named=True),
-                              upper.table("first_player").df.row(0, named=True),
-                              name_lower, name_upper)
-    flags += grade_flips(lower.table("cards_symbol").df, upper.table("cards_symbol").df,
-                         "symbol", name_lower, name_upper)
-    flags += grade_flips(lower.table("cards_tribe").df, upper.table("cards_tribe").df,
-                         "name", name_lower, name_upper)
-    return flags
 
 
 __all__ = ["DEFAULT_RUNGS", "LadderResult", "LadderRun", "deal_share", "grade_flips",

@@ -68,6 +68,15 @@ def stability_words(result, min_n: int) -> list[str]:
     return out
 
 
+def _games_used(row: dict) -> str:
+    """A cross run's games, and whether it stopped before its cap (interval narrow enough)."""
+    cap = row.get("games_cap") or row["games"]
+    if row["games"] < cap:
+        return (f"{row['games']:,} of at most {cap:,} games: stopped when its interval was "
+                "narrow enough")
+    return f"{row['games']:,} games"
+
+
 def ladder_report(result, names: list[str], seed: int, deck: str, rules: str,
                   min_n: int) -> Report:
     t = result.tables
@@ -76,7 +85,7 @@ def ladder_report(result, names: list[str], seed: int, deck: str, rules: str,
     adjacent = depth.filter(pl.col("adjacent"))
     text = [f"{r['rung']} wins {_pct(r['win_rate'])} ({_pct(r['win_rate_lo'])}–"
             f"{_pct(r['win_rate_hi'])}) of the points against {r['against']} "
-            f"({r['games']:,} games)." for r in adjacent.iter_rows(named=True)]
+            f"({_games_used(r)})." for r in adjacent.iter_rows(named=True)]
     weak = adjacent.filter(pl.col("win_rate_lo") <= 0.5)
     if weak.height:
         text.append("Not clearly stronger than the rung below: "

@@ -15,6 +15,8 @@ from targi_sim.engine.constants import (
     DISPLAY_COLS,
     DISPLAY_ROWS,
     DISPLAY_SLOTS,
+    HC_FOCUS_KEY,
+    HC_FRAC,
     HW_CARD_VP,
     HW_DISPLAY,
     HW_HAND,
@@ -47,10 +49,14 @@ from ...layout import (
 )
 from .values import MAX_ROUNDS, bundle_value, cost_value
 
+if DISPLAY_ROWS != 3:  # acquire_value keeps one gain per row in three locals
+    raise ImportError("acquire_value assumes three display rows")
 
-@jit_llvm_inline
-def row_potential(S, D, R, SP, p, w, base, row, extra_sym):
-    """Value of a row's progress toward a bonus, optionally with one more card of extra_sym."""
+
+@jit_inline
+def row_scan(S, D, p, row):
+    """One pass over a display row: (cards, first symbol, symbol mask, all the same);
+    bit 10 of the mask marks a repeated symbol (no all-different bonus)."""
     o = pbase(p) + P_DISPLAY + row * DISPLAY_COLS
     n = 0
     mask = 0
@@ -69,15 +75,24 @@ def row_potential(S, D, R, SP, p, w, base, row, extra_sym):
             mask |= 1 << 10  # a repeat already in the row: no all-different bonus
         mask |= 1 << sym
         n += 1
-    if extra_sym >= 0:
-        if first >= 0 and extra_sym != first:
-            same = False
-        if first < 0:
-            first = extra_sym
-        if (mask >> extra_sym) & 1:
-            mask |= 1 << 10  # a repeat: the all-different bonus is gone
-        mask |= 1 << extra_sym
-        n += 1
+    return n, first, mask, same
+
+
+@jit_inline
+def focused_fraction(SP, w, n, focus):
+    """(n / DISPLAY_COLS) ** focus for 1 <= n < DISPLAY_COLS, from a table in w's cache
+    built once per exponent: a power is costly, and tuned asks for one at every row it
+    values (the same libm call on the same inputs, so the same bits)."""
+    if SP[w, HC_FOCUS_KEY] != focus:
+        for k in range(1, DISPLAY_COLS):
+            SP[w, HC_FRAC + k - 1] = (k / DISPLAY_COLS) ** focus
+        SP[w, HC_FOCUS_KEY] = focus
+    return SP[w, HC_FRAC + n - 1]
+
+
+@jit_llvm_inline
+def row_bonus_value(R, SP, w, base, n, mask, same):
+    """Value of a row of n cards with this symbol mask toward a row bonus."""
     distinct = (mask >> 10) & 1 == 0
     if n == 0:
         return 0.0
@@ -91,7 +106,7 @@ def row_potential(S, D, R, SP, p, w, base, row, extra_sym):
     frac = n / DISPLAY_COLS
     focus = SP[w, base + HW_ROW_FOCUS]
     if focus != 1.0:  # convex: the fourth card of a row is worth more than a new row's first
-        frac = frac ** focus
+        frac = focused_fraction(SP, w, n, focus)
     if same:
         v = SP[w, base + HW_ROW_SAME] * R[RL_ROW_SAME_BONUS] * frac
     if distinct:
@@ -99,6 +114,35 @@ def row_potential(S, D, R, SP, p, w, base, row, extra_sym):
         if d > v:
             v = d
     return v
+
+
+@jit_inline
+def with_symbol(n, first, mask, same, sym):
+    """A row's scan with one more card of symbol sym."""
+    if first >= 0 and sym != first:
+        same = False
+    if (mask >> sym) & 1:
+        mask |= 1 << 10  # a repeat: the all-different bonus is gone
+    return n + 1, mask | (1 << sym), same
+
+
+@jit_llvm_inline
+def row_potential(S, D, R, SP, p, w, base, row, extra_sym):
+    """Value of a row's progress toward a bonus, optionally with one more card of extra_sym."""
+    n, first, mask, same = row_scan(S, D, p, row)
+    if extra_sym >= 0:
+        n, mask, same = with_symbol(n, first, mask, same, extra_sym)
+    return row_bonus_value(R, SP, w, base, n, mask, same)
+
+
+@jit_llvm_inline
+def row_gain(S, D, R, SP, p, w, base, row, sym):
+    """What one more card of symbol sym adds to a row's potential: row_potential with
+    it less row_potential without, from one scan of the row."""
+    n, first, mask, same = row_scan(S, D, p, row)
+    without = row_bonus_value(R, SP, w, base, n, mask, same)
+    n1, mask1, same1 = with_symbol(n, first, mask, same, sym)
+    return row_bonus_value(R, SP, w, base, n1, mask1, same1) - without
 
 
 @jit_literal
@@ -124,15 +168,22 @@ def ability_value(S, D, R, SP, p, w, base, uv, late, c):
     return 0.0
 
 
+@jit_inline
+def card_fixed(S, D, R, SP, p, w, base, uv, late, c):
+    """card_worth's parts that do not depend on the row: (printed VP, display and symbol
+    weights; the ability's value)."""
+    v = SP[w, base + HW_CARD_VP] * tribe(D, c, TC_VP) + SP[w, base + HW_DISPLAY]
+    v += SP[w, base + HW_SYMBOL + tribe(D, c, TC_SYMBOL)]
+    return v, ability_value(S, D, R, SP, p, w, base, uv, late, c)
+
+
 @jit_literal
 def card_worth(S, D, R, SP, p, w, base, uv, late, c, row):
-    """Value of placing card c in `row` of p's display, before paying for it."""
-    sym = tribe(D, c, TC_SYMBOL)
-    v = SP[w, base + HW_CARD_VP] * tribe(D, c, TC_VP) + SP[w, base + HW_DISPLAY]
-    v += SP[w, base + HW_SYMBOL + sym]
-    v += row_potential(S, D, R, SP, p, w, base, row, sym) - row_potential(S, D, R, SP, p, w, base,
-                                                                       row, -1)
-    return v + ability_value(S, D, R, SP, p, w, base, uv, late, c)
+    """Value of placing card c in `row` of p's display, before paying for it (summed in
+    the order acquire_value sums it, so both give the same bits)."""
+    fixed, ability = card_fixed(S, D, R, SP, p, w, base, uv, late, c)
+    gain = row_gain(S, D, R, SP, p, w, base, row, tribe(D, c, TC_SYMBOL))
+    return (fixed + gain) + ability
 
 
 @jit_inline
@@ -142,9 +193,16 @@ def row_free(S, p, row):
 
 @jit_llvm_inline
 def acquire_value(S, D, R, SP, p, w, base, uv, late, c):
-    """Best value p can get from acquiring card c now: play it, keep it, or nothing."""
+    """Best value p can get from acquiring card c now: play it, keep it, or nothing.
+
+    card_worth for each payable way and free row, with its row-independent parts and
+    each row's gain computed once (not once per way and row): the same sums."""
     best = 0.0
     if S[pbase(p) + P_DISPLAY_N] < DISPLAY_SLOTS:
+        known = False
+        fixed = ability = 0.0
+        sym = tribe(D, c, TC_SYMBOL)
+        g0 = g1 = g2 = 0.0
         for alt in range(2):
             if alt == 1 and tribe(D, c, TC_HAS_ALT) != 1:
                 break
@@ -152,9 +210,19 @@ def acquire_value(S, D, R, SP, p, w, base, uv, late, c):
             if not can_pay(S, p, cost):
                 continue
             paid = cost_value(uv, cost)
+            if not known:
+                fixed, ability = card_fixed(S, D, R, SP, p, w, base, uv, late, c)
+                if row_free(S, p, 0):
+                    g0 = row_gain(S, D, R, SP, p, w, base, 0, sym)
+                if row_free(S, p, 1):
+                    g1 = row_gain(S, D, R, SP, p, w, base, 1, sym)
+                if row_free(S, p, 2):
+                    g2 = row_gain(S, D, R, SP, p, w, base, 2, sym)
+                known = True
             for row in range(DISPLAY_ROWS):
                 if row_free(S, p, row):
-                    v = card_worth(S, D, R, SP, p, w, base, uv, late, c, row) - paid
+                    gain = g0 if row == 0 else (g1 if row == 1 else g2)
+                    v = ((fixed + gain) + ability) - paid
                     if v > best:
                         best = v
     if S[pbase(p) + P_HAND] < 0:

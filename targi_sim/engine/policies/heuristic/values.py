@@ -53,6 +53,7 @@ from ...layout import (
     S_ROBBER,
     S_ROUND,
     TC_COST,
+    TC_DEMAND,
 )
 
 MAX_ROUNDS = 12
@@ -124,7 +125,8 @@ def refresh_demand(S, D, SP, w):
 
     Summed here once per layout, in the same order as need() once did at every call, so
     the values are bit-identical; the counts are packed 4 bits each in one integer (at
-    most 9 cards) rather than accumulated in SP, where every += was a memory round trip.
+    most 9 cards) rather than accumulated in SP, where every += was a memory round trip,
+    and each card's share of it is packed once per deck (TC_DEMAND).
     """
     key = S[S_CELLS_VERSION]
     if SP[w, HC_DEMAND_KEY] == key:
@@ -132,9 +134,7 @@ def refresh_demand(S, D, SP, w):
     hist = 0
     for cell in range(N_CELLS):
         if S[S_CELL_TYPE + cell] == CELL_TRIBE and S[S_CELL_UP + cell] == 1:
-            c = S[S_CELL_CARD + cell]
-            for k in range(N_GOODS):
-                hist += 1 << (4 * (k * 4 + min(tribe(D, c, TC_COST + k), 3)))
+            hist += tribe(D, S[S_CELL_CARD + cell], TC_DEMAND)  # layout.demand_bits
     for k in range(N_GOODS):
         for have in range(4):
             total = 0.0
