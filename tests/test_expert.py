@@ -30,12 +30,21 @@ from targi_sim.engine.constants import (
     SEARCHED_ALL,
 )
 from targi_sim.engine.decision_tree import (
+    C_ROOT_PRIOR,
     C_SIZE,
+    C_USED,
     N_COLS,
     N_DTYPE,
+    N_FIRST,
     N_MOVER,
+    N_NEXT,
+    N_SQUARES,
+    N_VALUE,
     N_VISITS,
+    edge_key,
     root_decided,
+    tree_best,
+    tree_reset,
 )
 from targi_sim.engine.expert import (
     determinised_positions,
@@ -209,6 +218,8 @@ def test_a_budget_sets_the_placements_and_keeps_the_other_decisions_share():
     ('decisions = "all"\naction_iterations = 0\n', "action_iterations"),
     ('action_iterations = 50\n', "action_iterations"),  # placements only: no such budget
     ('prior = 0.5\n', "prior"),
+    ('decisions = "all"\nconfidence = 1.0\n', "confidence"),  # no prior to defend
+    ('decisions = "all"\nprior = 0.5\nconfidence = -1\n', "confidence"),
 ])
 def test_a_bad_search_setting_names_its_field(tmp_path, body, needle):
     path = tmp_path / "mine.toml"
@@ -360,3 +371,40 @@ def test_a_resampled_game_keeps_what_the_decider_knows_and_plays_on():
     # arrangement is determinize's property: tests/test_fairplay.py)
     a, b = game.resample(5), game.resample(5)
     assert np.array_equal(a.frozen, b.frozen)
+
+
+def _root_with(results: dict[int, list[float]], prior_answer: int, confidence: float):
+    """A searched decision's tree whose root answers (option values) have these results."""
+    CTL = np.zeros(C_SIZE, dtype=np.int64)
+    TREE = np.zeros((16, N_COLS))
+    tree_reset(CTL, TREE, 0, 1.0, 0.7, 1, 0, confidence)
+    CTL[C_ROOT_PRIOR] = prior_answer
+    for k, (answer, values) in enumerate(results.items(), start=1):
+        TREE[k] = 0.0
+        TREE[k, 0] = edge_key(0, 4, 0, answer)
+        TREE[k, N_NEXT], TREE[k, N_FIRST] = TREE[0, N_FIRST], -1.0
+        TREE[0, N_FIRST] = k
+        TREE[k, N_VISITS] = len(values)
+        TREE[k, N_VALUE] = sum(values)
+        TREE[k, N_SQUARES] = sum(v * v for v in values)
+    CTL[C_USED] = len(results) + 1
+    options = np.array(sorted(results), dtype=np.int64)
+    return tree_best(CTL, TREE, 4, 0, options, len(options))
+
+
+def test_confidence_keeps_the_priors_answer_unless_another_is_clearly_better():
+    """Without `confidence` the most visited answer is played; with it, another answer
+    than the base's must beat the base's mean by z standard errors of the difference
+    (each mean's error from its own results' spread)."""
+    prior = [1.0, 0.0] * 20  # answer 7, the base's: mean 0.5 over 40
+    lucky = [1.0, 1.0, 0.0, 1.0, 1.0, 0.0]  # answer 3: mean 0.67 over 6
+    visits = {7: prior, 3: lucky * 10}  # ... or over 60, the most visited
+    assert _root_with(visits, 7, 0.0) == 3
+    diff = 2 / 3 - 0.5
+    se_few = (np.var(prior, ddof=1) / 40 + np.var(lucky, ddof=1) / 6) ** 0.5
+    se_many = (np.var(prior, ddof=1) / 40 + np.var(lucky * 10, ddof=1) / 60) ** 0.5
+    assert diff / se_few < 1.0 < diff / se_many  # the case as constructed
+    assert _root_with({7: prior, 3: lucky}, 7, 1.0) == 7  # six lucky playouts: noise
+    assert _root_with(visits, 7, 1.0) == 3  # sixty: evidence
+    assert _root_with(visits, 7, 3.0) == 7  # not at three standard errors
+    assert _root_with({7: prior, 3: [1.0]}, 7, 0.1) == 7  # one playout proves nothing

@@ -162,6 +162,8 @@ MC_PLACEMENT_CRN = 56  # ismcts over every decision: 1 = the placement tree's ro
                        # placements)
 MC_MARGIN = 57       # ismcts over every decision: a playout's value per point of score margin
                      # (0: 0.01, as expert-placements)
+MC_CONFIDENCE = 58   # ismcts over every decision: standard errors by which a searched answer
+                     # must beat the rollout strategy's own to be played (0: the most visited)
 PLACEMENT_TREE_ROUND = 0
 PLACEMENT_TREE_PLACEMENTS = 1
 PLACEMENT_TREE_NAMES = ("round", "placements")

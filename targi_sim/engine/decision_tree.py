@@ -42,6 +42,8 @@ C_PRIOR_MICRO = 14   # prior weight of the rollout strategy's answer x 1e6 (0: p
 C_CAPTURE = 15       # 1: keep each iteration's re-dealt position in S_X_FROZEN (the audit)
 C_NODES_BY_TYPE = 16  # + decision type (12): nodes expanded, by the type of their answer
 C_BASE_SEED = 28     # the search's seed: the root answer's k-th visit plays re-deal k of it
+C_CONFIDENCE_MICRO = 29  # standard errors x 1e6 by which a root answer must beat the prior's
+C_ROOT_PRIOR = 30    # the rollout strategy's answer (option value) at the root; -1: none
 MAX_PATH = 512
 C_FOUND = 32
 C_SLOTS = C_FOUND + MAX_OPTIONS
@@ -58,7 +60,8 @@ N_VISITS = 4
 N_VALUE = 5
 N_AVAIL = 6
 N_DTYPE = 7
-N_COLS = 8
+N_SQUARES = 8  # sum of the squared results (the confidence rule's variance)
+N_COLS = 9
 
 CRN_STREAMS = 1_000_000  # stream numbers of common re-deals (a search's iterations: 1..)
 NOT_HANDLED = -2  # the ask hook's answer when the seat's own policy decides
@@ -79,8 +82,10 @@ def edge_key(q, dtype, ctx, v):
 
 
 @jit
-def tree_reset(CTL, TREE, searcher, exploration, prior, max_depth, audit_seed):
+def tree_reset(CTL, TREE, searcher, exploration, prior, max_depth, audit_seed, confidence):
     """An empty tree whose root is `searcher`'s decision."""
+    CTL[C_CONFIDENCE_MICRO] = int(round(confidence * 1e6))
+    CTL[C_ROOT_PRIOR] = -1
     CTL[C_SEARCHER] = searcher
     CTL[C_USED] = 1
     CTL[C_ROWS] = TREE.shape[0]
@@ -105,6 +110,7 @@ def _new_row(TREE, k, key, mover, dtype):
     TREE[k, N_VALUE] = 0.0
     TREE[k, N_AVAIL] = 0.0
     TREE[k, N_DTYPE] = dtype
+    TREE[k, N_SQUARES] = 0.0
 
 
 @jit
@@ -174,6 +180,8 @@ def tree_choose(S, CTL, TREE, q, dtype, O, n, ctx, h):
     visits_node = TREE[node, N_VISITS]
     fpu = sign * TREE[node, N_VALUE] / visits_node if visits_node > 0 else 0.5 * sign
     root_n = math.sqrt(max(visits_node, 1.0))
+    if node == 0:
+        CTL[C_ROOT_PRIOR] = O[h]
     other = (1.0 - w) / (n - 1) if n > 1 else 0.0
     best = h
     best_u = -1e300
@@ -244,10 +252,12 @@ def tree_backup(CTL, TREE, v):
     """Add the iteration's result (the searcher's) to the root and every node on its path."""
     TREE[0, N_VISITS] += 1.0
     TREE[0, N_VALUE] += v
+    TREE[0, N_SQUARES] += v * v
     for d in range(CTL[C_DEPTH]):
         k = CTL[C_PATH + d]
         TREE[k, N_VISITS] += 1.0
         TREE[k, N_VALUE] += v
+        TREE[k, N_SQUARES] += v * v
 
 
 @jit
@@ -271,7 +281,9 @@ def root_decided(TREE, remaining):
 @jit
 def tree_best(CTL, TREE, dtype, ctx, O, n):
     """The searched decision's answer: the root's most visited answer (ties: the better
-    mean), as an option value from O[0:n]."""
+    mean), as an option value from O[0:n] -- or, with a confidence z > 0, the rollout
+    strategy's own answer unless another answer's mean beats it by z standard errors of
+    the difference (`confident_over_prior`)."""
     q = CTL[C_SEARCHER]
     best = O[0]
     best_n = -1.0
@@ -285,5 +297,45 @@ def tree_best(CTL, TREE, dtype, ctx, O, n):
         if visits > best_n or (visits == best_n and mean > best_mean):
             best_n = visits
             best_mean = mean
+            best = O[i]
+    if CTL[C_CONFIDENCE_MICRO] > 0 and CTL[C_ROOT_PRIOR] >= 0:
+        return confident_over_prior(CTL, TREE, dtype, ctx, O, n, best)
+    return best
+
+
+@jit
+def _mean_var(TREE, k):
+    """A node's mean result and the variance of that mean (sample variance / visits)."""
+    visits = TREE[k, N_VISITS]
+    mean = TREE[k, N_VALUE] / visits
+    var = max(TREE[k, N_SQUARES] / visits - mean * mean, 0.0) * visits / max(visits - 1.0, 1.0)
+    return mean, max(var, 1e-4) / visits
+
+
+@jit
+def confident_over_prior(CTL, TREE, dtype, ctx, O, n, fallback):
+    """The answer of the best mean among those tried at least twice if it beats the
+    prior's (the rollout strategy's) by z standard errors, else the prior's: a small
+    budget keeps the heuristic's answer unless the rollouts show it wrong, instead of
+    following the noise of a few playouts."""
+    q = CTL[C_SEARCHER]
+    z = CTL[C_CONFIDENCE_MICRO] * 1e-6
+    h = CTL[C_ROOT_PRIOR]
+    kh = _child(TREE, 0, edge_key(q, dtype, ctx, h))
+    if kh < 0 or TREE[kh, N_VISITS] < 2.0:
+        return fallback
+    mh, vh = _mean_var(TREE, kh)
+    best = h
+    best_margin = 0.0
+    for i in range(n):
+        if O[i] == h:
+            continue
+        k = _child(TREE, 0, edge_key(q, dtype, ctx, O[i]))
+        if k < 0 or TREE[k, N_VISITS] < 2.0:
+            continue
+        m, v = _mean_var(TREE, k)
+        margin = (m - mh) / math.sqrt(v + vh)
+        if margin > z and margin > best_margin:
+            best_margin = margin
             best = O[i]
     return best

@@ -28,6 +28,7 @@ from targi_sim.engine.constants import (
     HC_KEY,
     MC_ACTION_EXPLORATION,
     MC_ACTION_ITERATIONS,
+    MC_CONFIDENCE,
     MC_DECISIONS,
     MC_DEPTH,
     MC_EXPLORATION,
@@ -142,7 +143,8 @@ def _begin_search(S0, Sp, SP, p, CTL, TREE, SPr, audit_seed):
         CTL[C_PREFIX + j] = Sp[S_T + j]
     rollout_rows(SP, p, SPr)
     c = SP[p, MC_ACTION_EXPLORATION] if SP[p, MC_ACTION_EXPLORATION] > 0 else SP[p, MC_EXPLORATION]
-    tree_reset(CTL, TREE, p, c, SP[p, MC_PRIOR], int(SP[p, MC_DEPTH]), audit_seed)
+    tree_reset(CTL, TREE, p, c, SP[p, MC_PRIOR], int(SP[p, MC_DEPTH]), audit_seed,
+               SP[p, MC_CONFIDENCE])
     base_seed = next32(S0, S_POLICY_RNG + 4 * p)
     CTL[C_BASE_SEED] = base_seed
     return base_seed
@@ -180,8 +182,8 @@ def search_decision(S0, Sp, D, R, SP, PB, p, CTL, TREE, Sr, SPr, Lr, Or, audit_s
     for it in range(iterations):
         v = _iteration(S0, D, R, p, base_seed, it, CTL, Sr, SPr, Lr, Pr, Or, margin)
         tree_backup(CTL, TREE, v)
-        if root_decided(TREE, iterations - it - 1):
-            break
+        if SP[p, MC_CONFIDENCE] == 0 and root_decided(TREE, iterations - it - 1):
+            break  # (the confidence rule reads the means: every iteration counts)
     return tree_best(CTL, TREE, dtype, Sp[S_X_CTX], Sp[S_X_OPTIONS:S_X_OPTIONS + n], n)
 
 

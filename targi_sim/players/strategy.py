@@ -73,7 +73,8 @@ TUNING_RANGES: dict[str, tuple[float, float] | None] = {
 SYMBOL_RANGE = (-3.0, 3.0)
 TOP_KEYS = ("name", "kind", "description", "weights", "symbols", "rollouts", "base",
             "search", "iterations", "exploration", "decisions", "action_iterations", "depth",
-            "prior", "placement_tree", "action_exploration", "placement_crn", "margin")
+            "prior", "placement_tree", "action_exploration", "placement_crn", "margin",
+            "confidence")
 KIND_KEYS = {
     "random": ("name", "kind", "description"),
     "greedy": ("name", "kind", "description"),
@@ -87,7 +88,7 @@ DEFAULT_EXPLORATION = 0.7
 DEFAULT_PRIOR = 0.0  # decisions = "all": weight of the base's own answer (0: plain UCT)
 # the settings of a search of every decision (decisions = "all"), refused otherwise
 EVERY_DECISION_KEYS = ("action_iterations", "depth", "prior", "placement_tree",
-                       "action_exploration", "placement_crn", "margin")
+                       "action_exploration", "placement_crn", "margin", "confidence")
 
 
 @dataclass(frozen=True, eq=False)
@@ -213,6 +214,7 @@ class Strategy:
                     out["action_exploration"] = float(self.params[C.MC_ACTION_EXPLORATION])
                     out["placement_crn"] = bool(self.params[C.MC_PLACEMENT_CRN])
                     out["margin"] = float(self.params[C.MC_MARGIN])
+                    out["confidence"] = float(self.params[C.MC_CONFIDENCE])
                 out["exploration"] = float(self.params[C.MC_EXPLORATION])
             else:
                 out["rollouts"] = int(self.params[C.MC_ROLLOUTS])
@@ -437,6 +439,10 @@ def _search_budget(r: FieldReader, params: np.ndarray) -> None:
     params[C.MC_ACTION_EXPLORATION] = _float(r, "action_exploration", 0.0, 0.0)
     params[C.MC_PLACEMENT_CRN] = 1.0 if r.get_bool("placement_crn", False) else 0.0
     params[C.MC_MARGIN] = _float(r, "margin", 0.0, 0.0)
+    params[C.MC_CONFIDENCE] = _float(r, "confidence", 0.0, 0.0)
+    if params[C.MC_CONFIDENCE] > 0 and params[C.MC_PRIOR] == 0:
+        raise r.error("confidence", params[C.MC_CONFIDENCE], "0 unless `prior` is above 0",
+                      "measures answers against the prior's, and there is no prior")
 
 
 def _base_strategy(r: FieldReader, path: Path, seen: tuple[Path, ...]) -> Strategy:
