@@ -100,10 +100,13 @@ def test_a_stronger_card_fails_the_first_player_expectation(strong_deck):
     assert control.verdict == PASS
     r = run(replace(e, deck=str(strong_deck)))
     assert r.verdict == FAIL and not r.capped
-    (up,) = [s for s in r.test.sides if s.name == "up"]
-    assert up.state == H1 and up.llr >= up.upper  # the first player now wins more often
-    assert r.rate > e.rate + e.tolerance
-    assert r.games <= 10_000  # a clear move is caught fast
+    # the side the rate moved to accepts its H1 (with balanced of issue 46 the first player
+    # wins less often with the 12-VP card around; with the token economy's, more)
+    moved = "up" if r.rate > e.rate else "down"
+    (side,) = [s for s in r.test.sides if s.name == moved]
+    assert side.state == H1 and side.llr >= side.upper
+    assert abs(r.rate - e.rate) > e.tolerance
+    assert r.games <= 20_000  # a clear move is caught well before the cap
 
 
 @pytest.mark.parametrize("name", ["balanced beats random", "balanced beats greedy"])
