@@ -100,13 +100,16 @@ def test_a_stronger_card_fails_the_first_player_expectation(strong_deck):
     assert control.verdict == PASS
     r = run(replace(e, deck=str(strong_deck)))
     assert r.verdict == FAIL and not r.capped
-    (up,) = [s for s in r.test.sides if s.name == "up"]
-    assert up.state == H1 and up.llr >= up.upper  # the first player now wins more often
-    assert r.rate > e.rate + e.tolerance
-    assert r.games <= 10_000  # a clear move is caught fast
+    # the side the rate moved to accepts its H1 (with balanced of issue 46 the first player
+    # wins less often with the 12-VP card around; with the token economy's, more)
+    moved = "up" if r.rate > e.rate else "down"
+    (side,) = [s for s in r.test.sides if s.name == moved]
+    assert side.state == H1 and side.llr >= side.upper
+    assert abs(r.rate - e.rate) > e.tolerance
+    assert r.games <= 20_000  # a clear move is caught well before the cap
 
 
-@pytest.mark.parametrize("name", ["balanced beats random", "balanced against greedy"])
+@pytest.mark.parametrize("name", ["balanced beats random", "balanced beats greedy"])
 def test_a_weaker_strategy_fails_its_win_rate_expectations(name, weak_strategy):
     e = shipped(name)
     r = run(replace(e, strategy=str(weak_strategy)))
@@ -158,7 +161,7 @@ def test_a_deterministic_mirror_checks_one_game_per_deal():
     from targi_sim.check.playing import batch_counts, prepare
 
     mirror = prepare(shipped("first-player edge, mirror balanced"))
-    versus = prepare(shipped("balanced against greedy"))
+    versus = prepare(shipped("balanced beats greedy"))
     assert (mirror.pairing, versus.pairing) == ("one_per_deal", "seat_swapped")
     m = mirror.match
     counts = batch_counts(m, "first_player_rate", 7, 0, 200, mirror.pairing)

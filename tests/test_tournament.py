@@ -13,6 +13,7 @@ from cli_helpers import one_error_line
 from typer.testing import CliRunner
 
 from targi_sim import UsageError, available_strategies, play_games
+from targi_sim._utils.paths import data_dir
 from targi_sim.cli.app import app
 from targi_sim.strength.tournament import (
     ELO_ANCHOR,
@@ -414,12 +415,15 @@ def test_tournament_reports_a_design_effect_per_pair():
 
 
 def test_a_poor_elo_fit_says_so_and_widens_the_intervals(tmp_path):
-    """The issue's reproducer: random, greedy, balanced, 2,000 games a pair. Bradley-Terry
+    """The issue's reproducer: random, greedy, balanced (its token-economy weights, on
+    that deck), 2,000 games a pair. Bradley-Terry
     cannot fit it (deviance ~150 on 1 df; balanced vs random observed 99.85%, fitted
     96.7%) and the +-15 Elo intervals claimed a precision the model does not have."""
     import json
 
-    result = runner.invoke(app, ["tournament", "--strategies", "random,greedy,balanced",
+    old = "balanced-token-economy"  # balanced's weights for that deck, before issue 46
+    path = data_dir() / "strategies" / "retired" / f"{old}.toml"
+    result = runner.invoke(app, ["tournament", "--strategies", f"random,greedy,{path}",
                                  "--games", "2000", "--out", str(tmp_path / "t"), "--quiet",
                                  "--deck", "base-token-economy"])
     assert result.exit_code == 0, result.output
@@ -429,10 +433,10 @@ def test_a_poor_elo_fit_says_so_and_widens_the_intervals(tmp_path):
     fit = meta["elo_fit"]
     assert fit["df"] == 1 and fit["deviance"] > 100 and fit["p_value"] < 1e-20
     assert fit["poor_fit"] and fit["se_scale"] == pytest.approx(math.sqrt(fit["dispersion"]))
-    pair = {(p["a"], p["b"]): p for p in fit["pairs"]}[("random", "balanced")]
+    pair = {(p["a"], p["b"]): p for p in fit["pairs"]}[("random", old)]
     assert pair["observed_rate_a"] < 0.005 and 0.025 < pair["fitted_rate_a"] < 0.045
     matrix = pl.read_parquet(tmp_path / "t" / "matrix.parquet")
-    cell = matrix.filter((pl.col("a") == "balanced") & (pl.col("b") == "random")).row(
+    cell = matrix.filter((pl.col("a") == old) & (pl.col("b") == "random")).row(
         0, named=True)
     assert cell["elo_rate_a"] == pytest.approx(1 - pair["fitted_rate_a"])
     elo = pl.read_parquet(tmp_path / "t" / "elo.parquet")

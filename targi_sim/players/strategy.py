@@ -38,24 +38,26 @@ KINDS = {"random": C.SK_RANDOM, "greedy": C.SK_GREEDY, "heuristic": C.SK_HEURIST
 # kinds whose play uses no random numbers (a heuristic only when its noise is 0)
 _DETERMINISTIC_KINDS = (C.SK_SCRIPTED, C.SK_GREEDY)
 
-# Heuristic weights: TOML key -> (engine column, default, lowest allowed, meaning)
+# Heuristic weights: TOML key -> (engine column, default, lowest allowed, meaning). The
+# defaults are `balanced`'s weights (data/strategies/balanced.toml gives each one's reason),
+# so a strategy file that sets a few weights is balanced with those changed.
 WEIGHTS: dict[str, tuple[int, float, float, str]] = {
     "vp": (C.HW_VP, 1.0, 0.0, "value of one VP token"),
     "card_vp": (C.HW_CARD_VP, 1.0, 0.0, "value per printed VP of a displayed card"),
-    "gold": (C.HW_GOLD, 1.2, 0.0, "value of one gold early in the game"),
+    "gold": (C.HW_GOLD, 1.5, 0.0, "value of one gold early in the game"),
     "good": (C.HW_GOOD, 0.45, 0.0, "value of one good early in the game"),
     "need": (C.HW_NEED, 0.3, 0.0, "extra value of a good visible cards still need"),
     "display": (C.HW_DISPLAY, 0.5, -10.0, "value of a displayed card beyond its VP"),
     "row_same": (C.HW_ROW_SAME, 0.5, 0.0, "weight of progress toward a 4-of-a-symbol row"),
     "row_diff": (C.HW_ROW_DIFF, 0.5, 0.0, "weight of progress toward a 4-different row"),
-    "row_focus": (C.HW_ROW_FOCUS, 1.0, 0.5, "exponent of a row's progress: 1 values every card "
+    "row_focus": (C.HW_ROW_FOCUS, 2.0, 0.5, "exponent of a row's progress: 1 values every card "
                   "in a row alike, 3 the fourth far above a new row's first"),
     "hand": (C.HW_HAND, 0.4, 0.0, "value of a kept hand card per printed VP"),
     "denial": (C.HW_DENIAL, 0.15, 0.0, "weight of what a choice takes from the opponent"),
     "raid": (C.HW_RAID, 0.5, 0.0, "weight of raid exposure and raid protection"),
-    "late": (C.HW_LATE, 1.0, 0.0, "how fast resources lose value as rounds run out"),
+    "late": (C.HW_LATE, 0.0, 0.0, "how fast resources lose value as rounds run out"),
     "trade_margin": (C.HW_TRADE_MARGIN, 0.05, -10.0, "minimum gain for a trade"),
-    "line": (C.HW_LINE, 0.3, 0.0, "value of future crossings along a Targi's line"),
+    "line": (C.HW_LINE, 1.5, 0.0, "value of future crossings along a Targi's line"),
     "noise": (C.HW_NOISE, 0.0, 0.0, "random jitter added to option values"),
 }
 SYMBOL_KEYS = tuple(C.SYMBOL_NAMES)
