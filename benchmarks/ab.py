@@ -24,7 +24,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from common import ROOT, speed_label  # noqa: E402 - script dir on sys.path
+from common import export, speed_label  # noqa: E402 - script dir on sys.path
 
 WORKER = r'''
 import os, sys, time
@@ -47,17 +47,6 @@ for _ in sys.stdin:
     run_batch(m, *plan, logs=False)
     print(time.perf_counter() - t, flush=True)
 '''
-
-
-def export(rev: str, into: Path) -> Path:
-    """The source tree of `rev` (or of this checkout for WORKTREE) as a folder."""
-    if rev == "WORKTREE":
-        return ROOT
-    into.mkdir(parents=True, exist_ok=True)
-    archive = subprocess.run(["git", "archive", rev], cwd=ROOT, capture_output=True,
-                             check=True).stdout
-    subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
-    return into
 
 
 def start(tree: Path, cache: Path, pairing: list[str], games: int, cpu: int):

@@ -28,7 +28,7 @@ import sys
 import time
 
 import numpy as np
-from common import cpu_model, git_label, reference_loop_seconds  # noqa: E402
+from common import cpu_model, git_label, reference_loop_seconds, time_choices  # noqa: E402
 
 import targi_sim
 from targi_sim import play_game
@@ -101,17 +101,7 @@ def _bot(spec: str, games: int, seed: int) -> tuple[float, int]:
     from targi_sim.players.strategy import resolve_strategy
 
     strategy = resolve_strategy(spec)
-    py = strategy.python.strategy
-    times: list[float] = []
-    choose = py.choose
-
-    def timed_choose(*a):
-        t0 = time.perf_counter()
-        out = choose(*a)
-        times.append(time.perf_counter() - t0)
-        return out
-
-    py.choose = timed_choose
+    times = time_choices(strategy.python.strategy)
     for k in range(games):
         play_game(seed * 1000 + k, (strategy, "random"), first_player=k % 2)
     return 1000 * statistics.median(times), len(times)

@@ -89,3 +89,33 @@ def print_table(rows: list[tuple[str, str, str]]) -> None:
         print(f"| {measure.ljust(widths[0])} | {value.rjust(widths[1])} | "
               f"{notes.ljust(widths[2])} |")
     print(line)
+
+
+def export(rev: str, into: Path) -> Path:
+    """The source tree of `rev` as a folder (WORKTREE: this checkout), for A/B runs."""
+    if rev == "WORKTREE":
+        return ROOT
+    into.mkdir(parents=True, exist_ok=True)
+    archive = subprocess.run(["git", "archive", rev], cwd=ROOT, capture_output=True,
+                             check=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
+    return into
+
+
+def time_choices(py_strategy) -> list[float]:
+    """Wrap a Python strategy's `choose` so each call's seconds are appended to the
+    returned list (the bot benchmarks time the bot's own decisions)."""
+    import time
+
+    times: list[float] = []
+    choose = py_strategy.choose
+
+    def timed(*args):
+        t0 = time.perf_counter()
+        answer = choose(*args)
+        times.append(time.perf_counter() - t0)
+        return answer
+
+    py_strategy.choose = timed
+    return times
+

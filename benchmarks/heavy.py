@@ -43,7 +43,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import ROOT, cpu_model, git_label  # noqa: E402 - script dir on sys.path
+from common import ROOT, cpu_model, export, git_label  # noqa: E402 - script dir on sys.path
 
 LOOP_UNIT = 112_000  # games/s of the loop that a "normalised minute" is measured against
 PARTS = ("mirrors", "ladder", "balance", "calibrate")
@@ -62,17 +62,6 @@ def loop_rate(loop: Path, cpu: int = 0) -> float:
     cmd = ["taskset", "-c", str(cpu), sys.executable, str(loop), "200000"]
     out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
     return float(out.strip().splitlines()[-1])
-
-
-def export(rev: str, into: Path) -> Path:
-    """The source tree of `rev` as a folder (WORKTREE: this checkout)."""
-    if rev == "WORKTREE":
-        return ROOT
-    into.mkdir(parents=True, exist_ok=True)
-    archive = subprocess.run(["git", "archive", rev], cwd=ROOT, capture_output=True,
-                             check=True).stdout
-    subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
-    return into
 
 
 def run_command(tree: Path, args: list[str], cache: Path, cwd: Path) -> tuple[float, str]:

@@ -35,7 +35,7 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
-from common import cpu_model, git_label, reference_loop_seconds  # noqa: E402
+from common import cpu_model, git_label, reference_loop_seconds, time_choices  # noqa: E402
 
 BAR_RATE = 0.90
 
@@ -60,17 +60,7 @@ def play(seed: int, deal: int, expert_seat: int, first: int, expert: str, bot: s
     from targi_sim.players.strategy import resolve_strategy
 
     strategy = resolve_strategy(bot)
-    py = strategy.python.strategy
-    times: list[float] = []
-    choose = py.choose
-
-    def timed(*args):
-        t0 = time.perf_counter()
-        answer = choose(*args)
-        times.append(time.perf_counter() - t0)
-        return answer
-
-    py.choose = timed
+    times = time_choices(strategy.python.strategy)
     pair = (expert, strategy) if expert_seat == 0 else (strategy, expert)
     t0 = time.perf_counter()
     record = play_game(pair_seed(seed, deal), pair, first_player=first)
