@@ -153,7 +153,10 @@ class BalanceView:
     def __init__(self, bar, budget: int) -> None:
         self.bar, self.budget = bar, budget
         self.phases: dict[str, int] = {}
-        self.task = self.retune = self.current = None
+        self.task = self.current = None
+        from .common import NestedRetunes
+
+        self.retunes = NestedRetunes(bar)
 
     def callbacks(self) -> dict:
         """The library's callbacks; the search's task starts here (with the bar)."""
@@ -182,13 +185,7 @@ class BalanceView:
         self.bar.update(self.phases[phase], completed=done)
 
     def retune_step(self, level: str, gen: int, gens: int) -> None:
-        if gen == 0:
-            self.retune = self.bar.add_task(f"re-tune {level}", total=max(gens, 1),
-                                            unit="generations", parent=self.current)
-            return
-        self.bar.update(self.retune, completed=gen)
-        if gen >= gens:
-            self.bar.remove_task(self.retune)
+        self.retunes.step(self.current, level, gen, gens)
 
     @staticmethod
     def stopped(out) -> str:

@@ -139,7 +139,10 @@ class CalibrationView:
     serves (its own elapsed time and ETA, and the outer's)."""
 
     def __init__(self, bar) -> None:
-        self.bar, self.task, self.retune, self.total = bar, None, None, 0
+        self.bar, self.task, self.total = bar, None, 0
+        from .common import NestedRetunes
+
+        self.retunes = NestedRetunes(bar)
         self.done, self.best, self.phase_name = 0, None, None
 
     def callbacks(self) -> dict:
@@ -163,13 +166,7 @@ class CalibrationView:
             self.bar.update(self.task, advance=1, description=f"{self.phase_name}{best}")
 
     def retune_step(self, level: str, gen: int, gens: int) -> None:
-        if gen == 0:
-            self.retune = self.bar.add_task(f"re-tune {level}", total=max(gens, 1),
-                                            unit="generations", parent=self.task)
-            return
-        self.bar.update(self.retune, completed=gen)
-        if gen >= gens:
-            self.bar.remove_task(self.retune)
+        self.retunes.step(self.task, level, gen, gens)
 
     def phase(self, phase: str) -> None:
         if self.phase_name is None:  # the candidates end here

@@ -227,3 +227,22 @@ def progress_bar(console: Console, quiet: bool, get_time=None) -> Progress | Log
         expand=True,
         get_time=get_time,
     )
+
+
+class NestedRetunes:
+    """Each re-tune of a search (balance, calibrate) as a task of its generations nested
+    in the task it serves, so it shows its own elapsed time and ETA beside the outer's;
+    removed when it ends. `step` is the library's `on_retune` with that parent."""
+
+    def __init__(self, bar) -> None:
+        self.bar, self.task = bar, None
+
+    def step(self, parent, level: str, gen: int, gens: int) -> None:
+        if gen == 0:
+            self.task = self.bar.add_task(f"re-tune {level}", total=max(gens, 1),
+                                          unit="generations", parent=parent)
+            return
+        self.bar.update(self.task, completed=gen)
+        if gen >= gens:
+            self.bar.remove_task(self.task)
+

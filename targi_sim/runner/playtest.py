@@ -203,16 +203,14 @@ def resolve_setup(root: str | Path, *, vs: str | None = None, deck: str | None =
                              "not playtest games; choose another folder")
         return PlaytestSetup(load_deck(deck or "base"), load_rules(rules or "default"),
                              resolve_strategy(vs or "balanced"), seed or 0)
-    from .replay import stored_inputs
+    from .replay import CodeStrategyNeeded, stored_inputs
 
     files = (vs,) if vs and vs.endswith(".py") else ()
     try:
         s_deck, s_rules, strategies = stored_inputs(root, _as_manifest(stored), files)
-    except InputError as exc:
-        if "`strategy_file`" in str(exc):
-            raise InputError(f"{setup_path(root)}: its bot is a .py strategy; give it again "
-                             "as `vs` (FILE.py; loading a .py strategy runs its code)") from None
-        raise
+    except CodeStrategyNeeded:
+        raise InputError(f"{setup_path(root)}: its bot is a .py strategy; give it again "
+                         "as `vs` (FILE.py; loading a .py strategy runs its code)") from None
     given = PlaytestSetup(load_deck(deck) if deck else s_deck,
                           load_rules(rules) if rules else s_rules,
                           resolve_strategy(vs) if vs else strategies[BOT_SEAT],

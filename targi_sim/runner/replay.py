@@ -103,6 +103,11 @@ def _stored(folder: Path, text: str, stem: str) -> Path:
     return path
 
 
+class CodeStrategyNeeded(InputError):
+    """A seat of a stored run was played by a .py strategy whose file was not given (or
+    not with the recorded code): the caller asks for the file in its own words."""
+
+
 def _code_strategy(entry: dict, manifest_path: Path, files: tuple[Path, ...]) -> Strategy:
     """A seat played by a .py strategy: one of the files the user passed, with the code
     the run recorded. Never a path or code from the manifest: loading a .py file runs
@@ -115,9 +120,10 @@ def _code_strategy(entry: dict, manifest_path: Path, files: tuple[Path, ...]) ->
         if strategy.sha256 == entry["sha256"]:
             return dataclasses.replace(strategy, name=entry["name"])
     given = f" (none of the {len(files)} given matches its code)" if files else ""
-    raise InputError(f"{manifest_path}: seat {entry['seat']} was played by the .py strategy "
-                     f"{entry['name']!r}{given}; pass that file as a `strategy_file` "
-                     "to replay it (loading a .py strategy runs its code)")
+    raise CodeStrategyNeeded(
+        f"{manifest_path}: seat {entry['seat']} was played by the .py strategy "
+        f"{entry['name']!r}{given}; pass that file as a `strategy_file` to replay it "
+        "(loading a .py strategy runs its code)")
 
 
 def _stored_strategy(folder: Path, entry: dict, manifest_path: Path,
