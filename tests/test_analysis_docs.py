@@ -8,17 +8,12 @@ Polars answers agree, and the checks below hold the answers to the report's own.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
+from doc_helpers import python_blocks, run_blocks
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "analysis.md"
-BLOCK = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
-
-
-def python_blocks(text: str) -> list[str]:
-    return BLOCK.findall(text)
 
 
 @pytest.fixture(scope="module")
@@ -27,20 +22,13 @@ def namespace(tmp_path_factory) -> dict:
     folder = tmp_path_factory.mktemp("analysis-doc")
     with pytest.MonkeyPatch.context() as mp:
         mp.chdir(folder)
-        ns: dict = {"__name__": "analysis_doc"}
-        for i, block in enumerate(python_blocks(DOC.read_text(encoding="utf-8")), 1):
-            first = block.strip().splitlines()[0]
-            try:
-                exec(compile(block, f"docs/analysis.md block {i}", "exec"), ns)
-            except Exception as exc:  # name the block that broke
-                raise AssertionError(f"docs/analysis.md python block {i} ({first!r}) "
-                                     f"failed: {type(exc).__name__}: {exc}") from exc
+        ns = run_blocks(DOC, "docs/analysis.md", {"__name__": "analysis_doc"})
         ns["_folder"] = folder
     return ns
 
 
 def test_the_page_has_its_examples():
-    blocks = python_blocks(DOC.read_text(encoding="utf-8"))
+    blocks = python_blocks(DOC)
     assert len(blocks) >= 10
     text = "\n".join(blocks)
     for used in ("targi_sim.run(", "targi_sim.open_run(", ".sql(", ".table(", "player_games"):

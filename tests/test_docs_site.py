@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from doc_helpers import python_blocks
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -60,13 +61,9 @@ def test_benchmarks_and_changelog():
     assert 'dynamic = ["version"]' in pyproject and 'path = "targi_sim/_version.py"' in pyproject
 
 
-def _python_blocks(text: str) -> list[str]:
-    return re.findall(r"```python\n(.*?)```", text, re.S)
-
-
 @pytest.mark.parametrize("page", ["README.md", "docs/reference/api.md"])
 def test_python_examples_run_as_written(page, tmp_path, monkeypatch):
-    blocks = _python_blocks((ROOT / page).read_text(encoding="utf-8"))
+    blocks = python_blocks(ROOT / page)
     assert blocks, page
     monkeypatch.chdir(tmp_path)
     for i, block in enumerate(blocks):
