@@ -92,7 +92,9 @@ def _play_all(plan, seed: int, expert: str, bot: str, jobs: int, label: str) -> 
     for g in Parallel(n_jobs=jobs, return_as="generator")(tasks):
         out.append(g)
         e, b = _per_decision(out)
-        print(f"  {label}: {len(out)}/{len(plan)} games, {time.perf_counter() - t0:,.0f} s; "
+        elapsed = time.perf_counter() - t0
+        eta = elapsed / len(out) * (len(plan) - len(out))
+        print(f"  {label}: {len(out)}/{len(plan)} games, {elapsed:,.0f} s, ETA {eta:,.0f} s; "
               f"per decision: expert {1000 * e:.1f} ms, bot {1000 * b:.1f} ms",
               file=sys.stderr, flush=True)
     return out
