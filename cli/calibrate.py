@@ -25,6 +25,8 @@ Examples:
 
   targi-sim calibrate --out runs/cal                    # rerun after a stop: continues
 
+  targi-sim calibrate --seeds 0,1,2 --jobs 2            # do other seeds agree?
+
 Searches the values the sources leave open (the space file: data/calibration/
 economy-space.toml -- trade tables, trades per action, goods amounts, [S] rules)
 for the economy whose play matches the targets (data/calibration/
@@ -32,8 +34,11 @@ real-game-shape.toml: share of points from cards, full-display endings, cards
 kept, the first player's rate, the strong level's margin), at every level of
 --levels. For each candidate deck the strong levels are re-tuned first (CMA-ES,
 warm-started from their own weights, --retune-budget games), then every level is
-measured on the same deals. The best finalists are validated on fresh deals
-with fresh re-tunes. Writes OUT/report/report.html (and .md, tables, a plot),
+measured on the same deals. The best finalists are validated on fresh deals,
+each over --validate-retunes independent re-tunes; the proposal is the one with
+the fewest changes among those that meet every target, or, when none does, the
+smallest miss -- a met target is never traded for fewer changes. Writes
+OUT/report/report.html (and .md, tables, a plot),
 candidates.csv, targets.csv, and -- when an economy beats the current one --
 proposal.toml (the deck) and proposal-<level>.toml (its re-tuned players).
 Rerunning the same command continues a stopped calibration (other settings into
@@ -73,10 +78,16 @@ RetuneBudget = Annotated[str, _opt("--retune-budget", "Games of each re-tune (0:
                                    "GAMES")]
 ValidateDeals = Annotated[str, _opt("--validate-deals",
                                     "Deals per level in the final validation.")]
+ValidateRetunes = Annotated[str, _opt(
+    "--validate-retunes", "Independent re-tunes per validated economy, each on its share of "
+    "--validate-deals; the unit of the validation's intervals.", "R")]
 Finalists = Annotated[str, _opt("--finalists", "Best candidates validated on fresh deals.",
                                 "K")]
-Out = Annotated[str | None, _opt("--out", "Output folder (default runs/calibrate-seed<S>).",
-                                 "DIR")]
+Out = Annotated[str | None, _opt("--out", "Output folder (default runs/calibrate-seed<S>, "
+                                 "or runs/calibrate-seeds-<A>-<B>... with --seeds).", "DIR")]
+Seeds = Annotated[list[str] | None, _opt(
+    "--seeds", "Calibrate on each of these seeds (OUT/seed<S>) and compare: do the proposals "
+    "agree, which readings do the targets decide? (Replaces --seed.)", "A,B,...")]
 FLAGS = {"trials": "--budget"}
 
 
@@ -85,13 +96,15 @@ def calibrate(deck: options.Deck = "base", rules: options.Rules = "default",
               playtest: Playtest = None, playtest_level: PlaytestLevel = None,
               levels: Levels = None, retune_names: Retune = None, budget: Budget = "100",
               deals: Deals = "1000", retune_budget: RetuneBudget = "3e5",
-              validate_deals: ValidateDeals = "4000", finalists: Finalists = "3",
-              seed: options.Seed = "0", jobs: options.Jobs = "1",
+              validate_deals: ValidateDeals = "4000", validate_retunes: ValidateRetunes = "4",
+              finalists: Finalists = "6",
+              seed: options.Seed = "0", seeds: Seeds = None, jobs: options.Jobs = "1",
               backend: options.Backend = "loky", scheduler: options.Scheduler = None,
               out: Out = None, resume: options.Resume = False, quiet: options.Quiet = False,
               stop_after: options.StopAfter = None) -> None:
     """Fit the uncertain economy to the real game's shape, strong players re-tuned."""
     import time
+    from dataclasses import replace
     from pathlib import Path
 
     from rich.console import Console
@@ -99,6 +112,7 @@ def calibrate(deck: options.Deck = "base", rules: options.Rules = "default",
     from targi_sim.calibrate.output import write_calibration
     from targi_sim.calibrate.search import BOUNDS, DEFAULT_LEVELS, CalibrationConfig, load_inputs
     from targi_sim.calibrate.search import calibrate as run_calibration
+    from targi_sim.calibrate.seeds import finished_calibration, write_seed_comparison
     from targi_sim.runner.dispatch import check_options
 
     from .common import load_engine, progress_bar, stops, usage_errors
@@ -108,7 +122,9 @@ def calibrate(deck: options.Deck = "base", rules: options.Rules = "default",
         whole = {f: parse_bounded(t, FLAGS.get(f, "--" + f.replace("_", "-")), BOUNDS[f])
                  for f, t in (("trials", budget), ("deals", deals), ("seed", seed),
                               ("retune_budget", retune_budget), ("finalists", finalists),
-                              ("validate_deals", validate_deals))}
+                              ("validate_deals", validate_deals),
+                              ("validate_retunes", validate_retunes))}
+        seed_list = parse_seed_list(seeds, seed)
         retuned = names_or_none(retune_names, "--retune")
         config = CalibrationConfig(deck, rules, space, targets, playtest, playtest_level,
                                    names_or_none(levels, "--levels") or DEFAULT_LEVELS,
@@ -116,21 +132,56 @@ def calibrate(deck: options.Deck = "base", rules: options.Rules = "default",
         n_jobs = parse_jobs(jobs)
         inputs = load_inputs(config)
         check_options(n_jobs, backend, scheduler)
-    out_dir = Path(out) if out else Path("runs") / f"calibrate-seed{config.seed}"
+    if seed_list is None:
+        out_dir = Path(out) if out else Path("runs") / f"calibrate-seed{config.seed}"
+        runs = [(config, out_dir)]
+    else:
+        top = Path(out) if out else Path("runs") / ("calibrate-seeds-"
+                                                    + "-".join(map(str, seed_list)))
+        runs = [(replace(config, seed=s), top / f"seed{s}") for s in seed_list]
     err = Console(stderr=True)
-    view, t0 = CalibrationView(progress_bar(err, quiet)), time.perf_counter()
-    with stops(view.stopped, f"cannot write into {str(out_dir)!r}", calibrate, FLAGS):
-        load_engine(err, quiet, inputs.matches())
-        with view.bar:  # the report too: its lines keep coming while it is written
-            result = run_calibration(config, out_dir, jobs=n_jobs, backend=backend,
-                                     scheduler=scheduler, stop_after=stop_after, inputs=inputs,
-                                     **view.callbacks())
-            written = write_calibration(result) if result is not None else []
-    if result is None:
-        typer.echo(f"Stopped after {view.done} candidates; rerun the same command to "
-                   "continue.")
-        return
-    show_result(result, written, time.perf_counter() - t0)
+    results = []
+    for k, (cfg, out_dir) in enumerate(runs):
+        label = f"seed {cfg.seed} ({k + 1}/{len(runs)}) " if len(runs) > 1 else ""
+        done = finished_calibration(out_dir, cfg, inputs) if seed_list else None
+        if done is not None:  # calibrated before with these settings: read back
+            typer.echo(f"seed {cfg.seed}: finished before, read from "
+                       f"{out_dir / 'validated.json'}")
+            results.append(done)
+            continue
+        view, t0 = CalibrationView(progress_bar(err, quiet), label), time.perf_counter()
+        with stops(view.stopped, f"cannot write into {str(out_dir)!r}", calibrate, FLAGS):
+            if k == 0:
+                load_engine(err, quiet, inputs.matches())
+            with view.bar:  # the report too: its lines keep coming while it is written
+                result = run_calibration(cfg, out_dir, jobs=n_jobs, backend=backend,
+                                         scheduler=scheduler, stop_after=stop_after,
+                                         inputs=inputs, **view.callbacks())
+                written = write_calibration(result) if result is not None else []
+        if result is None:
+            typer.echo(f"Stopped after {view.done} candidates; rerun the same command to "
+                       "continue.")
+            return
+        show_result(result, written, time.perf_counter() - t0)
+        results.append(result)
+    if seed_list is not None:
+        show_seeds(results, write_seed_comparison(results, top))
+
+
+def parse_seed_list(seeds, seed: str) -> tuple[int, ...] | None:
+    """--seeds as whole seeds (None when not given); ParseError with --seed too, or
+    fewer than two different seeds."""
+    from .parse import MAX_SEED, ParseError, parse_whole_number, split_names
+
+    if seeds is None:
+        return None
+    if seed != "0":
+        raise ParseError("give --seed or --seeds, not both")
+    out = tuple(parse_whole_number(v, "--seeds", 0, MAX_SEED) for v in split_names(seeds))
+    if len(set(out)) != len(out) or len(out) < 2:
+        raise ParseError(f"--seeds needs two or more different seeds, e.g. 0,1,2; got "
+                         f"{','.join(seeds)!r}")
+    return out
 
 
 class CalibrationView:
@@ -138,8 +189,8 @@ class CalibrationView:
     validation, each a task of its own; every re-tune is a task nested in the one it
     serves (its own elapsed time and ETA, and the outer's)."""
 
-    def __init__(self, bar) -> None:
-        self.bar, self.task, self.total = bar, None, 0
+    def __init__(self, bar, label: str = "") -> None:
+        self.bar, self.task, self.total, self.label = bar, None, 0, label
         from .common import NestedRetunes
 
         self.retunes = NestedRetunes(bar)
@@ -151,19 +202,20 @@ class CalibrationView:
 
     def plan(self, total: int, done: int) -> None:
         self.done, self.total = done, total
-        self.task = self.bar.add_task(f"candidate {done}/{total}", total=total, completed=done,
-                                      unit="candidates")
+        self.task = self.bar.add_task(f"{self.label}candidate {done}/{total}", total=total,
+                                      completed=done, unit="candidates")
 
     def trial(self, done: int, total: int, cand) -> None:
+        """A candidate of the search measured, or an economy validated (in a phase)."""
         self.done = done
+        if self.phase_name is not None:
+            self.bar.update(self.task, advance=1)
+            return
         if not cand.raced and (self.best is None or cand.objective < self.best):
             self.best = cand.objective
         best = f" best {self.best:.2f}" if self.best is not None else ""
-        if self.phase_name is None:
-            self.bar.update(self.task, completed=done, description=f"candidate {done}/{total}"
-                                                                    f"{best}")
-        else:
-            self.bar.update(self.task, advance=1, description=f"{self.phase_name}{best}")
+        self.bar.update(self.task, completed=done,
+                        description=f"{self.label}candidate {done}/{total}{best}")
 
     def retune_step(self, level: str, gen: int, gens: int) -> None:
         self.retunes.step(self.task, level, gen, gens)
@@ -173,9 +225,10 @@ class CalibrationView:
             self.bar.update(self.task, completed=self.total)
         else:  # the previous phase ends here
             self.bar.remove_task(self.task)
-        self.phase_name = {"simplify": "simplifying the best",
+        self.phase_name = {"simplify": "simplifying the proposal",
                            "validate": "validating finalists"}[phase]
-        self.task = self.bar.add_task(self.phase_name, total=None, unit="candidates")
+        self.task = self.bar.add_task(f"{self.label}{self.phase_name}", total=None,
+                                      unit="economies")
 
     def stopped(self) -> str:
         return (f"Interrupted after {self.done} candidates; they are kept: rerun the same "
@@ -195,10 +248,27 @@ def show_result(result, written, seconds: float) -> None:
     console.print(f"[bold]calibrate[/bold]: {len(result.candidates)} candidates, "
                   f"{seconds:.0f} s; objective current {cur.objective:.2f}"
                   + (f", proposed {result.proposal.objective:.2f}" if result.proposal else
-                     " -- no economy beats the current one"), highlight=False)
+                     " -- the current economy stays"), highlight=False)
+    from targi_sim.calibrate.output import rule_sentence
+
+    console.print(escape(rule_sentence(result)), highlight=False)
     if result.proposal is not None:
         for ch in changes(result.space, result.proposal.choice):
             console.print(f"  {escape(ch['note'] or ch['path'])}: {describe(ch['old'])} -> "
                           f"{describe(ch['new'])}", highlight=False)
     report = next((p for p in written if p.name == "report.html"), None)
     console.print(f"report: {escape(str(report))}", highlight=False)
+
+
+def show_seeds(results, written) -> None:
+    """Whether the seeds agree, and where the comparison is."""
+    from rich.console import Console
+    from rich.markup import escape
+
+    from targi_sim.calibrate.seeds import agreement, agreement_text
+
+    console = Console()
+    for line in agreement_text(agreement(results)):
+        console.print(escape(line), highlight=False)
+    report = next((p for p in written if p.name == "report.html"), None)
+    console.print(f"seeds compared: {escape(str(report))}", highlight=False)

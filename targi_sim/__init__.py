@@ -66,7 +66,8 @@ _GROUPS: dict[str, dict[str, str]] = {
         **dict.fromkeys(("tune_strategy", "retune", "TuneConfig", "prepare_tune"),
                         "targi_sim.strength.tune"),
         **dict.fromkeys(("calibrate_economy", "CalibrationConfig", "write_calibration",
-                         "load_space", "load_targets"), "targi_sim.calibrate"),
+                         "load_space", "load_targets", "write_seed_comparison"),
+                        "targi_sim.calibrate"),
         **dict.fromkeys(("run_ladder", "plan_ladder"), "targi_sim.strength.ladder"),
     },
     "analysis": {

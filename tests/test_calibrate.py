@@ -33,9 +33,13 @@ from targi_sim.calibrate.measure import (
 )
 from targi_sim.calibrate.search import (
     CalibrationConfig,
+    Candidate,
     calibrate,
+    choose_proposal,
     finalists,
+    meets_all,
     objective_of,
+    simplify,
 )
 from targi_sim.calibrate.targets import Estimate, Target, Targets, playtest_figures, read_playtest
 from targi_sim.cli.app import app
@@ -244,7 +248,8 @@ def test_cross_figure_counts_seat_zero_per_pair():
 
 
 # ----------------------------------------------------------------- the search
-TINY = dict(trials=3, deals=60, retune_budget=17_000, validate_deals=80, finalists=1, seed=4)
+TINY = dict(trials=3, deals=60, retune_budget=17_000, validate_deals=80, validate_retunes=2,
+            finalists=1, seed=4)
 
 
 def _tiny_space(tmp_path):
@@ -295,60 +300,120 @@ def test_resume_with_other_settings_is_refused(tiny_run):
 
 
 def test_finalists_skip_raced_and_repeated_candidates():
-    from targi_sim.calibrate.search import Candidate
-
     cs = [Candidate(0, {"a": 1}, 5.0), Candidate(1, {"a": 2}, 1.0, raced=True),
           Candidate(2, {"a": 3}, 2.0), Candidate(3, {"a": 3}, 2.0),
           Candidate(4, {"a": 4}, 3.0)]
     assert [c.number for c in finalists(cs, 2)] == [2, 4]
 
 
-def test_simplify_puts_back_every_value_the_objective_does_not_need(tmp_path, base):
-    """Objective: only the Silversmith's gold rate matters (2 is best; the deck has 1);
-    the other two changes of the best candidate go back to their current readings."""
-    from targi_sim.calibrate.search import Candidate, simplify
+# ----------------------------------------------------------------- the proposal rule
+# two targets at one level: a share >= 0.02 (full display) and a count >= 6 (cards)
+RULE_TARGETS = Targets("t", (Target("tuned", "display_full_share", 0.02, None, 0.02, "s"),
+                             Target("tuned", "cards_per_player", 6.0, None, 1.0, "s")))
 
+
+def _cand(number: int, choice: dict, full: tuple, cards: tuple) -> Candidate:
+    """A validated economy with the two figures as (value, lo, hi)."""
+    figs = {"tuned": {"display_full_share": Estimate(*full, 4000),
+                      "cards_per_player": Estimate(*cards, 4000)}}
+    return Candidate(number, choice, objective_of(RULE_TARGETS, figs), figures=figs)
+
+
+def test_a_target_is_met_when_its_estimate_lies_in_the_band_whatever_its_interval():
+    t = Target("tuned", "display_full_share", 0.02, None, 0.02, "s")
+    assert t.met(Estimate(0.03, 0.025, 0.035, 4))
+    assert t.met(Estimate(0.02, 0.0, 0.04, 4))  # on the edge: in the band
+    assert not t.met(Estimate(0.017, 0.0, 0.9, 4))  # a wide interval does not meet it
+    assert not t.met(Estimate(float("nan"), float("nan"), float("nan"), 0))
+    assert not t.met(None)
+
+
+def test_a_validated_figure_is_the_mean_over_re_tunes_with_a_t_interval_on_them():
+    """Known answer: two re-tunes' shares 1% and 3% -> 2%, half-width t(0.975, 1) x 1% =
+    12.706%, cut to 0..1; the re-tunes are the units. One draw keeps its own interval."""
+    from targi_sim.calibrate.search import over_draws
+
+    e = over_draws([Estimate(0.01, 0.0, 0.02, 4000), Estimate(0.03, 0.02, 0.04, 4000)],
+                   share=True)
+    assert e.value == pytest.approx(0.02) and e.units == 2
+    assert e.lo == 0.0 and e.hi == pytest.approx(0.02 + 12.7062047 * 0.01, rel=1e-6)
+    same = over_draws([Estimate(12.0, 11.0, 13.0, 9)] * 3)
+    assert (same.value, same.lo, same.hi) == (12.0, 12.0, 12.0)
+    one = over_draws([Estimate(0.5, 0.4, 0.6, 9)])
+    assert (one.lo, one.hi, one.units) == (0.4, 0.6, 1)
+
+
+def test_an_economy_that_meets_every_target_is_never_replaced_by_a_simpler_miss():
+    """The planted case of the issue: candidate 77 (three changes) meets every target on
+    fresh deals; candidate 106 (two changes) misses the full display (0.0%) by one unit
+    of miss -- within the old rule's slack, which proposed it. The rule proposes 77."""
+    cur = _cand(0, {"a": 1, "b": 1, "c": 1}, (0.0, 0.0, 0.0), (5.0, 4.9, 5.1))
+    c77 = _cand(77, {"a": 2, "b": 2, "c": 2}, (0.039, 0.034, 0.046), (8.95, 8.8, 9.1))
+    c106 = _cand(106, {"a": 2, "b": 2, "c": 1}, (0.0, 0.0, 0.0), (7.05, 6.9, 7.2))
+    assert c106.objective == pytest.approx(1.0)  # one unit: inside a slack of 1.0
+    assert meets_all(RULE_TARGETS, c77) and not meets_all(RULE_TARGETS, c106)
+    for order in ([cur, c106, c77], [cur, c77, c106]):
+        assert choose_proposal(order, RULE_TARGETS, slack=1.0).number == 77
+        assert choose_proposal(order, RULE_TARGETS, slack=100.0).number == 77
+
+
+def test_among_economies_that_fit_the_fewest_changes_win():
+    cur = _cand(0, {"a": 1, "b": 1}, (0.0, 0.0, 0.0), (5.0, 4.9, 5.1))
+    two = _cand(1, {"a": 2, "b": 2}, (0.05, 0.04, 0.06), (9.0, 8.9, 9.1))
+    one = _cand(2, {"a": 2, "b": 1}, (0.021, 0.015, 0.027), (6.5, 6.4, 6.6))
+    assert choose_proposal([cur, two, one], RULE_TARGETS).number == 2
+    # the current economy fits: nothing is proposed
+    fit_cur = _cand(0, {"a": 1, "b": 1}, (0.03, 0.02, 0.04), (7.0, 6.9, 7.1))
+    assert choose_proposal([fit_cur, two, one], RULE_TARGETS) is None
+
+
+def test_when_none_fits_the_smallest_miss_then_the_fewest_changes_keeping_its_met_targets():
+    cur = _cand(0, {"a": 1, "b": 1}, (0.0, 0.0, 0.0), (3.0, 2.9, 3.1))  # misses both
+    best = _cand(1, {"a": 2, "b": 2}, (0.0, 0.0, 0.0), (6.5, 6.4, 6.6))  # meets cards
+    near = _cand(2, {"a": 2, "b": 1}, (0.0, 0.0, 0.0), (6.2, 6.1, 6.3))  # same miss, 1 change
+    loses = _cand(3, {"a": 1, "b": 2}, (0.008, 0.005, 0.011), (5.0, 4.9, 5.1))  # trades cards
+    assert choose_proposal([cur, best, near, loses], RULE_TARGETS, slack=1.0).number == 2
+    assert choose_proposal([cur, best, loses], RULE_TARGETS, slack=10.0).number == 1
+    assert choose_proposal([cur, _cand(1, {"a": 2, "b": 2}, (0.0, 0.0, 0.0),
+                                       (2.0, 1.9, 2.1))], RULE_TARGETS) is None
+
+
+def test_simplify_puts_back_a_value_only_while_every_met_target_stays_met(tmp_path, base):
+    """From an economy that fits, each changed value goes back to its current reading
+    only if the step still meets every target; a step that loses one is not kept, however
+    small its miss."""
     sp = load_space(write(tmp_path, "s.toml", space_text(
         GOLD_VP, SILVER_TIMES, ("border.Merchant.times", '["any", 2]'))), *base)
     gold, silver, merchant = (p.path for p in sp.parameters)
     cur = sp.current()
-    best = {gold: 2, silver: 1, merchant: 2}
+    start = _cand(1, {gold: 2, silver: 1, merchant: 2}, (0.03, 0.02, 0.04), (8.0, 7.9, 8.1))
     asked = []
 
-    def objective(choice):
+    def measure(choice):
         asked.append(dict(choice))
-        return 0.0 if choice[gold] == 2 else 9.0
+        if choice[gold] != 2:  # the gold rate makes the cards: reverting it misses by 0.5
+            return _cand(9, choice, (0.03, 0.02, 0.04), (5.5, 5.4, 5.6))
+        return _cand(9, choice, (0.025, 0.02, 0.03), (7.0, 6.9, 7.1))
 
-    cands = [Candidate(0, cur, 9.0), Candidate(1, best, 0.0)]
-    assert simplify(sp, cands, objective) == {gold: 2, silver: "any", merchant: "any"}
-    assert asked[0] == {gold: 1, silver: 1, merchant: 2}  # reverting gold: worse, kept
-    assert len(asked) == 3
+    got = simplify(sp, start, cur, measure, RULE_TARGETS, slack=1.0)
+    assert got == {gold: 2, silver: "any", merchant: "any"}
+    assert asked[0] == {gold: 1, silver: 1, merchant: 2} and len(asked) == 3
 
 
-def test_simplify_accepts_a_step_within_the_slack_of_the_best(tmp_path, base):
-    from targi_sim.calibrate.search import Candidate, simplify
-
+def test_simplify_without_a_fit_keeps_a_step_within_the_slack_that_keeps_the_met_targets(
+        tmp_path, base):
     sp = load_space(write(tmp_path, "s.toml", space_text(SILVER_TIMES)), *base)
     (p,) = sp.parameters
-    cands = [Candidate(0, {p.path: "any"}, 9.0), Candidate(1, {p.path: 1}, 0.0)]
-    assert simplify(sp, cands, lambda c: 0.5, slack=0.0) == {p.path: 1}
-    assert simplify(sp, cands, lambda c: 0.5, slack=1.0) == {p.path: "any"}
-
-
-def test_proposal_is_the_simplest_close_to_the_best():
-    from targi_sim.calibrate.search import Candidate, choose_proposal
-
-    cur = Candidate(0, {"a": 1, "b": 1}, 9.0)
-    two = Candidate(1, {"a": 2, "b": 2}, 0.2)
-    one = Candidate(2, {"a": 2, "b": 1}, 0.9)
-    assert choose_proposal([cur, two, one], 1.0).number == 2
-    assert choose_proposal([cur, two, one], 0.5).number == 1
-    assert choose_proposal([cur, Candidate(1, {"a": 2, "b": 2}, 9.5)], 1.0) is None
+    start = _cand(1, {p.path: 1}, (0.0, 0.0, 0.0), (6.5, 6.4, 6.6))  # misses full by 1 unit
+    step = _cand(2, {p.path: "any"}, (0.0, 0.0, 0.0), (6.2, 6.1, 6.3))
+    assert simplify(sp, start, {p.path: "any"}, lambda c: step, RULE_TARGETS,
+                    slack=0.0) == {p.path: "any"}  # no worse: kept
+    worse = _cand(2, {p.path: "any"}, (0.0, 0.0, 0.0), (5.0, 4.9, 5.1))  # loses cards
+    assert simplify(sp, start, {p.path: "any"}, lambda c: worse, RULE_TARGETS,
+                    slack=100.0) == {p.path: 1}
 
 
 def test_on_a_tie_fewer_changes_rank_first():
-    from targi_sim.calibrate.search import Candidate
-
     cs = [Candidate(0, {"a": 1, "b": 1}, 5.0), Candidate(1, {"a": 2, "b": 2}, 0.0),
           Candidate(2, {"a": 2, "b": 1}, 0.0)]
     assert [c.number for c in finalists(cs, 2)] == [2, 1]
@@ -371,6 +436,53 @@ def test_write_calibration_report_and_proposal(tiny_run):
         load_deck(cal.out / "proposal.toml")
 
 
+def test_the_report_lists_the_economies_that_fit_and_the_header_names_no_unwritten_file(
+        tiny_run, tmp_path):
+    from dataclasses import replace
+
+    from targi_sim.calibrate.output import build_report, fits_text, proposal_deck_text
+
+    _, cal, _ = tiny_run
+    gold, silver = (p.path for p in cal.space.parameters)
+    cur = _cand(0, cal.validated[0].choice, (0.0, 0.0, 0.0), (5.0, 4.9, 5.1))
+    a = _cand(1, {gold: 2, silver: "any"}, (0.03, 0.02, 0.04), (8.0, 7.9, 8.1))
+    b = _cand(2, {gold: 2, silver: 1}, (0.05, 0.04, 0.06), (9.0, 8.9, 9.1))
+    fake = replace(cal, targets=RULE_TARGETS, validated=[cur, a, b], proposal=a,
+                   simplified=(), out=tmp_path)
+    text = " ".join(fits_text(fake))
+    assert "2 validated economies meet every target" in text
+    assert f"They share: {gold} = 2." in text
+    assert f'They differ in: {silver} ("any" in 1, 1 in 2)' in text
+    assert any(s.key == "fits" for s in build_report(fake).sections)
+    head = proposal_deck_text(fake, a)
+    assert "proposal-rules.toml" not in head  # no rules setting changed: none is written
+    assert f"{gold}: 1 -> 2" in head
+
+
+def test_seeds_agree_or_say_which_readings_are_left_open(tiny_run):
+    from dataclasses import replace
+
+    from targi_sim.calibrate.seeds import agreement, agreement_text
+
+    _, cal, _ = tiny_run
+    gold, silver = (p.path for p in cal.space.parameters)
+    cur = _cand(0, cal.validated[0].choice, (0.0, 0.0, 0.0), (5.0, 4.9, 5.1))
+    a = _cand(1, {gold: 2, silver: "any"}, (0.03, 0.02, 0.04), (8.0, 7.9, 8.1))
+    b = _cand(2, {gold: 2, silver: 1}, (0.05, 0.04, 0.06), (9.0, 8.9, 9.1))
+
+    def on_seed(seed, validated, proposal):
+        return replace(cal, config=replace(cal.config, seed=seed), targets=RULE_TARGETS,
+                       validated=validated, proposal=proposal, simplified=())
+
+    same = agreement([on_seed(0, [cur, a], a), on_seed(1, [cur, a], a)])
+    assert same.agree and set(same.decided.values()) == {"2", '"any"'} and not same.open_
+    split = agreement([on_seed(0, [cur, a], a), on_seed(1, [cur, b], b)])
+    assert not split.agree and list(split.open_.values()) == [['"any"', "1"]]
+    words = " ".join(agreement_text(split))
+    assert "different economies" in words and "Left open by the targets" in words
+    assert "= 2" in words  # the gold rate is decided
+
+
 # ----------------------------------------------------------------- command line
 @pytest.mark.parametrize("args, needles", [
     (["--budget", "0"], ["--budget"]),
@@ -384,6 +496,35 @@ def test_write_calibration_report_and_proposal(tiny_run):
     (["--playtest", "x.csv"], ["x.csv", "not found"]),
 ])
 def test_cli_bad_input_is_one_error_line(args, needles, tmp_path):
+    result = runner.invoke(app, ["calibrate", "--out", str(tmp_path / "o"), *args])
+    one_error_line(result, *needles)
+
+
+def test_cli_seeds_calibrates_each_seed_and_compares_them(tmp_path):
+    space = _tiny_space(tmp_path)
+    out = tmp_path / "o"
+    args = ["calibrate", "--space", space, "--budget", "2", "--deals", "40",
+            "--retune-budget", "0", "--validate-deals", "40", "--finalists", "1",
+            "--seeds", "3,4", "--out", str(out), "-q"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    first_table = (out / "seeds.csv").read_text()
+    for s in (3, 4):
+        assert (out / f"seed{s}" / "report" / "report.html").is_file()
+    assert (out / "seeds" / "report.html").is_file() and (out / "seeds.csv").is_file()
+    assert "Seeds 3, 4:" in result.output and "seeds compared:" in result.output
+    again = runner.invoke(app, args)  # the same command: both seeds read back, not replayed
+    assert again.exit_code == 0, again.output
+    assert again.output.count("finished before") == 2
+    assert (out / "seeds.csv").read_text() == first_table
+
+
+@pytest.mark.parametrize("args, needles", [
+    (["--seeds", "1,1"], ["--seeds", "two or more different seeds"]),
+    (["--seeds", "1,x"], ["--seeds"]),
+    (["--seeds", "1,2", "--seed", "5"], ["--seed or --seeds"]),
+])
+def test_cli_bad_seeds_are_one_error_line(args, needles, tmp_path):
     result = runner.invoke(app, ["calibrate", "--out", str(tmp_path / "o"), *args])
     one_error_line(result, *needles)
 
@@ -422,7 +563,8 @@ def test_kill_9_loses_nothing_and_resume_gives_the_uninterrupted_result(tmp_path
     exe = Path(sys.executable).parent / "targi-sim"
     space = _tiny_space(tmp_path)
     args = [str(exe), "calibrate", "--space", space, "--budget", "4", "--deals", "200",
-            "--retune-budget", "17000", "--validate-deals", "100", "--finalists", "1",
+            "--retune-budget", "17000", "--validate-deals", "100", "--validate-retunes", "2",
+            "--finalists", "1",
             "--seed", "8", "-q"]
     # the uninterrupted run in this process (the same command; a process of its own would
     # only add an import and an engine load); the killed one must be a process

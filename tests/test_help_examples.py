@@ -145,6 +145,7 @@ HOW: dict[str, How] = {
     "targi-sim calibrate --playtest my-games.csv": parse(SEARCH.format("calibrate")),
     "targi-sim calibrate --playtest runs/playtest-base": parse(SEARCH.format("calibrate")),
     "targi-sim calibrate --out runs/cal": parse(SEARCH.format("calibrate")),
+    "targi-sim calibrate --seeds 0,1,2 --jobs 2": parse(SEARCH.format("calibrate")),
     # tournament
     "targi-sim tournament --strategies random,greedy,balanced --games 2000": run(games="20"),
     "targi-sim tournament --strategies balanced,blocker,./my-strategy.toml --games 1e4 "

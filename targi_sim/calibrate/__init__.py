@@ -8,9 +8,10 @@ from .figures import FIGURES
 from .output import write_calibration
 from .search import Calibration, CalibrationConfig
 from .search import calibrate as calibrate_economy
+from .seeds import SeedAgreement, agreement, write_seed_comparison
 from .space import Space, load_space
 from .targets import Targets, load_targets, targets_from_playtest
 
-__all__ = ["FIGURES", "Calibration", "CalibrationConfig", "Space", "Targets",
-           "calibrate_economy", "load_space", "load_targets", "targets_from_playtest",
-           "write_calibration"]
+__all__ = ["FIGURES", "Calibration", "CalibrationConfig", "SeedAgreement", "Space",
+           "Targets", "agreement", "calibrate_economy", "load_space", "load_targets",
+           "targets_from_playtest", "write_calibration", "write_seed_comparison"]

@@ -33,11 +33,16 @@ FIGURES: dict[str, ShapeFigure] = {f.name: f for f in (
     ShapeFigure("rounds", "rounds played", 0.5, "rounds"),
     ShapeFigure("first_player_rate", "round-1 first player's win rate in the mirror "
                 "(draws half)", 0.02, "share"),
+    ShapeFigure("score", "points per player (cards, row bonuses and tokens)", 1.0, "VP"),
+    ShapeFigure("raid_losses", "units (goods, gold or VP) a player paid to raids", 0.5,
+                "units"),
     ShapeFigure("beats_previous", "win rate against the level before it (seat-swapped "
                 "pairs, draws half)", 0.05, "share"),
 )}
 
-# the figures a playtest CSV yields (beats_previous needs two levels of play)
-PLAYTEST_FIGURES = tuple(f for f in FIGURES if f != "beats_previous")
+# the figures a playtest CSV yields as targets (beats_previous needs two levels of play;
+# the CSV has no raid column; score is the sum of three of them)
+PLAYTEST_FIGURES = tuple(f for f in FIGURES
+                         if f not in ("beats_previous", "raid_losses", "score"))
 
 __all__ = ["FIGURES", "PLAYTEST_FIGURES", "ShapeFigure"]

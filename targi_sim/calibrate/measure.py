@@ -36,8 +36,8 @@ from .targets import Estimate, rate_estimate, shape_estimates
 CHUNK_GAMES = 400  # games per task: the plan is cut here whatever the number of workers
 # per-game columns a worker returns
 (C_UNIT, C_FIRST, C_WINNER, C_FULL, C_ROUNDS, C_CARD0, C_ROW0, C_TOK0, C_CARD1, C_ROW1,
- C_TOK1, C_CARDS0, C_CARDS1) = range(13)
-N_COLS = 13
+ C_TOK1, C_CARDS0, C_CARDS1, C_RAID0, C_RAID1) = range(15)
+N_COLS = 15
 # within G's per-player breakdown
 _TOKENS, _CARD_VP, _ABILITY_VP, _ROW = 0, 1, 2, 3
 
@@ -45,7 +45,9 @@ _TOKENS, _CARD_VP, _ABILITY_VP, _ROW = 0, 1, 2, 3
 def play_shape_chunk(match: Match, seeds: np.ndarray, first: np.ndarray, ids: np.ndarray,
                      units: np.ndarray) -> np.ndarray:
     """Play the games and return one row of N_COLS numbers per game (what a worker
-    sends back). Card VP counts ability VP too: both are points from cards."""
+    sends back). Card VP counts ability VP too: both are points from cards; raid losses
+    are the units paid to raids (goods, gold or VP), as the report's game shape counts
+    them."""
     G, frames = run_batch(match, seeds, first, ids, logs=True)
     out = np.zeros((len(seeds), N_COLS), dtype=np.float64)
     out[:, C_UNIT] = units
@@ -66,6 +68,10 @@ def play_shape_chunk(match: Match, seeds: np.ndarray, first: np.ndarray, ids: np
     where = {int(g): i for i, g in enumerate(ids)}
     for g, p, n in last.iter_rows():
         out[where[int(g)], C_CARDS0 + int(p)] = n
+    raids = pl.concat([f["raids"].select("game_id", "player", "amount") for f in frames])
+    paid = raids.group_by("game_id", "player").agg(pl.col("amount").sum())
+    for g, p, n in paid.iter_rows():
+        out[where[int(g)], C_RAID0 + int(p)] = n
     return out
 
 
@@ -99,12 +105,12 @@ def mirror_figures(rows: np.ndarray) -> dict[str, Estimate]:
     row = rows[:, C_ROW0] + rows[:, C_ROW1]
     tok = rows[:, C_TOK0] + rows[:, C_TOK1]
     won_first = ((rows[:, C_WINNER] == rows[:, C_FIRST]) + 0.5 * (rows[:, C_WINNER] == -1))
-    games, card_u, row_u, tok_u, full_u, rounds_u, cards_u, first_u = _per_unit(
+    games, card_u, row_u, tok_u, full_u, rounds_u, cards_u, first_u, raid_u = _per_unit(
         rows, ones, card, row, tok, rows[:, C_FULL], rows[:, C_ROUNDS],
-        rows[:, C_CARDS0] + rows[:, C_CARDS1], won_first)
+        rows[:, C_CARDS0] + rows[:, C_CARDS1], won_first, rows[:, C_RAID0] + rows[:, C_RAID1])
     return shape_estimates(games=games, players=2 * games, card_vp=card_u, row_bonus=row_u,
                            token_vp=tok_u, full=full_u, rounds=rounds_u, cards=cards_u,
-                           first_won=first_u, firsts=games)
+                           first_won=first_u, firsts=games, raid_losses=raid_u)
 
 
 def cross_figure(rows: np.ndarray) -> Estimate:

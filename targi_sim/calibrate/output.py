@@ -18,8 +18,12 @@ from targi_sim.report.output import write_report
 from targi_sim.strength.tune import retuned_strategy_text
 
 from .figures import FIGURES
-from .search import Calibration, Candidate
-from .space import changes, economy
+from .search import Calibration, Candidate, changed, meets_all
+from .space import changes, economy, value_key
+
+# figures the shipped targets leave free: what tells apart economies that all fit
+SHAPE_FIGURES = ("token_vp", "score", "raid_losses", "cards_per_player", "card_vp",
+                 "row_bonus", "rounds")
 
 
 def candidates_table(cal: Calibration) -> pl.DataFrame:
@@ -49,7 +53,7 @@ def targets_table(cal: Calibration) -> pl.DataFrame:
                          "lo": e.lo if e is not None else math.nan,
                          "hi": e.hi if e is not None else math.nan,
                          "units": e.units if e is not None else 0,
-                         "target": t.band(), "miss": t.miss(v), "met": t.miss(v) == 0,
+                         "target": t.band(), "miss": t.miss(v), "met": t.met(e),
                          "source": t.source})
     return pl.DataFrame(rows, infer_schema_length=None)
 
@@ -66,6 +70,67 @@ def shape_table(cal: Calibration) -> pl.DataFrame:
     return pl.DataFrame(rows, infer_schema_length=None)
 
 
+def fits(cal: Calibration) -> list[Candidate]:
+    """The validated economies that meet every target (Target.met), fewest
+    changes first."""
+    cur = cal.validated[0].choice
+    return sorted((c for c in cal.validated if meets_all(cal.targets, c)),
+                  key=lambda c: (changed(c, cur), c.objective, c.number))
+
+
+def fits_table(cal: Calibration) -> pl.DataFrame:
+    """Per economy that fits (or, when none does, the three smallest misses) and level:
+    its values and its shape on the figures the targets do not fix."""
+    cur = cal.validated[0].choice
+    shown = fits(cal) or sorted(cal.validated, key=lambda c: (c.objective, c.number))[:3]
+    rows = []
+    for c in shown:
+        for lv, fs in c.figures.items():
+            row = {"candidate": c.number, "economy": _role(cal, c),
+                   "meets_every_target": meets_all(cal.targets, c),
+                   "changes": changed(c, cur), "level": lv}
+            for p in cal.space.parameters:
+                row[p.label] = describe(c.choice[p.path])
+            for f in SHAPE_FIGURES:
+                e = fs.get(f)
+                row[f] = e.value if e is not None else math.nan
+                row[f"{f}_lo"] = e.lo if e is not None else math.nan
+                row[f"{f}_hi"] = e.hi if e is not None else math.nan
+            rows.append(row)
+    return pl.DataFrame(rows, infer_schema_length=None)
+
+
+def fits_text(cal: Calibration) -> list[str]:
+    """What the economies that fit share and where they differ, in words."""
+    fit = fits(cal)
+    searched = [c for c in cal.candidates if not c.raced and c.repeat_of is None]
+    on_search = sum(meets_all(cal.targets, c) for c in searched)
+    head = (f"{on_search} of the search's {len(searched)} economies measured in full met "
+            "every target on the search deals (one re-tune each).")
+    if not fit:
+        return [head, "No validated economy meets every target: the table shows the three "
+                "smallest misses."]
+    out = [head, f"{len(fit)} validated economies meet every target on fresh deals: "
+           + ", ".join(f"candidate {c.number} ({_role(cal, c)})" for c in fit) + "."]
+    if len(fit) == 1:
+        out.append("Only one validated economy fits: the validation cannot say whether "
+                   "others would (the search's count above is the wider view).")
+        return out
+    same, differ = [], []
+    for p in cal.space.parameters:
+        values = [describe(c.choice[p.path]) for c in fit]
+        if len(set(values)) == 1:
+            same.append(f"{p.label} = {values[0]}")
+        else:
+            where = ", ".join(f"{v} in {c.number}" for v, c in zip(values, fit, strict=True))
+            differ.append(f"{p.label} ({where})")
+    out.append("They share: " + ("; ".join(same) if same else "no value") + ".")
+    if differ:
+        out.append("They differ in: " + "; ".join(differ) + ". The targets leave these "
+                   "readings open: only the shared values are decided by them.")
+    return out
+
+
 def changes_table(cal: Calibration, c: Candidate) -> pl.DataFrame:
     rows = [{"path": ch["path"], "what": ch["note"], "old": describe(ch["old"]),
              "new": describe(ch["new"]),
@@ -79,7 +144,7 @@ def _role(cal: Calibration, c: Candidate) -> str:
         return "current"
     if cal.proposal is not None and c.number == cal.proposal.number:
         return "proposed"
-    return "finalist"
+    return "simplification step" if c.number in cal.simplified else "finalist"
 
 
 def shape_plot(cal: Calibration) -> bytes:
@@ -146,21 +211,21 @@ def _sentence(cal: Calibration, c: Candidate, role: str) -> list[str]:
 def build_report(cal: Calibration) -> Report:
     cur = cal.validated[0]
     prop = cal.proposal
+    chosen = prop or cur
     unmet = [t for t in cal.targets.targets
-             if t.miss(_value(prop or cur, t.level, t.figure)) > 0]
+             if not t.met(chosen.figures.get(t.level, {}).get(t.figure))]
     spent = sum(c.seconds for c in cal.candidates) + sum(c.seconds for c in cal.validated)
     summary = [f"{len(cal.candidates)} candidate economies searched "
                f"({sum(c.raced for c in cal.candidates)} raced out before their re-tunes, "
                f"{sum(c.repeat_of is not None for c in cal.candidates)} repeats), "
-               f"{len(cal.validated) - 1} finalists validated on fresh deals: "
+               f"{len(cal.validated) - 1 - len(cal.simplified)} finalists and "
+               f"{len(cal.simplified)} simplification steps validated on fresh deals: "
                f"{spent / 60:.1f} minutes of measuring and re-tuning in all "
                f"({cal.seconds / 60:.1f} in this call).",
-               f"Objective (sum of squared misses, 0 = every target met): current "
-               f"{cur.objective:.2f}" + (f", proposed {prop.objective:.2f}." if prop else
-                                         ": no finalist beats the current economy.")]
-    if prop is None:
-        summary.append("No economy of the space beats the current one on fresh deals: the "
-                       "current economy stays (a finding for the designer).")
+               f"Objective (sum of squared misses, 0 = every target's value inside its "
+               f"band): current {cur.objective:.2f}"
+               + (f", proposed {prop.objective:.2f}." if prop else ".")]
+    summary.append(rule_sentence(cal))
     if unmet:
         summary.append("Targets still missed" + (" by the proposal: " if prop else ": ")
                        + "; ".join(f"{t.level} {t.figure} {t.band()} (got "
@@ -179,15 +244,21 @@ def build_report(cal: Calibration) -> Report:
                 plots=[Plot("game_shape", "Game shape by level: current and proposed "
                             "economy (bars: 95% intervals; green: the target band)",
                             shape_plot(cal))]),
-        Section("targets", "2. Targets by level", text=[
+        Section("fits", "2. The economies that fit", text=fits_text(cal) + [
+            "Their game shape on the figures the targets do not fix (value and 95% "
+            "interval columns), by level."],
+            tables=[Table("fits", "Economies that meet every target", fits_table(cal),
+                          compact=("candidate", "economy", "changes", "level",
+                                   *SHAPE_FIGURES))]),
+        Section("targets", "3. Targets by level", text=[
             "Each validated economy on fresh deals, players re-tuned on another seed: every "
             "target's figure with its 95% interval (the deal or seat-swapped pair as unit), "
             "its band and its miss in units of the target's scale."],
             tables=[Table("targets", "Targets: current, finalists and proposal",
                           targets_table(cal))]),
-        Section("shape", "3. Game shape", tables=[Table("shape", "Every figure by level",
+        Section("shape", "4. Game shape", tables=[Table("shape", "Every figure by level",
                                                         shape_table(cal))]),
-        Section("candidates", "4. Every candidate", text=[
+        Section("candidates", "5. Every candidate", text=[
             "The search's candidates in order (candidate 0 is the current economy), "
             "measured on the search's common deals; a raced-out candidate's objective is "
             "the miss of its fixed levels alone."],
@@ -202,6 +273,25 @@ def build_report(cal: Calibration) -> Report:
              ("deals", f"{c.deals:,} search / {c.validate_deals:,} validation"),
              ("re-tune budget", f"{c.retune_budget:,} games per level and candidate")]
     return Report(title="targi-sim calibration", facts=facts, sections=sections, min_n=0)
+
+
+def rule_sentence(cal: Calibration) -> str:
+    """Why this proposal (or none), in the rule's words (search.choose_proposal)."""
+    cur, prop = cal.validated[0], cal.proposal
+    fit = fits(cal)
+    if prop is None:
+        if meets_all(cal.targets, cur):
+            return ("The current economy meets every target on fresh deals: it stays.")
+        return ("No validated economy meets every target, and none misses less than the "
+                "current one beyond the slack: the current economy stays (a finding for "
+                "the designer).")
+    if fit:
+        return (f"The proposal is the validated economy with the fewest changes among the "
+                f"{len(fit)} that meet every target (the mean over re-tunes in each band); a "
+                "simplification step was kept only when every target stayed met.")
+    return ("No validated economy meets every target: the proposal misses least (within "
+            "the slack, the fewest changes among those meeting every target the best "
+            "meets).")
 
 
 def _closest(cal: Calibration, t) -> str:
@@ -228,7 +318,7 @@ def _value(c: Candidate, level: str, figure: str) -> float:
 def proposal_deck_text(cal: Calibration, c: Candidate) -> str:
     """The proposed deck as TOML, its changes listed in a header comment."""
     deck, rules = cal.deck, cal.rules
-    _, new_rules, text = economy(cal.space, c.choice, deck, rules, f"{deck.name}-calibrated")
+    _, _, text = economy(cal.space, c.choice, deck, rules, f"{deck.name}-calibrated")
     head = [f"# Proposed by targi-sim calibrate (seed {cal.config.seed}) from deck "
             f"{cal.config.deck!r}; candidate {c.number}, objective {c.objective:.3f} "
             f"(current {cal.validated[0].objective:.3f}).", "# Changes (old -> new; "
@@ -237,9 +327,19 @@ def proposal_deck_text(cal: Calibration, c: Candidate) -> str:
         head.append(f"#   {ch['path']}: {describe(ch['old'])} -> {describe(ch['new'])} "
                     f"(readings {', '.join(describe(v) for v in ch['readings'])}; "
                     f"{ch['source']})")
-    if new_rules is not rules:
-        head.append("# Rules settings changed too: play it with proposal-rules.toml.")
+    if proposal_rules(cal, c) is not None:
+        head.append("# Rules settings changed too: play it with proposal-rules.toml "
+                    "(written beside it).")
     return "\n".join(head) + "\n" + text
+
+
+def proposal_rules(cal: Calibration, c: Candidate):
+    """The proposal's rules when it changes a rules setting (None when it changes none)."""
+    if not any(ch["is_rules"] for ch in changes(cal.space, c.choice)):
+        return None
+    _, new_rules, _ = economy(cal.space, c.choice, cal.deck, cal.rules,
+                              f"{cal.deck.name}-calibrated")
+    return new_rules
 
 
 def strategy_text(cal: Calibration, c: Candidate, level: str) -> str:
@@ -247,15 +347,53 @@ def strategy_text(cal: Calibration, c: Candidate, level: str) -> str:
                                  cal.config.retune_budget, cal.config.seed, "calibrated")
 
 
+def record(cal: Calibration) -> dict:
+    """The validated economies and the proposal, as JSON: what the proposal rule chose
+    from (search.choose_proposal), so a shipped deck can be held to its calibration."""
+    return {"deck": cal.config.deck, "rules": cal.config.rules, "space": cal.space.name,
+            "targets": cal.targets.name, "levels": list(cal.levels or cal.config.levels),
+            "seed": cal.config.seed, "slack": cal.config.simplify_slack,
+            "proposal": cal.proposal.number if cal.proposal else None,
+            "validated": [{"number": c.number, "role": _role(cal, c),
+                           "choice": {p: value_key(v) for p, v in c.choice.items()},
+                           "objective": c.objective,
+                           "figures": {lv: {f: [e.value, e.lo, e.hi, e.units]
+                                            for f, e in fs.items()}
+                                       for lv, fs in c.figures.items()}}
+                          for c in cal.validated]}
+
+
+def candidates_from_record(data: dict) -> list[Candidate]:
+    """record()'s validated economies again (the current one first)."""
+    from .space import parse_value
+    from .targets import Estimate
+
+    return [Candidate(v["number"], {p: parse_value(x) for p, x in v["choice"].items()},
+                      v["objective"],
+                      figures={lv: {f: Estimate(*e[:3], int(e[3])) for f, e in fs.items()}
+                               for lv, fs in v["figures"].items()})
+            for v in data["validated"]]
+
+
 def write_calibration(cal: Calibration) -> list[Path]:
+    import json
+
     out = cal.out
     written = write_report(build_report(cal), out / "report")
+    text = json.dumps(record(cal), indent=1, allow_nan=True) + "\n"
+    written.append(atomic_write(out / "validated.json",
+                                lambda p: Path(p).write_text(text, encoding="utf-8")))
     written.append(atomic_write(out / "candidates.csv", candidates_table(cal).write_csv))
     written.append(atomic_write(out / "targets.csv", targets_table(cal).write_csv))
     if cal.proposal is not None:
         text = proposal_deck_text(cal, cal.proposal)
         written.append(atomic_write(out / "proposal.toml",
                                     lambda p: Path(p).write_text(text, encoding="utf-8")))
+        rules = proposal_rules(cal, cal.proposal)
+        if rules is not None:
+            written.append(atomic_write(out / "proposal-rules.toml",
+                                        lambda p: Path(p).write_text(rules.content,
+                                                                     encoding="utf-8")))
         for lv in cal.strategies.get(cal.proposal.number, {}):
             if lv in cal.proposal.weights:
                 st = strategy_text(cal, cal.proposal, lv)
@@ -265,5 +403,6 @@ def write_calibration(cal: Calibration) -> list[Path]:
     return written
 
 
-__all__ = ["build_report", "candidates_table", "proposal_deck_text", "shape_table",
+__all__ = ["build_report", "candidates_from_record", "candidates_table", "fits", "fits_table",
+           "proposal_deck_text", "proposal_rules", "record", "rule_sentence", "shape_table",
            "targets_table", "write_calibration"]

@@ -48,6 +48,7 @@ from targi_sim.searches import (
 )
 from targi_sim.strength.tune import Generation, retune
 
+from .figures import FIGURES
 from .measure import LevelShape, measure_levels
 from .space import Space, economy, load_space, parse_value, value_key
 from .targets import Estimate, Targets, load_targets, targets_from_playtest
@@ -59,8 +60,12 @@ DEFAULT_TRIALS = 100
 DEFAULT_DEALS = 1000
 DEFAULT_RETUNE_BUDGET = 300_000
 DEFAULT_VALIDATE_DEALS = 4000
-DEFAULT_FINALISTS = 3
-DEFAULT_SLACK = 1.0  # a simplification step may cost this much objective (one unit of miss)
+DEFAULT_VALIDATE_RETUNES = 4  # independent re-tunes per validated economy (the unit)
+DEFAULT_FINALISTS = 6
+# while some target is missed, a simplification step may cost this much objective (0: no
+# worse); it never un-meets a target. One unit of miss is a whole target's miss for some
+# figures (a full display: 0% against 2%), so the default trades none.
+DEFAULT_SLACK = 0.0
 STUDY = "calibration"
 CONFIG_FILE = SETTINGS_FILE  # the settings the folder's calibration was started with
 
@@ -87,6 +92,7 @@ class CalibrationConfig:
     deals: int = DEFAULT_DEALS
     retune_budget: int = DEFAULT_RETUNE_BUDGET
     validate_deals: int = DEFAULT_VALIDATE_DEALS
+    validate_retunes: int = DEFAULT_VALIDATE_RETUNES
     finalists: int = DEFAULT_FINALISTS
     seed: int = 0
     simplify_slack: float = DEFAULT_SLACK
@@ -114,14 +120,15 @@ class Calibration:
     space: Space
     targets: Targets
     candidates: list[Candidate]
-    validated: list[Candidate]  # the current economy first, then the finalists
-    proposal: Candidate | None  # None: no finalist beats the current economy
+    validated: list[Candidate]  # the current economy, the finalists, the simplification steps
+    proposal: Candidate | None  # None: the current economy stays (choose_proposal)
     strategies: dict[int, dict[str, Strategy]]  # validated candidate -> level -> player
     seconds: float
     out: Path
     deck: Deck  # the deck and rules calibrated (the proposal edits them)
     rules: Rules
     levels: tuple[str, ...] = ()  # as played: a tree search with its level budget
+    simplified: tuple[int, ...] = ()  # validated economies measured as simplification steps
 
 
 TrialProgress = Callable[[int, int, Candidate], None]  # (done, total, candidate)
@@ -174,7 +181,8 @@ class Inputs:
 
 
 BOUNDS = {"trials": (1, 100_000), "deals": (1, 10_000_000), "retune_budget": (0, 10**10),
-          "validate_deals": (1, 10_000_000), "finalists": (0, 100), "seed": (0, 2**31 - 1)}
+          "validate_deals": (1, 10_000_000), "validate_retunes": (1, 64),
+          "finalists": (0, 100), "seed": (0, 2**31 - 1)}
 
 
 def load_inputs(config: CalibrationConfig) -> Inputs:
@@ -374,65 +382,113 @@ def calibrate(config: CalibrationConfig, out: str | Path, *, jobs: int = 1,
             played += 1
             if on_trial is not None:
                 on_trial(len(done), config.trials, cand)
-        # simplify: undo the best economy's changes one at a time while no worse
-        if on_phase is not None:
-            on_phase("simplify")
-        box = {"done": done, "played": played}
-
-        def step(choice: dict[str, Any]) -> float | None:
-            known = _lookup(box["done"], choice)
-            if known is not None:
-                return known.value
-            if stop_after is not None and box["played"] >= stop_after:
-                return None
-            study.enqueue_trial({k: value_key(v) for k, v in choice.items()})
-            cand = measure(study.ask(distributions), box["done"])
-            box["done"] = _complete(study)
-            box["played"] += 1
-            if on_trial is not None:
-                on_trial(len(box["done"]), config.trials, cand)
-            return cand.objective
-
-        simplest = simplify(space, [_candidate_from_trial(t, space) for t in done], step,
-                            config.simplify_slack)
-        if simplest is None:
-            return None
-        done = box["done"]
         candidates = [_candidate_from_trial(t, space) for t in done]
         if on_phase is not None:
             on_phase("validate")
-        validated, players = _validate(ev, candidates, config, validate_seed, simplest)
-    proposal = choose_proposal(validated, config.simplify_slack)
+        def validated_one(v: Candidate) -> None:
+            if on_trial is not None:
+                on_trial(len(candidates), config.trials, v)
+
+        validated, players = _validate(ev, candidates, config, validate_seed, validated_one)
+        # numbers for economies the search never measured; how many steps were validated
+        fresh = {"n": len(candidates), "steps": 0}
+
+        def measure_fresh(choice: dict[str, Any]) -> Candidate:
+            """A simplification step, measured like the finalists (fresh deals, fresh
+            re-tunes); an economy already validated is not played again."""
+            key = _key(choice)
+            known = next((v for v in validated if _key(v.choice) == key), None)
+            if known is not None:
+                return known
+            twin = next((c for c in candidates if _key(c.choice) == key), None)
+            number = twin.number if twin is not None else fresh["n"]
+            fresh["n"] += twin is None
+            v, ps = _validate_one(ev, number, choice, config, validate_seed)
+            validated.append(v)
+            fresh["steps"] += 1
+            players[number] = ps
+            validated_one(v)
+            return v
+
+        if on_phase is not None:
+            on_phase("simplify")
+        simplify(space, start_of_simplification(validated, targets, config.simplify_slack),
+                 validated[0].choice, measure_fresh, targets, config.simplify_slack)
+    proposal = choose_proposal(validated, targets, config.simplify_slack)
+    steps = tuple(v.number for v in validated[len(validated) - fresh["steps"]:])
     return Calibration(config, space, targets, candidates, validated, proposal, players,
                        time.perf_counter() - t0, out, inputs.deck, inputs.rules,
-                       inputs.levels)
+                       inputs.levels, steps)
 
 
-def simplify(space: Space, candidates: list[Candidate],
-             objective_of_step: Callable[[dict[str, Any]], float | None],
-             slack: float = 0.0) -> dict[str, Any] | None:
-    """From the best candidate, put each changed value (in the space's order) back to its
-    current reading, and keep the step when its objective stays within `slack` of the
-    best candidate's: the proposal then moves only the values the targets need (the
-    slack absorbs the noise of re-tuned players; it does not accumulate). Returns the
-    simplified economy (None when `objective_of_step` returned None: stopped).
-    candidates[0] is the current economy."""
-    top = finalists(candidates, 1)
-    if not top:
-        return {}
-    current = candidates[0].choice
-    choice = dict(top[0].choice)
-    limit = top[0].objective + slack
+# ------------------------------------------------------------------- the proposal rule
+def met_targets(targets: Targets, c: Candidate) -> frozenset[int]:
+    """The targets (by index) `c` meets within its figures' 95% intervals (Target.met)."""
+    return frozenset(i for i, t in enumerate(targets.targets)
+                     if t.met(c.figures.get(t.level, {}).get(t.figure)))
+
+
+def meets_all(targets: Targets, c: Candidate) -> bool:
+    return len(met_targets(targets, c)) == len(targets.targets)
+
+
+def start_of_simplification(validated: list[Candidate], targets: Targets,
+                            slack: float) -> Candidate:
+    """Where simplification starts: the validated economy with the fewest changes among
+    those that meet every target; when none does, the smallest miss (then the fewest
+    changes). validated[0] is the current economy."""
+    current = validated[0].choice
+    fit = [c for c in validated if meets_all(targets, c)]
+    if fit:
+        return min(fit, key=lambda c: (changed(c, current), round(c.objective, 9), c.number))
+    return min(validated, key=lambda c: (round(c.objective, 9), changed(c, current),
+                                         c.number))
+
+
+def choose_proposal(validated: list[Candidate], targets: Targets,
+                    slack: float = DEFAULT_SLACK) -> Candidate | None:
+    """The rule that never trades a met target for simplicity: among the validated
+    economies that meet every target (Target.met), the one with the fewest
+    changes (then the smaller objective); when none meets all, the smallest miss, then
+    the fewest changes among those within `slack` of it that meet every target it meets
+    (the slack absorbs the noise of re-tuned players). None when that is the current
+    economy (validated[0])."""
+    current = validated[0].choice
+    top = start_of_simplification(validated, targets, slack)
+    if meets_all(targets, top):
+        best = top
+    else:
+        keep = met_targets(targets, top)
+        close = [c for c in validated if c.objective <= top.objective + slack
+                 and met_targets(targets, c) >= keep]
+        best = min(close, key=lambda c: (changed(c, current), round(c.objective, 9),
+                                         c.number))
+    return None if changed(best, current) == 0 else best
+
+
+def simplify(space: Space, start: Candidate, current: dict[str, Any],
+             measure: Callable[[dict[str, Any]], Candidate], targets: Targets,
+             slack: float = 0.0) -> dict[str, Any]:
+    """From the validated economy `start`, put each changed value (in the space's order)
+    back to its `current` reading, measured like a finalist, and keep the step only when
+    every target met so far stays met on the validation deals -- and, while some target
+    is missed, the objective stays within `slack` of start's (the slack does not
+    accumulate). The proposal then moves only the values the targets need. Returns the
+    simplified economy."""
+    choice, met = dict(start.choice), met_targets(targets, start)
+    limit = start.objective + slack
     for p in space.parameters:
         if value_key(choice[p.path]) == value_key(current[p.path]):
             continue
-        trial = {**choice, p.path: current[p.path]}
-        outcome = objective_of_step(trial)
-        if outcome is None:
-            return None
-        if outcome <= limit:
-            choice = trial
+        step = measure({**choice, p.path: current[p.path]})
+        step_met = met_targets(targets, step)
+        if step_met >= met and (meets_all(targets, step) or step.objective <= limit):
+            choice, met = dict(step.choice), step_met
     return choice
+
+
+def _key(choice: dict[str, Any]) -> str:
+    return json.dumps({p: value_key(v) for p, v in choice.items()}, sort_keys=True)
 
 
 def _complete(study) -> list:
@@ -486,43 +542,72 @@ def finalists(candidates: Sequence[Candidate], k: int) -> list[Candidate]:
     return out
 
 
-def choose_proposal(validated: list[Candidate], slack: float) -> Candidate | None:
-    """Among the validated economies that beat the current one (validated[0]) on fresh
-    deals, the one with the fewest changes whose objective is within `slack` of the
-    best; None when none beats the current economy."""
-    current = validated[0]
-    better = [c for c in validated[1:] if c.objective < current.objective]
-    if not better:
-        return None
-    best = min(c.objective for c in better)
-    close = [c for c in better if c.objective <= best + slack]
-    return min(close, key=lambda c: (changed(c, current.choice), c.objective, c.number))
+def _validate_one(ev: Evaluator, number: int, choice: dict[str, Any],
+                 config: CalibrationConfig, seed: int) -> tuple[Candidate, dict[str, Strategy]]:
+    """One economy validated: `validate_retunes` independent re-tunes, each measured on
+    its share of `validate_deals` fresh deals, never raced. The re-tune is the unit of
+    every figure's interval: a re-tuned player is one draw of the strong level, and the
+    figures of one draw share it (one re-tune's full-display share ranged 0.2-4.5% over
+    seeds for one economy: docs/calibrate.md)."""
+    k = config.validate_retunes
+    deals = -(-config.validate_deals // k)
+    draws, first = [], None
+    for r in range(k):
+        v, ps = ev.evaluate(number, choice, measure_seed=stream(seed, f"block{r}"),
+                            retune_seed=stream(config.seed, f"validate-retune{r}"),
+                            deals=deals, race=False)
+        draws.append(v)
+        first = first or (v, ps)
+    v, ps = first
+    if k > 1:
+        figures = {lv: {f: over_draws([d.figures[lv][f] for d in draws],
+                                      share=FIGURES[f].unit == "share")
+                        for f in fs} for lv, fs in v.figures.items()}
+        v = Candidate(number, choice, objective_of(ev.targets, figures), False, figures,
+                      v.weights, sum(d.seconds for d in draws))
+    return v, {n: p for n, p in zip(ev.names, ps, strict=True)}
+
+
+def over_draws(estimates: Sequence[Estimate], share: bool = False) -> Estimate:
+    """A figure over independent draws (re-tunes, each on as many deals): their mean, and
+    a t interval on the draws' values (Student's t, scipy), so the spread between draws
+    -- not only the deals' -- sets its width. Units: the draws. `share`: the interval
+    is cut to 0..1."""
+    import numpy as np
+    from scipy import stats
+
+    values = np.array([e.value for e in estimates], dtype=float)
+    values = values[np.isfinite(values)]
+    if len(values) == 0:
+        return Estimate(math.nan, math.nan, math.nan, 0)
+    mean = float(values.mean())
+    if len(values) < 2:
+        return Estimate(mean, estimates[0].lo, estimates[0].hi, 1)
+    se = float(values.std(ddof=1)) / math.sqrt(len(values))
+    lo, hi = ((mean, mean) if se == 0 else
+              stats.t.interval(0.95, len(values) - 1, loc=mean, scale=se))
+    if share:
+        lo, hi = max(0.0, lo), min(1.0, hi)
+    return Estimate(mean, float(lo), float(hi), len(values))
 
 
 def _validate(ev: Evaluator, candidates: list[Candidate], config: CalibrationConfig,
-              seed: int, simplest: dict[str, Any] | None = None
+              seed: int, on_done: Callable[[Candidate], None] | None = None
               ) -> tuple[list[Candidate], dict[int, dict[str, Strategy]]]:
-    """The current economy, the simplified best (when it differs) and the finalists
-    again: re-tuned on another seed, measured on fresh deals (validate_deals of them),
-    never raced."""
-    current = candidates[0]
-    chosen = [current]
-    if simplest and simplest != current.choice:
-        twin = next((c for c in candidates if c.choice == simplest), None)
-        if twin is not None:
-            chosen.append(twin)
+    """The current economy and the `finalists` best of the search, validated."""
+    chosen = [candidates[0]]
     chosen += [c for c in finalists(candidates, config.finalists + 2)
                if all(c.choice != x.choice for x in chosen)][:config.finalists]
     out, players = [], {}
     for c in chosen:
-        v, ps = ev.evaluate(c.number, c.choice, measure_seed=seed,
-                            retune_seed=stream(config.seed, "validate-retune"),
-                            deals=config.validate_deals, race=False)
+        v, players[c.number] = _validate_one(ev, c.number, c.choice, config, seed)
         out.append(v)
-        players[c.number] = {n: p for n, p in zip(ev.names, ps, strict=True)}
+        if on_done is not None:
+            on_done(v)
     return out, players
 
 
 __all__ = ["CONFIG_FILE", "Calibration", "CalibrationConfig", "CalibrationError",
            "Candidate", "Evaluator", "Inputs", "calibrate", "changed", "choose_proposal",
-           "finalists", "load_inputs", "objective_of", "rank", "simplify", "stream"]
+           "finalists", "load_inputs", "meets_all", "met_targets", "objective_of", "rank",
+           "over_draws", "simplify", "start_of_simplification", "stream"]

@@ -168,7 +168,8 @@ def changes(space: Space, choice: dict[str, Any]) -> list[dict[str, Any]]:
         new = choice[p.path]
         if _comparable(new) != _comparable(p.current):
             out.append({"path": p.path, "note": p.note, "old": p.current, "new": new,
-                        "readings": list(p.values), "source": p.source})
+                        "readings": list(p.values), "source": p.source,
+                        "is_rules": p.edit.is_rules})
     return out
 
 
