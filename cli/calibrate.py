@@ -103,19 +103,11 @@ def calibrate(deck: options.Deck = "base", rules: options.Rules = "default",
               out: Out = None, resume: options.Resume = False, quiet: options.Quiet = False,
               stop_after: options.StopAfter = None) -> None:
     """Fit the uncertain economy to the real game's shape, strong players re-tuned."""
-    import time
-    from dataclasses import replace
-    from pathlib import Path
-
-    from rich.console import Console
-
-    from targi_sim.calibrate.output import write_calibration
     from targi_sim.calibrate.search import BOUNDS, DEFAULT_LEVELS, CalibrationConfig, load_inputs
-    from targi_sim.calibrate.search import calibrate as run_calibration
-    from targi_sim.calibrate.seeds import finished_calibration, write_seed_comparison
+    from targi_sim.calibrate.seeds import write_seed_comparison
     from targi_sim.runner.dispatch import check_options
 
-    from .common import load_engine, progress_bar, stops, usage_errors
+    from .common import usage_errors
     from .parse import names_or_none, parse_bounded, parse_jobs
 
     with usage_errors(calibrate, FLAGS):
@@ -132,40 +124,69 @@ def calibrate(deck: options.Deck = "base", rules: options.Rules = "default",
         n_jobs = parse_jobs(jobs)
         inputs = load_inputs(config)
         check_options(n_jobs, backend, scheduler)
-    if seed_list is None:
-        out_dir = Path(out) if out else Path("runs") / f"calibrate-seed{config.seed}"
-        runs = [(config, out_dir)]
-    else:
-        top = Path(out) if out else Path("runs") / ("calibrate-seeds-"
-                                                    + "-".join(map(str, seed_list)))
-        runs = [(replace(config, seed=s), top / f"seed{s}") for s in seed_list]
-    err = Console(stderr=True)
-    results = []
+    runs, top = plan_runs(config, seed_list, out)
+    engine, results = [False], []
     for k, (cfg, out_dir) in enumerate(runs):
         label = f"seed {cfg.seed} ({k + 1}/{len(runs)}) " if len(runs) > 1 else ""
-        done = finished_calibration(out_dir, cfg, inputs) if seed_list else None
-        if done is not None:  # calibrated before with these settings: read back
-            typer.echo(f"seed {cfg.seed}: finished before, read from "
-                       f"{out_dir / 'validated.json'}")
-            results.append(done)
-            continue
-        view, t0 = CalibrationView(progress_bar(err, quiet), label), time.perf_counter()
-        with stops(view.stopped, f"cannot write into {str(out_dir)!r}", calibrate, FLAGS):
-            if k == 0:
-                load_engine(err, quiet, inputs.matches())
-            with view.bar:  # the report too: its lines keep coming while it is written
-                result = run_calibration(cfg, out_dir, jobs=n_jobs, backend=backend,
-                                         scheduler=scheduler, stop_after=stop_after,
-                                         inputs=inputs, **view.callbacks())
-                written = write_calibration(result) if result is not None else []
+        result = calibrate_one(cfg, out_dir, label, inputs, quiet, engine, dict(
+            jobs=n_jobs, backend=backend, scheduler=scheduler, stop_after=stop_after),
+            reuse=seed_list is not None)
         if result is None:
-            typer.echo(f"Stopped after {view.done} candidates; rerun the same command to "
-                       "continue.")
             return
-        show_result(result, written, time.perf_counter() - t0)
         results.append(result)
     if seed_list is not None:
         show_seeds(results, write_seed_comparison(results, top))
+
+
+def plan_runs(config, seed_list: tuple[int, ...] | None, out: str | None) -> tuple:
+    """(config, folder) of each calibration to run, and the folder of the comparison."""
+    from dataclasses import replace
+    from pathlib import Path
+
+    if seed_list is None:
+        out_dir = Path(out) if out else Path("runs") / f"calibrate-seed{config.seed}"
+        return [(config, out_dir)], None
+    top = Path(out) if out else Path("runs") / ("calibrate-seeds-"
+                                                + "-".join(map(str, seed_list)))
+    return [(replace(config, seed=s), top / f"seed{s}") for s in seed_list], top
+
+
+def calibrate_one(cfg, out_dir, label: str, inputs, quiet: bool, engine: list,
+                  options: dict, reuse: bool):
+    """One calibration with its progress, result and report; None when it was stopped.
+    `reuse`: a folder finished with these settings is read back (seeds compared);
+    `engine`: [loaded?], so the engine loads (with its progress) once."""
+    import time
+
+    from rich.console import Console
+
+    from targi_sim.calibrate.output import write_calibration
+    from targi_sim.calibrate.search import calibrate as run_calibration
+    from targi_sim.calibrate.seeds import finished_calibration
+
+    from .common import load_engine, progress_bar, stops
+
+    done = finished_calibration(out_dir, cfg, inputs) if reuse else None
+    if done is not None:  # calibrated before with these settings: read back
+        typer.echo(f"seed {cfg.seed}: finished before, read from "
+                   f"{out_dir / 'validated.json'}")
+        return done
+    err = Console(stderr=True)
+    view, t0 = CalibrationView(progress_bar(err, quiet), label), time.perf_counter()
+    with stops(view.stopped, f"cannot write into {str(out_dir)!r}", calibrate, FLAGS):
+        if not engine[0]:
+            load_engine(err, quiet, inputs.matches())
+            engine[0] = True
+        with view.bar:  # the report too: its lines keep coming while it is written
+            result = run_calibration(cfg, out_dir, inputs=inputs, **options,
+                                     **view.callbacks())
+            written = write_calibration(result) if result is not None else []
+    if result is None:
+        typer.echo(f"Stopped after {view.done} candidates; rerun the same command to "
+                   "continue.")
+        return None
+    show_result(result, written, time.perf_counter() - t0)
+    return result
 
 
 def parse_seed_list(seeds, seed: str) -> tuple[int, ...] | None:
