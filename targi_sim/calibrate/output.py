@@ -323,11 +323,12 @@ def proposal_deck_text(cal: Calibration, c: Candidate) -> str:
             f"{cal.config.deck!r}; candidate {c.number}, objective {c.objective:.3f} "
             f"(current {cal.validated[0].objective:.3f}).", "# Changes (old -> new; "
             "readings the space allows; source):"]
-    for ch in changes(cal.space, c.choice):
+    moved = changes(cal.space, c.choice)
+    for ch in moved:
         head.append(f"#   {ch['path']}: {describe(ch['old'])} -> {describe(ch['new'])} "
                     f"(readings {', '.join(describe(v) for v in ch['readings'])}; "
                     f"{ch['source']})")
-    if proposal_rules(cal, c) is not None:
+    if any(ch["is_rules"] for ch in moved):  # write_calibration writes that file then
         head.append("# Rules settings changed too: play it with proposal-rules.toml "
                     "(written beside it).")
     return "\n".join(head) + "\n" + text

@@ -390,8 +390,7 @@ def calibrate(config: CalibrationConfig, out: str | Path, *, jobs: int = 1,
                 on_trial(len(candidates), config.trials, v)
 
         validated, players = _validate(ev, candidates, config, validate_seed, validated_one)
-        # numbers for economies the search never measured; how many steps were validated
-        fresh = {"n": len(candidates), "steps": 0}
+        steps: list[int] = []  # validated as simplification steps, in order
 
         def measure_fresh(choice: dict[str, Any]) -> Candidate:
             """A simplification step, measured like the finalists (fresh deals, fresh
@@ -401,29 +400,28 @@ def calibrate(config: CalibrationConfig, out: str | Path, *, jobs: int = 1,
             if known is not None:
                 return known
             twin = next((c for c in candidates if _key(c.choice) == key), None)
-            number = twin.number if twin is not None else fresh["n"]
-            fresh["n"] += twin is None
-            v, ps = _validate_one(ev, number, choice, config, validate_seed)
+            # an economy the search never measured gets the next number after its own
+            number = (twin.number if twin is not None else
+                      len(candidates) + sum(n >= len(candidates) for n in steps))
+            v, players[number] = _validate_one(ev, number, choice, config, validate_seed)
             validated.append(v)
-            fresh["steps"] += 1
-            players[number] = ps
+            steps.append(number)
             validated_one(v)
             return v
 
         if on_phase is not None:
             on_phase("simplify")
-        simplify(space, start_of_simplification(validated, targets, config.simplify_slack),
+        simplify(space, start_of_simplification(validated, targets),
                  validated[0].choice, measure_fresh, targets, config.simplify_slack)
     proposal = choose_proposal(validated, targets, config.simplify_slack)
-    steps = tuple(v.number for v in validated[len(validated) - fresh["steps"]:])
     return Calibration(config, space, targets, candidates, validated, proposal, players,
                        time.perf_counter() - t0, out, inputs.deck, inputs.rules,
-                       inputs.levels, steps)
+                       inputs.levels, tuple(steps))
 
 
 # ------------------------------------------------------------------- the proposal rule
 def met_targets(targets: Targets, c: Candidate) -> frozenset[int]:
-    """The targets (by index) `c` meets within its figures' 95% intervals (Target.met)."""
+    """The targets (by index) `c` meets (Target.met)."""
     return frozenset(i for i, t in enumerate(targets.targets)
                      if t.met(c.figures.get(t.level, {}).get(t.figure)))
 
@@ -432,8 +430,7 @@ def meets_all(targets: Targets, c: Candidate) -> bool:
     return len(met_targets(targets, c)) == len(targets.targets)
 
 
-def start_of_simplification(validated: list[Candidate], targets: Targets,
-                            slack: float) -> Candidate:
+def start_of_simplification(validated: list[Candidate], targets: Targets) -> Candidate:
     """Where simplification starts: the validated economy with the fewest changes among
     those that meet every target; when none does, the smallest miss (then the fewest
     changes). validated[0] is the current economy."""
@@ -454,7 +451,7 @@ def choose_proposal(validated: list[Candidate], targets: Targets,
     (the slack absorbs the noise of re-tuned players). None when that is the current
     economy (validated[0])."""
     current = validated[0].choice
-    top = start_of_simplification(validated, targets, slack)
+    top = start_of_simplification(validated, targets)
     if meets_all(targets, top):
         best = top
     else:
@@ -497,12 +494,6 @@ def _complete(study) -> list:
     return [t for t in study.trials if t.state == optuna.trial.TrialState.COMPLETE]
 
 
-def _lookup(done: list, choice: dict[str, Any]):
-    """The finished trial of this economy (raced out or not), if any."""
-    keys = {p: value_key(v) for p, v in choice.items()}
-    return next((t for t in done if t.params == keys), None)
-
-
 def _fail_unfinished(study) -> None:
     """Trials a killed process left running or queued are marked failed: the search
     proposes (or queues) them again, numbered by finished trials only, so a resumed
@@ -532,7 +523,7 @@ def finalists(candidates: Sequence[Candidate], k: int) -> list[Candidate]:
     out = []
     current = candidates[0].choice if candidates else {}
     for c in sorted(candidates, key=lambda c: rank(c, current)):
-        key = json.dumps({p: value_key(v) for p, v in c.choice.items()}, sort_keys=True)
+        key = _key(c.choice)
         if c.raced or key in seen:
             continue
         seen.add(key)
@@ -551,14 +542,11 @@ def _validate_one(ev: Evaluator, number: int, choice: dict[str, Any],
     seeds for one economy: docs/calibrate.md)."""
     k = config.validate_retunes
     deals = -(-config.validate_deals // k)
-    draws, first = [], None
-    for r in range(k):
-        v, ps = ev.evaluate(number, choice, measure_seed=stream(seed, f"block{r}"),
-                            retune_seed=stream(config.seed, f"validate-retune{r}"),
-                            deals=deals, race=False)
-        draws.append(v)
-        first = first or (v, ps)
-    v, ps = first
+    draws = [ev.evaluate(number, choice, measure_seed=stream(seed, f"block{r}"),
+                         retune_seed=stream(config.seed, f"validate-retune{r}"),
+                         deals=deals, race=False) for r in range(k)]
+    v, ps = draws[0]  # the first re-tune's players are the ones written out
+    draws = [d for d, _ in draws]
     if k > 1:
         figures = {lv: {f: over_draws([d.figures[lv][f] for d in draws],
                                       share=FIGURES[f].unit == "share")
