@@ -241,15 +241,17 @@ class CalibrationView:
     def retune_step(self, level: str, gen: int, gens: int) -> None:
         self.retunes.step(self.task, level, gen, gens)
 
-    def phase(self, phase: str) -> None:
+    def phase(self, phase: str, economies: int) -> None:
+        """A phase begins: its bar counts the economies it measures (simplification's
+        count is an upper bound: a step already validated is not measured again)."""
         if self.phase_name is None:  # the candidates end here
             self.bar.update(self.task, completed=self.total)
         else:  # the previous phase ends here
             self.bar.remove_task(self.task)
         self.phase_name = {"simplify": "simplifying the proposal",
                            "validate": "validating finalists"}[phase]
-        self.task = self.bar.add_task(f"{self.label}{self.phase_name}", total=None,
-                                      unit="economies")
+        self.task = self.bar.add_task(f"{self.label}{self.phase_name}",
+                                      total=max(economies, 1), unit="economies")
 
     def stopped(self) -> str:
         return (f"Interrupted after {self.done} candidates; they are kept: rerun the same "

@@ -286,8 +286,16 @@ def test_tiny_search_measures_current_first_and_validates(tiny_run):
 def test_search_resumes_to_the_same_result_and_ignores_jobs(tiny_run):
     config, cal, tmp = tiny_run
     assert calibrate(config, tmp / "b", jobs=2, stop_after=1) is None
-    resumed = calibrate(config, tmp / "b", jobs=2)  # the same call continues
+    phases = []
+    resumed = calibrate(config, tmp / "b", jobs=2,  # the same call continues
+                        on_phase=lambda name, n: phases.append((name, n)))
     assert _summary(resumed) == _summary(cal)
+    # each phase announces how many economies it measures (simplification: at most),
+    # which gives its progress bar a total and an ETA
+    steps = len(resumed.simplified)
+    assert phases[0] == ("validate", len(resumed.validated) - steps)
+    assert [p for p, _ in phases] == ["validate", "simplify"]
+    assert phases[1][1] >= steps
 
 
 def test_resume_with_other_settings_is_refused(tiny_run):

@@ -133,7 +133,7 @@ class Calibration:
 
 TrialProgress = Callable[[int, int, Candidate], None]  # (done, total, candidate)
 RetuneProgress = Callable[[str, int, int], None]  # (level, generation, generations)
-Phase = Callable[[str], None]
+Phase = Callable[[str, int], None]  # the phase's name and its number of economies (at most)
 
 
 def stream(seed: int, purpose: str) -> int:
@@ -384,7 +384,7 @@ def calibrate(config: CalibrationConfig, out: str | Path, *, jobs: int = 1,
                 on_trial(len(done), config.trials, cand)
         candidates = [_candidate_from_trial(t, space) for t in done]
         if on_phase is not None:
-            on_phase("validate")
+            on_phase("validate", len(_to_validate(candidates, config)))
         def validated_one(v: Candidate) -> None:
             if on_trial is not None:
                 on_trial(len(candidates), config.trials, v)
@@ -409,10 +409,11 @@ def calibrate(config: CalibrationConfig, out: str | Path, *, jobs: int = 1,
             validated_one(v)
             return v
 
-        if on_phase is not None:
-            on_phase("simplify")
-        simplify(space, start_of_simplification(validated, targets),
-                 validated[0].choice, measure_fresh, targets, config.simplify_slack)
+        start = start_of_simplification(validated, targets)
+        if on_phase is not None:  # at most one step a changed value
+            on_phase("simplify", changed(start, validated[0].choice))
+        simplify(space, start, validated[0].choice, measure_fresh, targets,
+                 config.simplify_slack)
     proposal = choose_proposal(validated, targets, config.simplify_slack)
     return Calibration(config, space, targets, candidates, validated, proposal, players,
                        time.perf_counter() - t0, out, inputs.deck, inputs.rules,
@@ -579,15 +580,20 @@ def over_draws(estimates: Sequence[Estimate], share: bool = False) -> Estimate:
     return Estimate(mean, float(lo), float(hi), len(values))
 
 
+def _to_validate(candidates: list[Candidate], config: CalibrationConfig) -> list[Candidate]:
+    """The economies the validation measures: the current one and the finalists."""
+    chosen = [candidates[0]]
+    chosen += [c for c in finalists(candidates, config.finalists + 2)
+               if all(c.choice != x.choice for x in chosen)][:config.finalists]
+    return chosen
+
+
 def _validate(ev: Evaluator, candidates: list[Candidate], config: CalibrationConfig,
               seed: int, on_done: Callable[[Candidate], None] | None = None
               ) -> tuple[list[Candidate], dict[int, dict[str, Strategy]]]:
     """The current economy and the `finalists` best of the search, validated."""
-    chosen = [candidates[0]]
-    chosen += [c for c in finalists(candidates, config.finalists + 2)
-               if all(c.choice != x.choice for x in chosen)][:config.finalists]
     out, players = [], {}
-    for c in chosen:
+    for c in _to_validate(candidates, config):
         v, players[c.number] = _validate_one(ev, c.number, c.choice, config, seed)
         out.append(v)
         if on_done is not None:
