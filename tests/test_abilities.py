@@ -122,7 +122,7 @@ def test_income_counts_towards_round_end_limit():
 # ------------------------------------------------------------------ raid immunity
 @pytest.mark.parametrize("raid", [1, 2, 3, 4])
 def test_immunity_to_every_raid(raid):
-    sc = new()
+    sc = new(raid_unpaid="opponent_gains_fixed")  # an unpaid raid gives the opponent 3 VP
     sc.players[0].set_display([[GUARD]])
     setres(sc, 0)  # could pay nothing
     setres(sc, 1, 0, 0, 0, 0, 0)

@@ -94,7 +94,7 @@ def test_base_deck_border_cards() -> None:
             d.trade_get_amount[merchant],
             strict=True,
         )
-    ) == [(C.TG_SAME_GOOD, 3, C.TR_GOLD, 1), (C.TG_SAME_GOOD, 2, C.TR_OTHER_GOOD, 1)]
+    ) == [(C.TG_SAME_GOOD, 2, C.TR_GOLD, 1), (C.TG_SAME_GOOD, 2, C.TR_OTHER_GOOD, 1)]  # calibrated
     smith = slice(d.border_trade_lo[9], d.border_trade_hi[9])
     assert list(
         zip(
@@ -106,7 +106,7 @@ def test_base_deck_border_cards() -> None:
         )
     ) == [  # calibrated (docs/calibrate.md): base-token-economy keeps 2 / 2 -> 1 / 4 -> 3
         (C.TG_GOLD, 1, C.TR_VP, 1),
-        (C.TG_SAME_GOOD, 4, C.TR_VP, 1),
+        (C.TG_SAME_GOOD, 2, C.TR_VP, 1),
         (C.TG_SAME_GOOD, 4, C.TR_VP, 1),
     ]
     for i in range(16):
@@ -133,7 +133,8 @@ def test_base_deck_vp_pattern_per_symbol() -> None:
 
 def test_base_deck_goods_totals() -> None:
     d = load_deck("base")
-    assert list(d.goods.sum(axis=0)) == [6, 6, 6, 3, 1, 3]  # salt pepper dates gold vp choose
+    assert list(d.goods.sum(axis=0)) == [6, 6, 6, 3, 1, 6]  # salt pepper dates gold vp choose
+    # (choose: 3 choice cards of 2 goods each, calibrated; docs/calibrate.md)
 
 
 @pytest.mark.skipif(not (SHARED_DATA / "tribe-cards.csv").is_file(), reason="no shared CSV")
@@ -180,7 +181,8 @@ def test_every_shipped_file_loads() -> None:
     rules = list_rules()
     assert {
         "default",
-        "raid-unpaid-nothing",
+        "raid-opponent-gains-fixed",
+        "raid-pay-what-they-have",
         "finish-round-after-raid4",
         "tiebreak-gold-only",
     } <= set(rules)
@@ -199,7 +201,7 @@ def test_deck_by_path_and_unknown_name(tmp_path: Path) -> None:
 def test_rules_default_vector() -> None:
     r = load_rules("default")
     v = r.vector
-    assert v[C.RL_RAID_UNPAID] == 0 and v[C.RL_RAID_UNPAID_VP] == 3
+    assert v[C.RL_RAID_UNPAID] == 2 and v[C.RL_RAID_UNPAID_VP] == 3  # "nothing"
     assert v[C.RL_NO_LEGAL_PLACEMENT] == 0 and v[C.RL_RAID4_END] == 0
     assert v[C.RL_TIEBREAK] == 0 and v[C.RL_FULL_DISPLAY] == 0
     assert v[C.RL_MAX_GOODS] == 10 and v[C.RL_MAX_GOLD] == 3 and v[C.RL_HAND_LIMIT] == 1
@@ -212,7 +214,7 @@ def test_rules_default_vector() -> None:
 def test_rules_variants_inherit() -> None:
     default = load_rules("default").vector
     for name, index, value in [
-        ("raid-unpaid-nothing", C.RL_RAID_UNPAID, 2),
+        ("raid-opponent-gains-fixed", C.RL_RAID_UNPAID, 0),
         ("finish-round-after-raid4", C.RL_RAID4_END, 1),
         ("tiebreak-gold-only", C.RL_TIEBREAK, 1),
     ]:

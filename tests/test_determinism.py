@@ -25,7 +25,7 @@ from targi_sim.play.games import run_batch
 from targi_sim.play.match import prepare_match
 
 DECKS = ("base", "abilities-example")
-RULES = ("default", "raid-unpaid-nothing", "finish-round-after-raid4", "tiebreak-gold-only")
+RULES = ("default", "raid-opponent-gains-fixed", "finish-round-after-raid4", "tiebreak-gold-only")
 
 
 def _json(record) -> dict:

@@ -350,7 +350,7 @@ def test_curves_by_role(report):
 
 
 def test_vp_rates_follow_the_deck_trades(tmp_path):
-    """Raid losses are valued at the deck's own best VP trades (base: 4 goods -> 1 VP,
+    """Raid losses are valued at the deck's own best VP trades (base: 2 goods -> 1 VP,
     1 gold -> 1 VP; base-token-economy: 4 goods -> 3 VP, 1 gold -> 2 VP); a designer's
     changed trade moves them; no deck text falls back."""
     from targi_sim import load_deck
@@ -358,7 +358,7 @@ def test_vp_rates_follow_the_deck_trades(tmp_path):
     from targi_sim.report.values import rates_from_deck, rates_from_manifest
 
     base = rates_from_deck(load_deck("base"))
-    assert (base.goods_vp, base.gold_vp) == (0.25, 1.0)
+    assert (base.goods_vp, base.gold_vp) == (0.5, 1.0)
     tokens = rates_from_deck(load_deck("base-token-economy"))
     assert (tokens.goods_vp, tokens.gold_vp) == (0.75, 2.0)
     text = (data_dir() / "decks" / "base-token-economy.toml").read_text(encoding="utf-8")

@@ -22,6 +22,9 @@ NOBLE, DATES_2, SALT_3, MERCHANT, PEPPER_6, DATES_7 = 0, 1, 2, 4, 5, 6
 FATA_MORGANA, SILVERSMITH, PEPPER_11, CARAVAN, EXPANSION, SALT_15 = 8, 9, 10, 12, 13, 14
 G, T, EMPTY = lay.CELL_GOODS, lay.CELL_TRIBE, lay.CELL_EMPTY
 CAMP_3VP = 19  # cost pepper 1, dates 1, gold 1
+# The Merchant's 3 goods -> 1 gold and the 1-good choice card: tests of those rules play the
+# deck that keeps them (base's calibrated Merchant trades 2 goods, its choice card gives 2).
+TOKEN = "base-token-economy"
 START = {"salt": 2, "pepper": 2, "dates": 2, "gold": 1, "vp": 4}
 
 
@@ -37,7 +40,7 @@ def trade_options(sc: Scenario, p: int, b: int) -> list[int]:
 # ------------------------------------------------------------------ action order
 def test_player_chooses_action_order_salt_then_merchant():
     """Resolving Salt before the Merchant makes the 3-salt trade possible."""
-    sc = new()
+    sc = new(TOKEN)
     sc.players[0].place([MERCHANT, SALT_3])
     # action slot 1 (Salt) first; then the Merchant (only one left: not asked):
     # 3 salt -> 1 gold, then stop
@@ -52,7 +55,7 @@ def test_player_chooses_action_order_salt_then_merchant():
 
 
 def test_player_chooses_action_order_merchant_first_cannot_use_later_salt():
-    sc = new()
+    sc = new(TOKEN)
     sc.players[0].place([MERCHANT, SALT_3])
     sc.script([0, -1], [])
     sc.resolve_actions(0)
@@ -122,7 +125,7 @@ def test_gain_cards(pos, kind):
 
 # ------------------------------------------------------------------ Merchant
 def test_merchant_options():
-    sc = new()
+    sc = new(TOKEN)
     sc.players[0].set_resources(salt=3, pepper=2, dates=1, gold=0)
     assert trade_options(sc, 0, MERCHANT) == [
         -1,
@@ -133,7 +136,7 @@ def test_merchant_options():
 
 
 def test_merchant_several_trades_until_nothing_is_affordable():
-    sc = new()
+    sc = new(TOKEN)
     sc.players[0].set_resources(salt=5, pepper=0, dates=0, gold=0)
     sc.script([trade(0, 0, 3), trade(1, 0, 1)], [])
     sc.resolve_border(0, MERCHANT)
@@ -184,17 +187,17 @@ def test_silversmith_options():
     ]
 
 
-def test_calibrated_base_silversmith_pays_one_vp_a_gold_and_four_goods():
-    """The base deck's calibrated table: 1 gold -> 1 VP, 4 goods of a kind -> 1 VP
-    (twice in the table: trades 3 and 4 of the deck)."""
+def test_calibrated_base_silversmith_pays_one_vp_a_gold_two_or_four_goods():
+    """The base deck's calibrated table: 1 gold -> 1 VP, 2 goods of a kind -> 1 VP,
+    4 goods of a kind -> 1 VP (trades 2, 3 and 4 of the deck)."""
     sc = new()
     sc.players[0].set_resources(salt=5, pepper=3, dates=0, gold=2, vp=0)
     assert trade_options(sc, 0, SILVERSMITH) == [-1, trade(2, 3, 4), trade(3, 0, 4),
-                                                 trade(4, 0, 4)]
-    sc.script([trade(2, 3, 4), trade(3, 0, 4), trade(2, 3, 4)], [])
+                                                 trade(3, 1, 4), trade(4, 0, 4)]
+    sc.script([trade(4, 0, 4), trade(2, 3, 4), trade(3, 1, 4), -1], [])  # then stop
     sc.resolve_border(0, SILVERSMITH)
     assert sc.state.error == 0
-    assert res(sc, 0) == {"salt": 1, "pepper": 3, "dates": 0, "gold": 0, "vp": 3}
+    assert res(sc, 0) == {"salt": 1, "pepper": 1, "dates": 0, "gold": 1, "vp": 3}
 
 
 def test_silversmith_all_three_trades():
@@ -411,7 +414,7 @@ def test_caravan_takes_top_goods_card_and_discards_it(card, delta):
 
 @pytest.mark.parametrize("kind,name", [(0, "salt"), (1, "pepper"), (2, "dates")])
 def test_caravan_good_of_your_choice(kind, name):
-    sc = new()
+    sc = new(TOKEN)
     sc.state.set_goods_deck([12])
     sc.script([kind], [])
     sc.resolve_border(0, CARAVAN)
@@ -547,7 +550,7 @@ def test_centre_goods_left_is_unchanged():
 
 
 def test_centre_good_of_your_choice():
-    sc = new()
+    sc = new(TOKEN)
     sc.state.set_cell(0, G, 13)
     sc.script([1, 1], [])
     sc.resolve_cell(0, 0)

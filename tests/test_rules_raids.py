@@ -138,7 +138,7 @@ def test_cannot_pay_variants(raid, vp_cost, variant, bonus):
 
 
 def test_fixed_bonus_is_configurable():
-    sc = new(raid_unpaid_vp=5)
+    sc = new(raid_unpaid="opponent_gains_fixed", raid_unpaid_vp=5)
     setres(sc, 0)
     setres(sc, 1, 0, 0, 0, 0, 0)
     sc.raid(RAID_POS[1])
@@ -151,8 +151,9 @@ def test_fixed_bonus_is_configurable():
 @pytest.mark.parametrize("first", [0, 1])
 def test_first_player_pays_first(first):
     """Both players broke: the first cannot pay, so the second gains 3 VP and can then pay
-    raid 1 with VP. Who gets the bonus depends on who pays first."""
-    sc = new(first=first)
+    raid 1 with VP. Who gets the bonus depends on who pays first (under the reading
+    that gives the opponent 3 VP; the default's unpaid raid gives nothing)."""
+    sc = new(first=first, raid_unpaid="opponent_gains_fixed")
     setres(sc, 0)
     setres(sc, 1)
     sc.state.set_round(3)
@@ -281,7 +282,7 @@ def test_a_custom_raid_costing_goods_and_gold_charges_both(tmp_path):
     assert changed != block, "raid 2's block in base.toml should name its gold cost"
     path = tmp_path / "deck.toml"
     path.write_text(text.replace(block, changed).replace('name = "base"', 'name = "gg"', 1))
-    sc = Scenario(load_deck(path), "default")
+    sc = Scenario(load_deck(path), "raid-opponent-gains-fixed")
     setres(sc, 0, 2, 0, 0, 1, 0)  # 2 goods and 1 gold: exactly the first option
     setres(sc, 1, 2, 0, 0, 0, 0)  # goods but no gold: cannot pay it, nor the VP
     sc.script([SALT, SALT], [])

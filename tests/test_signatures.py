@@ -59,8 +59,17 @@ def test_the_figures_of_a_hand_built_game_are_exact():
 PROMISE_DECK = {"blocker": "base-token-economy"}
 
 
-@pytest.mark.parametrize("name, deck", [(n, "base") for n in PROMISES]
-                         + [(n, d) for n, d in PROMISE_DECK.items()])
+# raid-averse breaks its promise on the re-calibrated base deck and default rules (an
+# unpaid raid costs nothing): it loses more VP to raids than balanced, +0.11 VP a game
+# (+0.03 .. +0.18, p = 0.008, these 4,000 games). Strict: the day it keeps it again, this
+# test says so. Re-deriving raid-averse for the deck is open (docs/strategies.md).
+BROKEN = {("raid-averse", "base"): "raid-averse pays more raid VP than balanced on base"}
+
+
+@pytest.mark.parametrize("name, deck", [
+    pytest.param(n, d, marks=pytest.mark.xfail(strict=True, reason=BROKEN[n, d]))
+    if (n, d) in BROKEN else (n, d)
+    for n, d in [(n, "base") for n in PROMISES] + list(PROMISE_DECK.items())])
 def test_each_named_strategy_moves_its_signature_figure(name, deck):
     figure, direction = PROMISES[name]
     s = signature(name, games=4000, seed=21, deck=deck)[figure]

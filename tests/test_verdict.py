@@ -223,5 +223,5 @@ def test_cheaper_card_5_compared_with_the_base_deck(tmp_path):
     assert 0 < balance["p_value"] <= 1 and balance["p_holm"] >= balance["p_value"]
     cards = pl.read_parquet(out / "tables" / "compare_cards.parquet")
     row = cards.filter(pl.col("metric") == "Targia 1VP #1: acquire rate").row(0, named=True)
-    assert row["card_id"] == 5 and row["b"] > row["a"] + 0.5  # now nearly always taken
+    assert row["card_id"] == 5 and row["b"] > row["a"] + 0.4  # taken three times as often
     assert {"grade_a", "grade_b"} <= set(cards.columns)
