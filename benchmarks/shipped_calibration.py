@@ -41,11 +41,12 @@ def shipped_economy() -> dict[str, str]:
     return {p: value_key(v) for p, v in space.current().items()}
 
 
-def proposed_economy(run: Path) -> tuple[dict[str, str] | None, dict]:
+def proposed_economy(run: Path) -> dict[str, str] | None:
+    """The proposal's value of each parameter in the run's validated.json (None: no
+    change proposed)."""
     data = json.loads((run / "validated.json").read_text(encoding="utf-8"))
-    number = data["proposal"]
-    chosen = next((v for v in data["validated"] if v["number"] == number), None)
-    return (chosen["choice"] if chosen else None), data
+    chosen = next((v for v in data["validated"] if v["number"] == data["proposal"]), None)
+    return chosen["choice"] if chosen else None
 
 
 def main() -> int:
@@ -55,23 +56,26 @@ def main() -> int:
     ap.add_argument("--record", action="store_true",
                     help="write the run's validated.json as the shipped record")
     args = ap.parse_args()
-    out = Path(args.out)
-    exe = Path(sys.executable).parent / "targi-sim"
-    cmd = [str(exe), *COMMAND, "--jobs", args.jobs, "--out", str(out)]
-    print("$ targi-sim " + " ".join(cmd[1:]), flush=True)
+    run = Path(args.out) if Path(args.out).is_absolute() else ROOT / args.out
+    cmd = [sys.executable, "-m", "targi_sim.cli.launch", *COMMAND, "--jobs", args.jobs,
+           "--out", str(run)]
+    print("$ targi-sim " + " ".join(cmd[3:]), flush=True)
     t0 = time.perf_counter()
     subprocess.run(cmd, check=True, cwd=ROOT)
     print(f"calibrate: {time.perf_counter() - t0:.0f} s")
-    proposed, data = proposed_economy(ROOT / out if not out.is_absolute() else out)
-    shipped = shipped_economy()
+    proposed, shipped = proposed_economy(run), shipped_economy()
     if proposed is None:
         print("the run proposes no change: the shipped base deck would be the token economy")
         return 1
     differ = {p: (shipped[p], proposed[p]) for p in shipped if shipped[p] != proposed[p]}
     for p, (s, v) in differ.items():
         print(f"  {p}: shipped {s}, proposed {v}")
+    written = run / "validated.json"
+    same = written.read_bytes() == RECORD.read_bytes()
+    print("the run's validated.json is " + ("the shipped record" if same else
+          f"not the shipped record ({RECORD.relative_to(ROOT)})"))
     if args.record:
-        shutil.copyfile(out / "validated.json", RECORD)
+        shutil.copyfile(written, RECORD)
         print(f"record written: {RECORD.relative_to(ROOT)}")
     print("MATCH: the command proposes the shipped economy" if not differ else
           f"MISMATCH: {len(differ)} values differ")

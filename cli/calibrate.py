@@ -125,7 +125,7 @@ def calibrate(deck: options.Deck = "base", rules: options.Rules = "default",
         inputs = load_inputs(config)
         check_options(n_jobs, backend, scheduler)
     runs, top = plan_runs(config, seed_list, out)
-    engine, results = [False], []
+    engine, results = EngineOnce(inputs, quiet), []
     for k, (cfg, out_dir) in enumerate(runs):
         label = f"seed {cfg.seed} ({k + 1}/{len(runs)}) " if len(runs) > 1 else ""
         result = calibrate_one(cfg, out_dir, label, inputs, quiet, engine, dict(
@@ -151,11 +151,25 @@ def plan_runs(config, seed_list: tuple[int, ...] | None, out: str | None) -> tup
     return [(replace(config, seed=s), top / f"seed{s}") for s in seed_list], top
 
 
-def calibrate_one(cfg, out_dir, label: str, inputs, quiet: bool, engine: list,
+class EngineOnce:
+    """Loads the engine (with its progress) the first time a calibration needs it: not
+    at all when every seed's folder is read back."""
+
+    def __init__(self, inputs, quiet: bool) -> None:
+        self.inputs, self.quiet, self.loaded = inputs, quiet, False
+
+    def __call__(self, err) -> None:
+        from .common import load_engine
+
+        if not self.loaded:
+            load_engine(err, self.quiet, self.inputs.matches())
+            self.loaded = True
+
+
+def calibrate_one(cfg, out_dir, label: str, inputs, quiet: bool, engine: EngineOnce,
                   options: dict, reuse: bool):
     """One calibration with its progress, result and report; None when it was stopped.
-    `reuse`: a folder finished with these settings is read back (seeds compared);
-    `engine`: [loaded?], so the engine loads (with its progress) once."""
+    `reuse`: a folder finished with these settings is read back (seeds compared)."""
     import time
 
     from rich.console import Console
@@ -164,7 +178,7 @@ def calibrate_one(cfg, out_dir, label: str, inputs, quiet: bool, engine: list,
     from targi_sim.calibrate.search import calibrate as run_calibration
     from targi_sim.calibrate.seeds import finished_calibration
 
-    from .common import load_engine, progress_bar, stops
+    from .common import progress_bar, stops
 
     done = finished_calibration(out_dir, cfg, inputs) if reuse else None
     if done is not None:  # calibrated before with these settings: read back
@@ -174,9 +188,7 @@ def calibrate_one(cfg, out_dir, label: str, inputs, quiet: bool, engine: list,
     err = Console(stderr=True)
     view, t0 = CalibrationView(progress_bar(err, quiet), label), time.perf_counter()
     with stops(view.stopped, f"cannot write into {str(out_dir)!r}", calibrate, FLAGS):
-        if not engine[0]:
-            load_engine(err, quiet, inputs.matches())
-            engine[0] = True
+        engine(err)
         with view.bar:  # the report too: its lines keep coming while it is written
             result = run_calibration(cfg, out_dir, inputs=inputs, **options,
                                      **view.callbacks())

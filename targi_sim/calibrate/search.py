@@ -383,13 +383,14 @@ def calibrate(config: CalibrationConfig, out: str | Path, *, jobs: int = 1,
             if on_trial is not None:
                 on_trial(len(done), config.trials, cand)
         candidates = [_candidate_from_trial(t, space) for t in done]
+        chosen = _to_validate(candidates, config)
         if on_phase is not None:
-            on_phase("validate", len(_to_validate(candidates, config)))
+            on_phase("validate", len(chosen))
         def validated_one(v: Candidate) -> None:
             if on_trial is not None:
                 on_trial(len(candidates), config.trials, v)
 
-        validated, players = _validate(ev, candidates, config, validate_seed, validated_one)
+        validated, players = _validate(ev, chosen, config, validate_seed, validated_one)
         steps: list[int] = []  # validated as simplification steps, in order
 
         def measure_fresh(choice: dict[str, Any]) -> Candidate:
@@ -588,12 +589,13 @@ def _to_validate(candidates: list[Candidate], config: CalibrationConfig) -> list
     return chosen
 
 
-def _validate(ev: Evaluator, candidates: list[Candidate], config: CalibrationConfig,
+def _validate(ev: Evaluator, chosen: list[Candidate], config: CalibrationConfig,
               seed: int, on_done: Callable[[Candidate], None] | None = None
               ) -> tuple[list[Candidate], dict[int, dict[str, Strategy]]]:
-    """The current economy and the `finalists` best of the search, validated."""
+    """The `chosen` economies (`_to_validate`: the current one and the finalists),
+    validated."""
     out, players = [], {}
-    for c in _to_validate(candidates, config):
+    for c in chosen:
         v, players[c.number] = _validate_one(ev, c.number, c.choice, config, seed)
         out.append(v)
         if on_done is not None:
