@@ -67,3 +67,31 @@ def test_an_edited_engine_compiles_again(tmp_path):
     second = _probe(edited, cache)
     assert second["cache"] != first["cache"]
     assert (second["hits"], second["misses"]) == (0, 1)
+
+
+def test_every_engine_function_is_cached_by_content():
+    """Every cached numba function of the engine files its machine code under the
+    content-keyed folder, whatever order the modules are imported in. One filed by
+    numba's own locator (keyed on its own file alone) would load stale code after an
+    edit of a module it calls: expert.py's search loaded an old rollouts.py that way
+    until `expert` joined the modules the package imports inside compile_cache()."""
+    probe = """
+import importlib, pkgutil
+import targi_sim.engine.expert  # first, as a caller that wants only the expert would
+import targi_sim.engine as eng
+from numba.core.dispatcher import Dispatcher
+from targi_sim.engine.cache import ContentLocator
+bad, seen = [], 0
+for m in pkgutil.walk_packages(eng.__path__, "targi_sim.engine."):
+    for name, obj in vars(importlib.import_module(m.name)).items():
+        impl = getattr(getattr(obj, "_cache", None), "_impl", None)
+        if isinstance(obj, Dispatcher) and obj.__module__ == m.name and impl is not None:
+            seen += 1
+            if not isinstance(impl._locator, ContentLocator):
+                bad.append(f"{m.name}.{name}")
+print(seen, bad)
+"""
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          check=True, cwd=ROOT)
+    seen, bad = done.stdout.strip().split(" ", 1)
+    assert int(seen) > 100 and bad == "[]", done.stdout

@@ -76,6 +76,9 @@ with compile_cache():
         ask,
         batch,
         costs,
+        expert,  # the search of every decision: imported here, or its functions would be
+        # cached by numba's own locator, keyed on expert.py alone, and a change to a
+        # module it calls (rollouts.py) would load stale machine code
         forks,  # card-value forks: compiled only when used (cardvalue/)
         information,
         logs,
