@@ -49,6 +49,11 @@ def show(console: Console, s: Strategy) -> None:
         head.add_row("iterations", f"{settings['iterations']}  (per placement decision; "
                                    "NAME@N sets another)")
         head.add_row("exploration", f"{settings['exploration']:g}  (UCT constant)")
+        if settings.get("rollout_rounds", 0) > 0:
+            fit = (f"eval_gold {settings['eval_gold']:g}, eval_goods {settings['eval_goods']:g}"
+                   if "eval_gold" in settings else "fitted on the deck it plays")
+            head.add_row("playouts", f"cut after {settings['rollout_rounds']} rounds, valued by "
+                         f"a fitted evaluation ({fit})")
     if "base_kind" in settings:
         head.add_row("base", f"{data.get('base', 'balanced')}  (kind {settings['base_kind']}: "
                              "plays both seats in rollouts)")

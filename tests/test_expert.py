@@ -20,11 +20,17 @@ from typer.testing import CliRunner
 from targi_sim import check_no_peeking, new_game, play_game
 from targi_sim.cli.app import app
 from targi_sim.engine import layout as lay
+from targi_sim.engine.ask import rollout_policies
 from targi_sim.engine.constants import (
     DECISION_NAMES,
     MC_ACTION_ITERATIONS,
     MC_DECISIONS,
+    MC_EVAL_GOLD,
+    MC_EVAL_GOODS,
+    MC_EVAL_SCALE,
+    MC_EVAL_SCALE_ROUND,
     MC_ITERATIONS,
+    MC_ROLLOUT_ROUNDS,
     MC_SEARCH,
     SEARCH_ISMCTS,
     SEARCHED_ALL,
@@ -51,6 +57,13 @@ from targi_sim.engine.expert import (
     real_seats,
     search_arrays,
     search_decision,
+)
+from targi_sim.engine.montecarlo import search_scratch
+from targi_sim.engine.rollouts import (
+    determinised_copy,
+    playout_value,
+    position_value,
+    rollout_rows,
 )
 from targi_sim.errors import DataError, InputError
 from targi_sim.play.match import prepare_match
@@ -220,6 +233,12 @@ def test_a_budget_sets_the_placements_and_keeps_the_other_decisions_share():
     ('prior = 0.5\n', "prior"),
     ('decisions = "all"\nconfidence = 1.0\n', "confidence"),  # no prior to defend
     ('decisions = "all"\nprior = 0.5\nconfidence = -1\n', "confidence"),
+    ('rollout_rounds = -1\n', "rollout_rounds"),
+    ('rollout_rounds = 2\neval_gold = 1.0\neval_goods = 0.4\neval_scale = 1.5\n',
+     "eval_scale_round"),  # a cut playout needs all four fitted numbers
+    ('eval_gold = 1.0\n', "eval_gold"),  # no cut: nothing to evaluate
+    ('rollout_rounds = 1\neval_gold = 1.0\neval_goods = 0.4\neval_scale = 0\n'
+     'eval_scale_round = 0.1\n', "eval_scale"),
 ])
 def test_a_bad_search_setting_names_its_field(tmp_path, body, needle):
     path = tmp_path / "mine.toml"
@@ -230,9 +249,65 @@ def test_a_bad_search_setting_names_its_field(tmp_path, body, needle):
 
 def test_flat_search_refuses_the_tree_settings(tmp_path):
     path = tmp_path / "mine.toml"
-    path.write_text('kind = "montecarlo"\nbase = "tuned"\nsearch = "flat"\ndecisions = "all"\n')
-    with pytest.raises(DataError, match="field 'decisions'"):
-        load_strategy(path)
+    for body in ('decisions = "all"\n', "rollout_rounds = 2\n"):
+        path.write_text(f'kind = "montecarlo"\nbase = "tuned"\nsearch = "flat"\n{body}')
+        with pytest.raises(DataError, match=f"field '{body.split()[0]}'"):
+            load_strategy(path)
+
+
+def _cut_game(rounds: int, seed: int = 6):
+    """The shipped expert's match (its playouts cut after `rounds`) and a game's state at
+    seat 0's first placement."""
+    game = new_game(seed, p1="tuned")
+    match = prepare_match(("expert", "tuned"), game.match.deck, game.match.rules)
+    match.SP[0, MC_ROLLOUT_ROUNDS] = rounds
+    S = np.zeros(lay.S_SIZE, dtype=np.int64)
+    S[:lay.S_CORE] = game.frozen
+    return match, S
+
+
+def test_a_cut_playout_is_valued_by_the_fitted_model():
+    """position_value: logistic(margin / (scale + scale_round x rounds left)) plus the
+    margin term, the margin counting gold and goods at the fitted rates (known answer)."""
+    match, S = _cut_game(2)
+    SP = match.SP
+    assert SP[0, MC_EVAL_GOLD] > 0 and SP[0, MC_EVAL_SCALE] > 0  # the shipped fit
+    for p, (vp, gold, salt) in ((0, (5, 2, 1)), (1, (3, 0, 4))):
+        base = lay.S_PLAYER + p * lay.P_SIZE + lay.P_RES
+        S[base + 4], S[base + 3], S[base + 0], S[base + 1], S[base + 2] = vp, gold, salt, 0, 0
+    S[lay.S_ROUND] = 5
+    margin = (5 - 3) + SP[0, MC_EVAL_GOLD] * 2 + SP[0, MC_EVAL_GOODS] * (1 - 4)
+    scale = SP[0, MC_EVAL_SCALE] + SP[0, MC_EVAL_SCALE_ROUND] * (12 - 5)
+    want = 1 / (1 + np.exp(-margin / scale)) + 0.01 * margin
+    assert position_value(S, match.D, match.R, SP, 0, 0.01) == pytest.approx(want)
+    both = SP.copy()
+    both[1] = SP[0]  # the searcher's own row holds its evaluation: seat 1 as the searcher
+    want1 = 1 / (1 + np.exp(margin / scale)) - 0.01 * margin
+    assert position_value(S, match.D, match.R, both, 1, 0.01) == pytest.approx(want1)
+
+
+@pytest.mark.parametrize("at_round_start", [False, True])
+@pytest.mark.parametrize("rounds", [0, 1, 2])
+def test_a_cut_playout_stops_after_its_rounds_the_current_one_counted(rounds, at_round_start):
+    """From the middle of a round (a placement search) or from its start (the replay an
+    action decision's search plays from), `rollout_rounds` = 1 ends with that round."""
+    match, S = _cut_game(rounds)
+    start = S[lay.S_ROUND]  # the round being played
+    if at_round_start:
+        game = new_game(6, p1="tuned")
+        S[:lay.S_CORE] = game.round_start[:lay.S_CORE]
+        assert S[lay.S_PHASE] == lay.PH_ROUND_START and S[lay.S_ROUND] == start - 1
+    Sr, SPr, Lr, Or, slots, _T = search_scratch(match.SP, S.shape[0])
+    determinised_copy(S, 0, 12345, 0, Sr, SPr, slots)
+    rollout_rows(match.SP, 0, SPr)
+    value = playout_value(match.D, match.R, 0, Sr, SPr, Lr, rollout_policies(match.PB, 0),
+                          Or, 0.01, match.SP)
+    if rounds == 0:
+        assert Sr[lay.S_OVER] == 1  # to the game's end
+    else:
+        assert Sr[lay.S_OVER] == 0 and Sr[lay.S_PHASE] == lay.PH_ROUND_START
+        assert Sr[lay.S_ROUND] == start + rounds - 1
+        assert value == pytest.approx(position_value(Sr, match.D, match.R, match.SP, 0, 0.01))
 
 
 def test_the_ladder_ends_with_the_expert():

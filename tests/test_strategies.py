@@ -198,7 +198,8 @@ def _toml(settings: dict, name: str, base: str = "balanced") -> str:
         lines.append(f'search = "{settings["search"]}"')
         lines.append(f'base = "{base}"')  # settings() names the base's kind, not the base
     for key in ("rollouts", "iterations", "exploration", "action_iterations", "depth", "prior",
-                "action_exploration"):
+                "action_exploration", "rollout_rounds", "eval_gold", "eval_goods", "eval_scale",
+                "eval_scale_round"):
         if key in settings:
             lines.append(f"{key} = {settings[key]!r}")
     for key in ("decisions", "placement_tree"):

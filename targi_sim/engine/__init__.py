@@ -76,6 +76,7 @@ with compile_cache():
         ask,
         batch,
         costs,
+        evaluation,  # the positions a cut playout's evaluation is fitted on
         expert,  # the search of every decision: imported here, or its functions would be
         # cached by numba's own locator, keyed on expert.py alone, and a change to a
         # module it calls (rollouts.py) would load stale machine code

@@ -164,6 +164,12 @@ MC_MARGIN = 57       # ismcts over every decision: a playout's value per point o
                      # (0: 0.01, as expert-placements)
 MC_CONFIDENCE = 58   # ismcts over every decision: standard errors by which a searched answer
                      # must beat the rollout strategy's own to be played (0: the most visited)
+MC_ROLLOUT_ROUNDS = 59  # ismcts: rounds a playout plays before its position is evaluated
+                        # (rollouts.position_value; 0: to the game's end)
+MC_EVAL_GOLD = 60       # ismcts, rollout_rounds > 0: VP a gold ahead is worth at the cut
+MC_EVAL_GOODS = 61      # ... VP a good ahead is worth
+MC_EVAL_SCALE = 62      # ... the win's logistic scale in VP, at the game's end
+MC_EVAL_SCALE_ROUND = 63  # ... and added per round left
 PLACEMENT_TREE_ROUND = 0
 PLACEMENT_TREE_PLACEMENTS = 1
 PLACEMENT_TREE_NAMES = ("round", "placements")

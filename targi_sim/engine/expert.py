@@ -12,8 +12,9 @@ seat's script and the round is replayed up to its next decision. Each iteration:
    audit use), with a stream drawn from the searcher's own;
 3. descends the tree of the round's remaining decisions -- both seats', every type --
    by UCT with availability counts (decision_tree.py), adds one node,
-4. plays the game out with the rollout strategy (`base`) in both seats and backs the
-   result (win 1, draw 1/2, plus score margin / 100) up the path.
+4. plays the game on with the rollout strategy (`base`) in both seats, to its end or
+   for `rollout_rounds` rounds and the fitted evaluation (rollouts.playout_value), and
+   backs the result (win 1, draw 1/2, plus score margin / 100) up the path.
 
 The answer is the root's most visited option. Everything is a function of the game state
 and the searcher's own stream, so a game is a pure function of its seed.
@@ -151,7 +152,7 @@ def _begin_search(S0, Sp, SP, p, CTL, TREE, SPr, audit_seed):
 
 
 @jit
-def _iteration(S0, D, R, p, base_seed, it, CTL, Sr, SPr, Lr, Pr, Or, margin):
+def _iteration(S0, D, R, SP, p, base_seed, it, CTL, Sr, SPr, Lr, Pr, Or, margin):
     """One iteration (module docstring): p's result of its playout."""
     for j in range(S_CORE):
         Sr[j] = S0[j]
@@ -165,7 +166,7 @@ def _iteration(S0, D, R, p, base_seed, it, CTL, Sr, SPr, Lr, Pr, Or, margin):
         for j in range(HC_KEY, N_STRAT_PARAMS):
             SPr[q, j] = np.nan
     iteration_begin(CTL)
-    return playout_value(D, R, p, Sr, SPr, Lr, Pr, Or, margin)
+    return playout_value(D, R, p, Sr, SPr, Lr, Pr, Or, margin, SP)
 
 
 @jit
@@ -180,7 +181,7 @@ def search_decision(S0, Sp, D, R, SP, PB, p, CTL, TREE, Sr, SPr, Lr, Or, audit_s
     iterations = decision_iterations(SP, p, dtype)
     margin = SP[p, MC_MARGIN] if SP[p, MC_MARGIN] > 0 else MARGIN
     for it in range(iterations):
-        v = _iteration(S0, D, R, p, base_seed, it, CTL, Sr, SPr, Lr, Pr, Or, margin)
+        v = _iteration(S0, D, R, SP, p, base_seed, it, CTL, Sr, SPr, Lr, Pr, Or, margin)
         tree_backup(CTL, TREE, v)
         if SP[p, MC_CONFIDENCE] == 0 and root_decided(TREE, iterations - it - 1):
             break  # (the confidence rule reads the means: every iteration counts)
@@ -229,7 +230,7 @@ def determinised_positions(S0, Sp, D, R, SP, PB, p, k):
     CTL[C_CAPTURE] = 1
     Pr = search_seats(PB, p, CTL, TREE)
     for it in range(k):
-        _iteration(S0c, D, R, p, base_seed, it, CTL, Sr, SPr, Lr, Pr, Or, MARGIN)
+        _iteration(S0c, D, R, SP, p, base_seed, it, CTL, Sr, SPr, Lr, Pr, Or, MARGIN)
         for j in range(S_CORE):
             out[it, j] = Sr[S_X_FROZEN + j]
     return out

@@ -10,10 +10,11 @@ seen from the searching player p; each iteration
 2. descends the tree of the round's remaining Targi placements -- p's and the
    opponent's alternately -- choosing by UCT (UCB1 on the mean result, the opponent
    minimising p's result), until it meets a placement not yet tried there;
-3. expands that placement as a new node and plays the game out to its end with the
-   rollout strategy in both seats;
-4. backs the result (win 1, draw 1/2, plus score margin / 100, from p's side) up the
-   path.
+3. expands that placement as a new node and plays the game on with the rollout
+   strategy in both seats: to its end, or (`rollout_rounds` > 0) to the end of that
+   many rounds, valued by the fitted evaluation (rollouts.position_value);
+4. backs the result (win 1, draw 1/2, or the evaluation's win probability; plus score
+   margin / 100, from p's side) up the path.
 The placement played is the root child visited most (ties: the better mean).
 
 Why a tree over placements only: the legal placements are public (they depend on the
@@ -169,7 +170,7 @@ def search_placement(S, D, R, SP, PB, p, O, Sr, SPr, Lr, Or, slots, T):
             # a new root answer: expanded above before the re-deal, so re-deal it now
             seed_stream(Sr, rng, base_seed, CRN_STREAMS)
             determinize(Sr, p, rng, slots)
-        v = playout_value(D, R, p, Sr, SPr, Lr, Pr, Or, margin)
+        v = playout_value(D, R, p, Sr, SPr, Lr, Pr, Or, margin, SP)
         for d in range(depth):
             k = path[d]
             T[k, T_VISITS] += 1.0

@@ -63,7 +63,7 @@ def flat_placement(S, D, R, SP, PB, p, O, Sr, SPr, Lr, Or, slots):
         for r in range(rollouts):
             determinised_copy(S, p, base_seed, r, Sr, SPr, slots)
             apply_placement(Sr, p, b)
-            total += rollout_value(S, D, R, p, Sr, SPr, Lr, Pr, Or)  # rollouts use Or, not O
+            total += rollout_value(S, D, R, p, Sr, SPr, Lr, Pr, Or, SP)  # Or, not O
         if total > best_v:
             best_v = total
             best = b

@@ -17,6 +17,7 @@ from targi_sim.engine.policies import Policy
 from targi_sim.errors import FileProblem
 from targi_sim.game.deck import Deck, load_deck
 from targi_sim.game.rules import Rules, load_rules
+from targi_sim.players.evaluation import fill_evaluations
 from targi_sim.players.strategy import PythonSeat, Strategy, resolve_pair, seat_policies
 
 StrategySpec = str | Strategy
@@ -78,6 +79,8 @@ def prepare_match(
     except PluginError as exc:
         raise FileProblem(str(exc)) from None
     SP = np.vstack([s.row() for s in pair])
-    return Match(d, r, lay.pack_deck(d), r.vector.astype(np.int64), SP,
+    D, R = lay.pack_deck(d), r.vector.astype(np.int64)
+    fill_evaluations(SP, D, R, PB)  # a search seat's cut playouts: fitted on this deck
+    return Match(d, r, D, R, SP,
                  (pair[0].name, pair[1].name), P, PB, (pair[0].python, pair[1].python),
                  (pair[0].spec, pair[1].spec))

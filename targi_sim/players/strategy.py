@@ -32,6 +32,7 @@ from targi_sim.errors import (
     read_toml,
 )
 from targi_sim.game.deck import resolve
+from targi_sim.players.evaluation import EVAL_COLUMNS, EVAL_FITTED
 
 KINDS = {"random": C.SK_RANDOM, "greedy": C.SK_GREEDY, "heuristic": C.SK_HEURISTIC,
          "montecarlo": C.SK_MONTECARLO}
@@ -73,10 +74,13 @@ TUNING_RANGES: dict[str, tuple[float, float] | None] = {
     "late": (0.0, 3.0), "trade_margin": (-1.0, 1.0), "line": (0.0, 2.0), "noise": None,
 }
 SYMBOL_RANGE = (-3.0, 3.0)
+# a cut playout's evaluation (rollouts.position_value): with `rollout_rounds` > 0, the
+# four numbers as given, or none: fitted on the match's deck (players/evaluation.py)
+EVAL_KEYS = ("rollout_rounds", *EVAL_FITTED)
 TOP_KEYS = ("name", "kind", "description", "weights", "symbols", "rollouts", "base",
             "search", "iterations", "exploration", "decisions", "action_iterations", "depth",
             "prior", "placement_tree", "action_exploration", "placement_crn", "margin",
-            "confidence")
+            "confidence", *EVAL_KEYS)
 KIND_KEYS = {
     "random": ("name", "kind", "description"),
     "greedy": ("name", "kind", "description"),
@@ -85,6 +89,7 @@ KIND_KEYS = {
 }
 MAX_ROLLOUTS = 10_000
 MAX_ITERATIONS = 100_000  # the ISMCTS tree holds one node per iteration (160 bytes each)
+MAX_ROUNDS = 100  # rollout_rounds: more than any game lasts
 MAX_DEPTH = 500  # decisions on one path of the every-decision tree (0: to the round's end)
 DEFAULT_EXPLORATION = 0.7
 DEFAULT_PRIOR = 0.0  # decisions = "all": weight of the base's own answer (0: plain UCT)
@@ -218,6 +223,10 @@ class Strategy:
                     out["margin"] = float(self.params[C.MC_MARGIN])
                     out["confidence"] = float(self.params[C.MC_CONFIDENCE])
                 out["exploration"] = float(self.params[C.MC_EXPLORATION])
+                out["rollout_rounds"] = int(self.params[C.MC_ROLLOUT_ROUNDS])
+                if out["rollout_rounds"] > 0 and not np.isnan(self.params[C.MC_EVAL_SCALE]):
+                    for key, col in zip(EVAL_FITTED, EVAL_COLUMNS, strict=True):
+                        out[key] = float(self.params[col])
             else:
                 out["rollouts"] = int(self.params[C.MC_ROLLOUTS])
             base_kind = int(self.params[C.MC_BASE])
@@ -411,7 +420,7 @@ def _search_budget(r: FieldReader, params: np.ndarray) -> None:
     (`iterations` per decision, `exploration`); a key of the other search is refused."""
     search = r.get_choice("search", C.SEARCH_NAMES, "flat")
     params[C.MC_SEARCH] = C.SEARCH_NAMES.index(search)
-    other = (("iterations", "exploration", *EVERY_DECISION_KEYS, "decisions")
+    other = (("iterations", "exploration", *EVERY_DECISION_KEYS, "decisions", *EVAL_KEYS)
              if search == "flat" else ("rollouts",))
     for key in other:
         if key in r.data:
@@ -420,6 +429,7 @@ def _search_budget(r: FieldReader, params: np.ndarray) -> None:
     params[C.MC_ROLLOUTS] = r.get_int("rollouts", 8, lo=1, hi=MAX_ROLLOUTS)
     params[C.MC_ITERATIONS] = r.get_int("iterations", 1000, lo=1, hi=MAX_ITERATIONS)
     params[C.MC_EXPLORATION] = _float(r, "exploration", DEFAULT_EXPLORATION, 0.0)
+    _evaluation(r, params)
     decisions = r.get_choice("decisions", C.SEARCHED_NAMES, "placements")
     params[C.MC_DECISIONS] = C.SEARCHED_NAMES.index(decisions)
     if decisions == "placements":
@@ -445,6 +455,31 @@ def _search_budget(r: FieldReader, params: np.ndarray) -> None:
     if params[C.MC_CONFIDENCE] > 0 and params[C.MC_PRIOR] == 0:
         raise r.error("confidence", params[C.MC_CONFIDENCE], "0 unless `prior` is above 0",
                       "measures answers against the prior's, and there is no prior")
+
+
+def _evaluation(r: FieldReader, params: np.ndarray) -> None:
+    """`rollout_rounds` (0: playouts to the game's end) and, when it is above 0, the
+    evaluation the cut playouts end with: the four numbers as given, or (none given) NaN,
+    fitted on the match's deck when a match is prepared (players/evaluation.py)."""
+    rounds = r.get_int("rollout_rounds", 0, lo=0, hi=MAX_ROUNDS)
+    params[C.MC_ROLLOUT_ROUNDS] = rounds
+    given = [k for k in EVAL_FITTED if k in r.data]
+    if rounds == 0 and given:
+        raise r.error(given[0], r.data[given[0]], None,
+                      "applies only with rollout_rounds > 0 (see docs/strategies.md)")
+    if rounds == 0 or not given:
+        for col in EVAL_COLUMNS:
+            params[col] = np.nan if rounds > 0 else 0.0
+        return
+    for key in EVAL_FITTED:
+        if key not in r.data:
+            raise r.error(key, None, "a number, or none of the four (fitted on the deck)",
+                          "is missing (the evaluation is given whole or fitted whole)")
+    for key, col in zip(EVAL_FITTED, EVAL_COLUMNS, strict=True):
+        params[col] = _float(r, key, 0.0, 0.0)
+    if params[C.MC_EVAL_SCALE] <= 0:
+        raise r.error("eval_scale", params[C.MC_EVAL_SCALE], "a number above 0",
+                      "is out of range")
 
 
 def _base_strategy(r: FieldReader, path: Path, seen: tuple[Path, ...]) -> Strategy:
