@@ -182,7 +182,8 @@ Update = Annotated[bool, typer.Option(
     "--update", help="Re-measure every expectation's rate and rewrite the files (atomically).")]
 UpdateGames = Annotated[str, typer.Option(
     "--update-games", metavar="N",
-    help="Games per expectation for --update (1e5 and 100_000 work).")]
+    help="Games per expectation for --update (1e5 and 100_000 work; default: the "
+    "file's `update_games`, else 200,000).")]
 Jobs = Annotated[str, typer.Option(
     "--jobs", "-j", metavar="J|auto", help="Worker processes playing batches ahead (auto: "
     "every CPU; the default under CI); results do not depend on it.")]
@@ -199,7 +200,7 @@ Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
 
 
 def check(baseline_files: Files = None, update: Update = False,
-          update_games: UpdateGames = "200000", jobs: Jobs = default_jobs(),  # noqa: B008
+          update_games: UpdateGames = "", jobs: Jobs = default_jobs(),  # noqa: B008
           junit_xml: JunitXml = None, summary_md: SummaryMd = None,
           report_dir: ReportDir = None, quiet: Quiet = False) -> None:
     """Fail when a change moved a balance figure: sequential tests against baseline files."""
@@ -210,7 +211,8 @@ def check(baseline_files: Files = None, update: Update = False,
 
     with usage_errors(check):
         n_jobs = parse_check_jobs(jobs)
-        n_update = parse_whole_number(update_games, "--update-games", 1, MAX_GAMES)
+        n_update = (parse_whole_number(update_games, "--update-games", 1, MAX_GAMES)
+                    if update_games else None)
         for option, path in (("--junit-xml", junit_xml), ("--summary-md", summary_md)):
             _check_output_path(option, path)
         loaded = _load_all(baseline_files or [])
@@ -319,10 +321,11 @@ def _check(loaded, parallel, n_jobs: int, err: Console, out: Console, quiet: boo
     return results
 
 
-def _update(loaded, n_games: int, parallel, err: Console, out: Console, quiet: bool) -> None:
+def _update(loaded, n_games: int | None, parallel, err: Console, out: Console,
+            quiet: bool) -> None:
     from contextlib import ExitStack
 
-    from targi_sim.check.guard import update_baseline
+    from targi_sim.check.guard import update_baseline, update_games
     from targi_sim.check.output import fmt_value
 
     from .common import fail, progress_bar
@@ -332,7 +335,7 @@ def _update(loaded, n_games: int, parallel, err: Console, out: Console, quiet: b
             def progress_for(e, bars=bars):
                 bars.close()  # one bar at a time: the previous expectation's is done
                 bar = bars.enter_context(progress_bar(err, quiet))
-                task = bar.add_task(f"measure {e.name}", total=n_games)
+                task = bar.add_task(f"measure {e.name}", total=update_games(e, n_games))
                 return lambda n: bar.advance(task, n)
 
             try:

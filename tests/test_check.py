@@ -235,6 +235,26 @@ def test_cli_update_rewrites_only_the_rate(tmp_path):
     assert invoke(str(path), "--quiet", "--jobs", "1").exit_code == 0
 
 
+def test_update_plays_the_files_update_games_unless_the_command_names_a_number(tmp_path):
+    """A slow player's file names its own --update budget (montecarlo.toml: 4,000 games,
+    not the default 200,000, about 1.5 hours); --update-games still overrides it."""
+    text = GOOD.format(rate=90.0, tolerance=3.0).replace(
+        'batch_games = 500   # looks every 500 games',
+        'batch_games = 500   # looks every 500 games\nupdate_games = 1000')
+    path = write(tmp_path, text)
+    assert load_baseline(path).expectations[0].update_games == 1000
+    result = invoke(str(path), "--update", "--quiet", "--jobs", "1")
+    assert result.exit_code == 0, result.output
+    assert "measured on 1,000 games" in path.read_text(encoding="utf-8")
+    assert "update_games = 1000" in path.read_text(encoding="utf-8")  # kept as written
+    result = invoke(str(path), "--update", "--update-games", "1500", "--quiet", "--jobs", "1")
+    assert result.exit_code == 0, result.output
+    assert "measured on 1,500 games" in path.read_text(encoding="utf-8")
+    bad = write(tmp_path, text.replace("update_games = 1000", "update_games = 0"), "bad.toml")
+    result = invoke(str(bad), "--quiet")
+    assert result.exit_code == 2 and "update_games" in result.output
+
+
 def test_cli_help_has_examples():
     result = runner.invoke(app, ["check", "--help"])
     assert result.exit_code == 0

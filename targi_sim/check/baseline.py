@@ -32,7 +32,8 @@ from targi_sim.errors import FieldReader, read_toml
 
 KINDS = ("win_rate", "first_player_rate", "card_rate", "game_shape", "raid_loss", "deck_drift")
 TOP_KEYS = ("description", "seed", "defaults", "expectation")
-SETTINGS = ("deck", "rules", "seed", "max_games", "batch_games", "alpha", "beta")
+SETTINGS = ("deck", "rules", "seed", "max_games", "batch_games", "alpha", "beta",
+            "update_games")
 TARGET_KEYS = ("metric", "card", "symbol", "raid", "mean", "cards")
 EXPECTATION_KEYS = ("name", "kind", "strategy", "opponent", "rate", "tolerance", *TARGET_KEYS,
                     *SETTINGS)
@@ -85,6 +86,7 @@ class Expectation:
     symbol: str = ""  # card_rate: a symbol's cards pooled instead of one card
     raid: int = 0  # raid_loss: 1..4
     cards: tuple[CardBaseline, ...] = ()  # deck_drift: every card's measured rates
+    update_games: int = 0  # games `--update` measures on (0: the command's default)
 
     @property
     def where(self) -> str:
@@ -244,6 +246,8 @@ def _settings(r: FieldReader, inherited: dict[str, Any], base_dir: Path) -> dict
         out["batch_games"] = n
     if "max_games" in r.data:
         out["max_games"] = r.get_int("max_games", lo=2, hi=MAX_GAMES)
+    if "update_games" in r.data:  # what `--update` plays unless --update-games says
+        out["update_games"] = r.get_int("update_games", lo=2, hi=MAX_GAMES)
     for key in ("alpha", "beta"):
         if key in r.data:
             out[key] = _get_float(r, key, None, 0.0, 0.5)
@@ -384,7 +388,8 @@ def _expectation(r: FieldReader, k: int, defaults: dict[str, Any], file_seed: in
         name=name, kind=kind, strategy=strategy, opponent=opponent, rate=rate,
         tolerance=tolerance, deck=settings.get("deck", "base"),
         rules=settings.get("rules", "default"), seed=seed, max_games=cap, batch_games=batch,
-        alpha=alpha, beta=beta, path=path, index=k, **fields,
+        alpha=alpha, beta=beta, path=path, index=k, update_games=settings.get("update_games", 0),
+        **fields,
     )
 
 

@@ -123,20 +123,28 @@ def measure(e: Expectation, games: int, parallel, *, match: Prepared | None = No
 
 
 
-def update_baseline(baseline, prepared: list[Prepared], n_games: int, parallel,
+def update_games(e: Expectation, n_games: int | None) -> int:
+    """Games `--update` measures e on: the command's number if given, else the file's
+    `update_games` (a slow player's file names a small one), else DEFAULT_UPDATE_GAMES."""
+    return n_games or e.update_games or DEFAULT_UPDATE_GAMES
+
+
+def update_baseline(baseline, prepared: list[Prepared], n_games: int | None, parallel,
                     progress_for: Callable[[Expectation], Progress | None] | None = None
                     ) -> dict[int, Measured]:
-    """Re-measure every expectation of `baseline` on `n_games` games and rewrite its file
-    atomically (`check --update`); returns the measurements by expectation index.
-    `progress_for(e)`: a progress callback for that expectation's games, or None."""
+    """Re-measure every expectation of `baseline` (on update_games(e, n_games) games) and
+    rewrite its file atomically (`check --update`); returns the measurements by
+    expectation index. `progress_for(e)`: a progress callback for e's games, or None."""
     from targi_sim.check.baseline import updated_text, write_atomic
 
     measured = {}
     for e, match in zip(baseline.expectations, prepared, strict=True):
         progress = progress_for(e) if progress_for is not None else None
-        measured[e.index] = measure(e, n_games, parallel, match=match, progress=progress)
+        measured[e.index] = measure(e, update_games(e, n_games), parallel, match=match,
+                                    progress=progress)
     write_atomic(baseline.path, updated_text(baseline, measured))
     return measured
 
 
-__all__ = ["DEFAULT_UPDATE_GAMES", "measure", "run_expectation", "update_baseline"]
+__all__ = ["DEFAULT_UPDATE_GAMES", "measure", "run_expectation", "update_baseline",
+           "update_games"]
