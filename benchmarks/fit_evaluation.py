@@ -22,11 +22,12 @@ import time
 import numpy as np
 import statsmodels.api as sm
 
+from targi_sim.engine.constants import USUAL_ROUNDS
 from targi_sim.play.match import prepare_match
 from targi_sim.players.evaluation import (
+    EVAL_FITTED,
     FIT_GAMES,
     FIT_SEED,
-    MAX_ROUNDS,
     fit_positions,
     mirror_positions,
     win_scale,
@@ -46,7 +47,7 @@ def by_round(pos, fit) -> None:
         decided = pos.winner[at] != -1
         left = np.zeros(decided.sum())
         alone, _ = win_scale(est[decided], left, (pos.winner[at][decided] == 0).astype(float))
-        model = fit.scale + fit.scale_round * max(0.0, MAX_ROUNDS - r)
+        model = fit.scale + fit.scale_round * max(0.0, USUAL_ROUNDS - r)
         print(f"{int(r):5d}  {at.sum():9,d}  {r2:16.2f}  {alone:6.2f} / {model:.2f}")
 
 
@@ -74,8 +75,7 @@ def main() -> None:
     print(f"P(win) = logistic(margin / ({fit.scale:.3f} + {fit.scale_round:.3f} x rounds left))")
     by_round(pos, fit)
     print("\n# the same numbers in a strategy file (then fixed, not fitted per deck):")
-    for key, value in zip(("eval_gold", "eval_goods", "eval_scale", "eval_scale_round"),
-                          fit.values(), strict=True):
+    for key, value in zip(EVAL_FITTED, fit.values(), strict=True):
         print(f"{key} = {value:.3f}")
 
 

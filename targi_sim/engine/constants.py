@@ -164,6 +164,7 @@ MC_MARGIN = 57       # ismcts over every decision: a playout's value per point o
                      # (0: 0.01, as expert-placements)
 MC_CONFIDENCE = 58   # ismcts over every decision: standard errors by which a searched answer
                      # must beat the rollout strategy's own to be played (0: the most visited)
+USUAL_ROUNDS = 12  # the robber's walk to the final raid: rounds left are counted to it
 MC_ROLLOUT_ROUNDS = 59  # ismcts: rounds a playout plays before its position is evaluated
                         # (rollouts.position_value; 0: to the game's end)
 MC_EVAL_GOLD = 60       # ismcts, rollout_rounds > 0: VP a gold ahead is worth at the cut

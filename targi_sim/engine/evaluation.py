@@ -12,7 +12,7 @@ import numpy as np
 
 from targi_sim.engine.access import goods_total, res
 from targi_sim.engine.constants import GOLD
-from targi_sim.engine.logs import H_SIZE
+from targi_sim.engine.logs import H_SIZE, MAX_ROUNDS
 
 from .ask import rollout_policies
 from .batch import OPTION_BUFFER, copy_rows
@@ -22,7 +22,6 @@ from .rollouts import rollout_rows
 from .rounds import play_round, reseed_policies, setup_game
 from .scoring import decide_winner, total_score
 
-MOST_ROUNDS = 16  # rows reserved per game: more rounds than a game lasts
 N_POSITION = 4  # round, score margin, gold margin, goods margin
 
 
@@ -32,8 +31,8 @@ def evaluation_positions(D, R, SP, PB, p, seeds, S_size):
     margin, each game's winner 0/1/-1): games of p's rollout strategy in both seats,
     the first player alternating."""
     n_games = seeds.shape[0]
-    X = np.zeros((n_games * MOST_ROUNDS, N_POSITION))
-    game_of = np.zeros(n_games * MOST_ROUNDS, dtype=np.int64)
+    X = np.zeros((n_games * MAX_ROUNDS, N_POSITION))  # at most a row a round
+    game_of = np.zeros(n_games * MAX_ROUNDS, dtype=np.int64)
     final = np.zeros(n_games)
     winner = np.zeros(n_games, dtype=np.int64)
     S = np.zeros(S_size, dtype=np.int64)

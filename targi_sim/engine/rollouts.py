@@ -19,6 +19,7 @@ from targi_sim.engine.constants import (
     MC_ROLLOUT_ROUNDS,
     N_HEURISTIC_WEIGHTS,
     N_STRAT_PARAMS,
+    USUAL_ROUNDS,
 )
 
 from .access import goods_total, res
@@ -68,9 +69,6 @@ def determinised_copy(S, p, base_seed, r, Sr, SPr, slots):
 MARGIN = 0.01  # a playout's value per point of score margin, unless a search sets its own
 
 
-MAX_ROUNDS = 12  # rounds left are counted to the robber's usual last round, as the heuristic's
-
-
 @jit
 def position_value(S, D, R, SP, p, margin):
     """p's value of an unfinished game at a round's end: the win probability of a fitted
@@ -83,7 +81,7 @@ def position_value(S, D, R, SP, p, margin):
     m = float(total_score(S, D, R, p) - total_score(S, D, R, q))
     m += SP[p, MC_EVAL_GOLD] * (res(S, p, GOLD) - res(S, q, GOLD))
     m += SP[p, MC_EVAL_GOODS] * (goods_total(S, p) - goods_total(S, q))
-    left = max(0, MAX_ROUNDS - S[S_ROUND])
+    left = max(0, USUAL_ROUNDS - S[S_ROUND])
     scale = max(SP[p, MC_EVAL_SCALE] + SP[p, MC_EVAL_SCALE_ROUND] * left, 1e-3)
     return 1.0 / (1.0 + np.exp(-m / scale)) + margin * m
 

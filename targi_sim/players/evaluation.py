@@ -29,7 +29,6 @@ from targi_sim.engine import layout as lay
 
 FIT_GAMES = 4000
 FIT_SEED = 20261206
-MAX_ROUNDS = 12  # rounds left are counted as position_value counts them
 EVAL_COLUMNS = (C.MC_EVAL_GOLD, C.MC_EVAL_GOODS, C.MC_EVAL_SCALE, C.MC_EVAL_SCALE_ROUND)
 EVAL_FITTED = ("eval_gold", "eval_goods", "eval_scale", "eval_scale_round")  # file keys
 
@@ -92,7 +91,7 @@ def fit_positions(pos: Positions) -> Evaluation:
     A = np.column_stack([pos.gold, pos.goods])
     coef, *_ = np.linalg.lstsq(A, pos.final - pos.margin, rcond=None)
     estimate = pos.margin + A @ coef
-    left = np.maximum(0.0, MAX_ROUNDS - pos.round)
+    left = np.maximum(0.0, C.USUAL_ROUNDS - pos.round)  # as position_value counts
     decided = pos.winner != -1
     scale, scale_round = win_scale(estimate[decided], left[decided],
                                    (pos.winner[decided] == 0).astype(float))

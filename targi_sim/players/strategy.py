@@ -89,7 +89,7 @@ KIND_KEYS = {
 }
 MAX_ROLLOUTS = 10_000
 MAX_ITERATIONS = 100_000  # the ISMCTS tree holds one node per iteration (160 bytes each)
-MAX_ROUNDS = 100  # rollout_rounds: more than any game lasts
+MAX_ROLLOUT_ROUNDS = 100  # rollout_rounds: more than any game lasts
 MAX_DEPTH = 500  # decisions on one path of the every-decision tree (0: to the round's end)
 DEFAULT_EXPLORATION = 0.7
 DEFAULT_PRIOR = 0.0  # decisions = "all": weight of the base's own answer (0: plain UCT)
@@ -461,7 +461,7 @@ def _evaluation(r: FieldReader, params: np.ndarray) -> None:
     """`rollout_rounds` (0: playouts to the game's end) and, when it is above 0, the
     evaluation the cut playouts end with: the four numbers as given, or (none given) NaN,
     fitted on the match's deck when a match is prepared (players/evaluation.py)."""
-    rounds = r.get_int("rollout_rounds", 0, lo=0, hi=MAX_ROUNDS)
+    rounds = r.get_int("rollout_rounds", 0, lo=0, hi=MAX_ROLLOUT_ROUNDS)
     params[C.MC_ROLLOUT_ROUNDS] = rounds
     given = [k for k in EVAL_FITTED if k in r.data]
     if rounds == 0 and given:

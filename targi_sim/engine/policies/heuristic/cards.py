@@ -27,6 +27,7 @@ from targi_sim.engine.constants import (
     HW_SYMBOL,
     RL_ROW_DIFF_BONUS,
     RL_ROW_SAME_BONUS,
+    USUAL_ROUNDS,
 )
 
 from ...costs import can_pay, effective_cost
@@ -47,7 +48,7 @@ from ...layout import (
     TC_SYMBOL,
     TC_VP,
 )
-from .values import MAX_ROUNDS, bundle_value, cost_value
+from .values import bundle_value, cost_value
 
 if DISPLAY_ROWS != 3:  # acquire_value keeps one gain per row in three locals
     raise ImportError("acquire_value assumes three display rows")
@@ -153,7 +154,7 @@ def ability_value(S, D, R, SP, p, w, base, uv, late, c):
                          tribe(D, c, TC_PARAMS + 1), tribe(D, c, TC_PARAMS + 2),
                          tribe(D, c, TC_PARAMS + 3), tribe(D, c, TC_PARAMS + 4))
         if kind == AB_INCOME:
-            v *= max(0, MAX_ROUNDS - S[S_ROUND])
+            v *= max(0, USUAL_ROUNDS - S[S_ROUND])
         return v
     if kind == AB_RAID_IMMUNITY:
         return SP[w, base + HW_RAID] * (2.0 if tribe(D, c, TC_PARAMS) == 0 else 1.0)

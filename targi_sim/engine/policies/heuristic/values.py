@@ -30,6 +30,7 @@ from targi_sim.engine.constants import (
     N_SYMBOLS,
     RL_HAND_PLAY,
     RL_MAX_GOODS,
+    USUAL_ROUNDS,
 )
 
 from ...jit import jit_inline, jit_literal, jit_llvm_inline
@@ -56,9 +57,6 @@ from ...layout import (
     TC_DEMAND,
 )
 
-MAX_ROUNDS = 12
-
-
 ASSUMED_GOODS_PER_CARAVAN = 1.3
 
 
@@ -67,10 +65,10 @@ def late_factor(S, SP, p, w, base):
     """How much resources are still worth: 1 early, falling toward 0 in the last round."""
     if SP[p, HC_LATE_ROUND] == S[S_ROUND]:
         return SP[p, HC_LATE]
-    left = MAX_ROUNDS - S[S_ROUND]
+    left = USUAL_ROUNDS - S[S_ROUND]
     if left < 0:
         left = 0
-    x = (left + 1.0) / (MAX_ROUNDS + 1.0)
+    x = (left + 1.0) / (USUAL_ROUNDS + 1.0)
     e = SP[w, base + HW_LATE]
     # pow(x, 1.0) is x (checked for every x this can be), and 1.0 is the shipped
     # strategies' exponent: skip the libm call, ~1% of a heuristic game
