@@ -77,7 +77,7 @@ MaxChanges = Annotated[str | None, _opt(
     "economy values (default: the settings file's, 6).")]
 Budget = Annotated[str | None, _opt(
     "--budget", "Search games in all, re-tunes included (validation not included); default "
-    "8e6, or 4e7 when --levels re-tunes a level.", "GAMES", "-n")]
+    "8e6, or 1e7 when --levels re-tunes a level.", "GAMES", "-n")]
 Objective = Annotated[str | None, _opt(
     "--objective", "Settings file: objective weights and search space (default "
     "data/balance/default.toml).", "FILE.toml")]

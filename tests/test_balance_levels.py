@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from targi_sim.balance import BalanceConfig, balance_deck, load_settings
-from targi_sim.balance.searching import combine, repair
+from targi_sim.balance.searching import cannot_win, combine, fixed_first_levels, repair
 from targi_sim.balance.space import expand, problem, split_classes
 from targi_sim.cli.app import app
 from targi_sim.engine import forks as drv
@@ -25,7 +25,7 @@ from tests.cli_helpers import one_error_line
 runner = CliRunner()
 ONE_GENERATION = 16_800  # tuned's re-tune: 12 candidates x 7 opponents x 100 deals x 2
 LEVELS = BalanceConfig(strategies=("balanced", "tuned"), retuned=("tuned",),
-                       retune_budget=ONE_GENERATION, budget=60_000, block_deals=200,
+                       retune_budget=ONE_GENERATION, budget=100_000, block_deals=2_000,
                        blocks=2, validate_deals=300, seed=5, resamples=100)
 
 
@@ -80,6 +80,21 @@ def test_worst_level_by_default_or_a_weighted_mean(tmp_path):
     assert combine(w, ("balanced", "tuned"), [0.1, 0.3]) == pytest.approx((0.1 + 0.9) / 4)
 
 
+def test_racing_plays_the_fixed_levels_first_only_when_they_bound_the_value():
+    from targi_sim.players.strategy import resolve_strategy
+
+    bal, tuned, mc = (resolve_strategy(n) for n in ("balanced", "tuned", "montecarlo-tuned"))
+    levels = ("balanced", "tuned")
+    assert fixed_first_levels(levels, [bal, tuned], ("tuned",), "worst") == [0]
+    assert fixed_first_levels(levels, [bal, tuned], ("tuned",), "mean") == []  # no bound
+    assert fixed_first_levels(levels, [bal, tuned], (), "worst") == []  # nothing to save
+    # a search level whose rollouts play the re-tuned level follows its re-tune
+    three = ("balanced", "tuned", "montecarlo-tuned")
+    assert fixed_first_levels(three, [bal, tuned, mc], ("tuned",), "worst") == [0]
+    # a candidate stops only when it cannot beat the best (a strictly lower value)
+    assert cannot_win(0.20, 0.20) and cannot_win(0.21, 0.20) and not cannot_win(0.19, 0.20)
+
+
 # ----------------------------------------------------------------- causal value
 
 
@@ -123,11 +138,52 @@ def test_a_levels_search_retunes_and_validates_every_level(levels_run, base):
     # the re-tuned weights for the proposed deck load as a strategy
     assert resolve_strategy(str(out / "proposal-tuned.toml")).name == "tuned"
     assert val.shape is not None and set(val.shape["level"]) == {"balanced", "tuned"}
-    # every distinct deck measured (the base and each new candidate) paid a re-tune
-    assert result.state.games >= (len(result.state.seen) + 1) * ONE_GENERATION
+    # every candidate that was re-tuned (the base and those not raced out first) paid
+    # a re-tune; a raced-out one paid only its balanced blocks
+    trials = _trials(out)
+    retuned = [t for t in trials if "weights" in t.user_attrs]
+    raced = [t for t in trials if "weights" not in t.user_attrs and t.user_attrs.get("games")]
+    assert result.state.games >= (len(retuned) + 1) * ONE_GENERATION
+    assert raced and all(t.user_attrs["games"] < ONE_GENERATION for t in raced)
     md = (out / "validation.md").read_text()
     assert "**tuned**" in md and "re-tuned for each candidate" in (
         out / "proposal.toml").read_text()
+
+
+def _trials(out):
+    from optuna.trial import TrialState
+
+    from targi_sim.searches import open_study
+
+    return [t for t in open_study(out, "balance").trials
+            if t.state in (TrialState.COMPLETE, TrialState.PRUNED)]
+
+
+def test_racing_drops_only_candidates_that_cannot_win(levels_run, tmp_path, monkeypatch):
+    """The known answer: every candidate measured in full (no racing, re-tuned first).
+    A candidate raced out had a full value at least the best's when it was dropped,
+    and a candidate measured in both searches has the same value in both (a level's
+    games are the same alone or beside the other)."""
+    from targi_sim.balance import searching
+
+    _, out = levels_run
+    monkeypatch.setattr(searching, "fixed_first_levels", lambda *a: [])
+    balance_deck(LEVELS, tmp_path / "full", jobs=2)
+    full = {t.user_attrs["edits"]: t.value for t in _trials(tmp_path / "full")
+            if t.value is not None and "weights" in t.user_attrs}
+    checked = both = 0
+    for t in _trials(out):
+        key = t.user_attrs["edits"]
+        if key not in full:
+            continue
+        if "best_then" in t.user_attrs and "weights" not in t.user_attrs:  # raced out
+            assert full[key] >= t.user_attrs["best_then"]
+            assert t.user_attrs["bound"] <= full[key] + 1e-12
+            checked += 1
+        elif t.value is not None and "weights" in t.user_attrs:
+            assert t.value == full[key]
+            both += 1
+    assert checked >= 1 and both >= 1
 
 
 def test_a_levels_search_does_not_depend_on_jobs(levels_run, tmp_path):

@@ -17,7 +17,7 @@ from targi_sim.players.strategy import Strategy, resolve_strategy
 from targi_sim.searches import check_bounds, resolve_levels, settings_of
 
 DEFAULT_BUDGET = 8_000_000
-DEFAULT_RETUNED_BUDGET = 40_000_000  # re-tunes make a candidate ~4x dearer
+DEFAULT_RETUNED_BUDGET = 10_000_000  # racing: most candidates stop before their re-tunes
 SIGMA_RANGE = (0.001, 0.5)
 
 

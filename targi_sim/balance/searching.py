@@ -47,7 +47,12 @@ from targi_sim.game.deck import COST_KEYS, Deck
 from targi_sim.game.rules import Rules
 from targi_sim.play.match import Match, prepare_match
 from targi_sim.play.pairing import games_per_deal, plan, resolve_pairing
-from targi_sim.players.strategy import Strategy, follow_retuned, resolve_strategy
+from targi_sim.players.strategy import (
+    Strategy,
+    follow_retuned,
+    resolve_strategy,
+    searches_with,
+)
 from targi_sim.searches import claim_settings, open_study
 
 CHUNK_DEALS = 1000  # deals per worker task: fixed, so results do not depend on --jobs
@@ -121,6 +126,8 @@ class Evaluator:
         self.compared: list | None = None  # per level: the base's compared classes
         self.fork_rate = (settings.objective.fork_rate
                           if settings.objective.value == "causal" else 0.0)
+        self.fixed_first = fixed_first_levels(self.levels, self.strategies, config.retuned,
+                                              settings.objective.combine)
 
     def block_games(self, m: int) -> int:
         return self.config.block_deals * games_per_deal(self.pairings[m])
@@ -173,23 +180,28 @@ class Evaluator:
     def matches_for(self, deck: Deck, rules: Rules, players: Sequence[Strategy]) -> list[Match]:
         return [prepare_match((p, p), deck, rules) for p in players]
 
-    def _tasks(self, matches: Sequence[Match], block: int, seed: int, deals: int
-               ) -> list[tuple]:
+    def _tasks(self, matches: Sequence[Match], block: int, seed: int, deals: int,
+               levels: Sequence[int] | None = None) -> list[tuple]:
+        """(position in `matches`, match, plan, pairing) per chunk; `levels`: the level
+        each match plays (default: matches[m] is level m)."""
         tasks = []
         for m, match in enumerate(matches):
-            gpd = games_per_deal(self.pairings[m])
+            pairing = self.pairings[m if levels is None else levels[m]]
+            gpd = games_per_deal(pairing)
             for lo in range(0, deals, CHUNK_DEALS):
                 k = min(CHUNK_DEALS, deals - lo)
                 start = (block * deals + lo) * gpd
-                tasks.append((m, match, plan(k * gpd, seed, self.pairings[m], start=start),
-                              self.pairings[m]))
+                tasks.append((m, match, plan(k * gpd, seed, pairing, start=start), pairing))
         return tasks
 
-    def play_block(self, matches: Sequence[Match], block: int) -> list[DeckStats]:
-        """Each level's stats of block `block` of the search deals (chunk order fixed)."""
+    def play_block(self, matches: Sequence[Match], block: int,
+                   levels: Sequence[int] | None = None) -> list[DeckStats]:
+        """Each level's stats of block `block` of the search deals (chunk order fixed);
+        `levels`: the levels `matches` play, when not all of them. A level's games and
+        stats are the same whether it plays alone or beside the others."""
         from joblib import delayed
 
-        tasks = self._tasks(matches, block, self.seed, self.config.block_deals)
+        tasks = self._tasks(matches, block, self.seed, self.config.block_deals, levels)
         args = [(mm, p, pr, self.classes, self.fork_rate) for _, mm, p, pr in tasks]
         if self.jobs == 1:
             results = [measure(*a) for a in args]
@@ -200,11 +212,14 @@ class Evaluator:
             out[m] = r if out[m] is None else out[m] + r
         return out  # type: ignore[return-value]
 
-    def terms_of(self, deck: Deck, stats: Sequence[DeckStats]) -> list[Terms]:
+    def terms_of(self, deck: Deck, stats: Sequence[DeckStats],
+                 levels: Sequence[int] | None = None) -> list[Terms]:
+        """Each level's terms (`levels`: the levels `stats` belong to, when not all)."""
         fixed = self.compared
+        at = range(len(stats)) if levels is None else levels
         return [terms(s, deck, self.settings.objective, None if fixed is None else fixed[m],
                       self.classes)
-                for m, s in enumerate(stats)]
+                for m, s in zip(at, stats, strict=True)]
 
     def value(self, ts: Sequence[Terms], changed: int) -> float:
         return combine(self.settings, self.levels, [t.total(self.settings.objective, changed)
@@ -213,6 +228,19 @@ class Evaluator:
     def changed(self, edits: Edits, econ: dict[str, Any]) -> int:
         """Changes of a proposal: edited classes plus changed economy values."""
         return len({int(self.classes.of_card[c]) for c in edits}) + len(econ)
+
+
+def fixed_first_levels(levels: Sequence[str], strategies: Sequence[Strategy],
+                       retuned: Sequence[str], how: str) -> list[int]:
+    """The levels a candidate plays before its re-tunes (racing): those not re-tuned whose
+    play does not follow a re-tuned level (a search's rollouts may), when the levels
+    combine by the worst -- then their worst objective bounds the candidate's from below.
+    Empty (no racing) when nothing is re-tuned or the levels are averaged."""
+    tuned = [m for m, name in enumerate(levels) if name in retuned]
+    if not tuned or how != "worst":
+        return []
+    return [m for m, s in enumerate(strategies) if m not in tuned
+            and not any(searches_with(s, strategies[r]) for r in tuned)]
 
 
 def combine(settings: Settings, levels: Sequence[str], values: Sequence[float]) -> float:
@@ -568,8 +596,12 @@ def deltas_of(params: dict) -> dict[int, dict[str, int]]:
 
 def _evaluate(study, trial, edits: Edits, econ: dict[str, Any], ev: Evaluator,
               state: SearchState) -> int:
-    """Race one candidate block by block (its re-tuned levels re-tuned first); returns
-    the games it played."""
+    """Race one candidate block by block; returns the games it played.
+
+    Levels that are not re-tuned play first (ev.fixed_first): once their worst objective
+    reaches the best candidate's value the candidate cannot win -- its value is the worst
+    level's, on the same deals as the best's -- and it stops before its costly re-tunes.
+    Then the re-tuned levels are re-tuned and play their blocks."""
     from optuna.trial import TrialState
 
     key = proposal_key(edits, econ)
@@ -583,23 +615,31 @@ def _evaluate(study, trial, edits: Edits, econ: dict[str, Any], ev: Evaluator,
             study.tell(trial, value)
         return 0
     cand_deck, rules = ev.deck_for(edits, econ, f"candidate-{trial.number}")
-    players, weights, games = ev.players(cand_deck, rules, retune_seed(ev.config))
+    changed = ev.changed(edits, econ)
+    first = ev.fixed_first
+    stats: dict[int, DeckStats] = {}
+    games = 0
+    if first:
+        games, dropped = _race_fixed_levels(trial, ev, cand_deck, rules, changed, state,
+                                            stats)
+        if dropped:
+            return _pruned(study, trial, key, state, games)
+    players, weights, tune_games = ev.players(cand_deck, rules, retune_seed(ev.config))
+    games += tune_games
     trial.set_user_attr("weights", weights)
     matches = ev.matches_for(cand_deck, rules, players)
-    changed = ev.changed(edits, econ)
-    stats: list[DeckStats] | None = None
-    for b in range(ev.config.blocks):
-        block = ev.play_block(matches, b)
+    rest = [m for m in range(len(ev.levels)) if m not in first]
+    blocks = ev.config.blocks
+    for b in range(blocks):
+        block = ev.play_block([matches[m] for m in rest], b, rest)
         games += sum(s.games for s in block)
-        stats = block if stats is None else [a + c for a, c in zip(stats, block, strict=True)]
-        ts = ev.terms_of(cand_deck, stats)
+        for m, s in zip(rest, block, strict=True):
+            stats[m] = s if b == 0 else stats[m] + s
+        ts = ev.terms_of(cand_deck, [stats[m] for m in range(len(ev.levels))])
         value = ev.value(ts, changed)
-        trial.report(value, b)
-        if b < ev.config.blocks - 1 and trial.should_prune():
-            trial.set_user_attr("games", games)
-            study.tell(trial, state=TrialState.PRUNED)
-            state.seen[key] = None
-            return games
+        trial.report(value, b + (blocks if first else 0))
+        if b < blocks - 1 and trial.should_prune():
+            return _pruned(study, trial, key, state, games)
     trial.set_user_attr("games", games)
     trial.set_user_attr("terms", [t.as_dict() for t in ts])
     study.tell(trial, value)
@@ -607,6 +647,43 @@ def _evaluate(study, trial, edits: Edits, econ: dict[str, Any], ev: Evaluator,
     if value < state.best.value:
         state.best = Candidate(trial.number, edits, value, ts, ev.config.blocks,
                                economy=econ, weights=weights)
+    return games
+
+
+def _race_fixed_levels(trial, ev: Evaluator, deck: Deck, rules: Rules, changed: int,
+                       state: SearchState, stats: dict[int, DeckStats]) -> tuple[int, bool]:
+    """The fixed levels' blocks (into `stats`): (games, True if the candidate is out --
+    pruned by successive halving, or its lower bound reaches the best's value)."""
+    first = ev.fixed_first
+    matches = ev.matches_for(deck, rules, [ev.strategies[m] for m in first])
+    games = 0
+    for b in range(ev.config.blocks):
+        block = ev.play_block(matches, b, first)
+        games += sum(s.games for s in block)
+        for m, s in zip(first, block, strict=True):
+            stats[m] = s if b == 0 else stats[m] + s
+        ts = ev.terms_of(deck, [stats[m] for m in first], first)
+        bound = max(t.total(ev.settings.objective, changed) for t in ts)
+        trial.report(bound, b)
+        if b < ev.config.blocks - 1 and trial.should_prune():
+            return games, True
+    trial.set_user_attr("bound", bound)
+    trial.set_user_attr("best_then", state.best.value)
+    return games, cannot_win(bound, state.best.value)
+
+
+def cannot_win(bound: float, best: float) -> bool:
+    """A candidate whose value is at least `bound` cannot beat the best's `best` (a
+    strictly lower value is needed to replace it)."""
+    return bound >= best
+
+
+def _pruned(study, trial, key: str, state: SearchState, games: int) -> int:
+    from optuna.trial import TrialState
+
+    trial.set_user_attr("games", games)
+    study.tell(trial, state=TrialState.PRUNED)
+    state.seen[key] = None
     return games
 
 
