@@ -40,7 +40,9 @@ every heuristic level after the first is re-tuned for each candidate deck (warm
 start, --retune-budget games) before it is measured, and the levels' objectives
 combine into one (the worst level by default). Every candidate plays the same deals
 (common random numbers) block by block, and candidates out of contention stop early
-(successive halving). The best proposal is written as FOLDER/proposal.toml, every
+(successive halving); with re-tuned levels, the fixed levels play first and a
+candidate they already score no better than the best stops before its re-tunes (it
+cannot win). The best proposal is written as FOLDER/proposal.toml, every
 changed field commented with its old value, and confirmed on fresh seeds: base and
 proposal play the same new deals at every level, and FOLDER/validation.md (and .html)
 gives every term's change per level with a 95% paired-bootstrap interval over deals,
