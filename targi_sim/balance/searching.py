@@ -47,13 +47,8 @@ from targi_sim.game.deck import COST_KEYS, Deck
 from targi_sim.game.rules import Rules
 from targi_sim.play.match import Match, prepare_match
 from targi_sim.play.pairing import games_per_deal, plan, resolve_pairing
-from targi_sim.players.strategy import (
-    Strategy,
-    follow_retuned,
-    resolve_strategy,
-    searches_with,
-)
-from targi_sim.searches import claim_settings, open_study
+from targi_sim.players.strategy import Strategy, follow_retuned, resolve_strategy
+from targi_sim.searches import claim_settings, moving_levels, open_study
 
 CHUNK_DEALS = 1000  # deals per worker task: fixed, so results do not depend on --jobs
 NONE = "-"
@@ -232,15 +227,14 @@ class Evaluator:
 
 def fixed_first_levels(levels: Sequence[str], strategies: Sequence[Strategy],
                        retuned: Sequence[str], how: str) -> list[int]:
-    """The levels a candidate plays before its re-tunes (racing): those not re-tuned whose
-    play does not follow a re-tuned level (a search's rollouts may), when the levels
-    combine by the worst -- then their worst objective bounds the candidate's from below.
-    Empty (no racing) when nothing is re-tuned or the levels are averaged."""
-    tuned = [m for m, name in enumerate(levels) if name in retuned]
-    if not tuned or how != "worst":
+    """The levels a candidate plays before its re-tunes (racing): those no re-tune moves
+    (searches.moving_levels), when the levels combine by the worst -- then their worst
+    objective bounds the candidate's from below. Empty (no racing) when nothing is
+    re-tuned or the levels are averaged."""
+    moving = moving_levels(levels, strategies, retuned)
+    if not moving or how != "worst":
         return []
-    return [m for m, s in enumerate(strategies) if m not in tuned
-            and not any(searches_with(s, strategies[r]) for r in tuned)]
+    return [m for m in range(len(levels)) if m not in moving]
 
 
 def combine(settings: Settings, levels: Sequence[str], values: Sequence[float]) -> float:
@@ -617,29 +611,34 @@ def _evaluate(study, trial, edits: Edits, econ: dict[str, Any], ev: Evaluator,
     cand_deck, rules = ev.deck_for(edits, econ, f"candidate-{trial.number}")
     changed = ev.changed(edits, econ)
     first = ev.fixed_first
+    rest = [m for m in range(len(ev.levels)) if m not in first]
     stats: dict[int, DeckStats] = {}
     games = 0
     if first:
-        games, dropped = _race_fixed_levels(trial, ev, cand_deck, rules, changed, state,
-                                            stats)
-        if dropped:
+        def bound() -> tuple[float, list[Terms]]:
+            ts = ev.terms_of(cand_deck, [stats[m] for m in first], first)
+            return max(t.total(ev.settings.objective, changed) for t in ts), ts
+
+        matches = ev.matches_for(cand_deck, rules, [ev.strategies[m] for m in first])
+        games, pruned, (low, _) = _play_blocks(trial, ev, matches, first, stats, 0, bound)
+        if not pruned:
+            trial.set_user_attr("bound", low)
+            trial.set_user_attr("best_then", state.best.value)
+        if pruned or cannot_win(low, state.best.value):
             return _pruned(study, trial, key, state, games)
     players, weights, tune_games = ev.players(cand_deck, rules, retune_seed(ev.config))
-    games += tune_games
     trial.set_user_attr("weights", weights)
-    matches = ev.matches_for(cand_deck, rules, players)
-    rest = [m for m in range(len(ev.levels)) if m not in first]
-    blocks = ev.config.blocks
-    for b in range(blocks):
-        block = ev.play_block([matches[m] for m in rest], b, rest)
-        games += sum(s.games for s in block)
-        for m, s in zip(rest, block, strict=True):
-            stats[m] = s if b == 0 else stats[m] + s
+
+    def full() -> tuple[float, list[Terms]]:
         ts = ev.terms_of(cand_deck, [stats[m] for m in range(len(ev.levels))])
-        value = ev.value(ts, changed)
-        trial.report(value, b + (blocks if first else 0))
-        if b < blocks - 1 and trial.should_prune():
-            return _pruned(study, trial, key, state, games)
+        return ev.value(ts, changed), ts
+
+    matches = ev.matches_for(cand_deck, rules, [players[m] for m in rest])
+    played, pruned, (value, ts) = _play_blocks(trial, ev, matches, rest, stats,
+                                               ev.config.blocks if first else 0, full)
+    games += tune_games + played
+    if pruned:
+        return _pruned(study, trial, key, state, games)
     trial.set_user_attr("games", games)
     trial.set_user_attr("terms", [t.as_dict() for t in ts])
     study.tell(trial, value)
@@ -650,26 +649,24 @@ def _evaluate(study, trial, edits: Edits, econ: dict[str, Any], ev: Evaluator,
     return games
 
 
-def _race_fixed_levels(trial, ev: Evaluator, deck: Deck, rules: Rules, changed: int,
-                       state: SearchState, stats: dict[int, DeckStats]) -> tuple[int, bool]:
-    """The fixed levels' blocks (into `stats`): (games, True if the candidate is out --
-    pruned by successive halving, or its lower bound reaches the best's value)."""
-    first = ev.fixed_first
-    matches = ev.matches_for(deck, rules, [ev.strategies[m] for m in first])
+def _play_blocks(trial, ev: Evaluator, matches: Sequence[Match], levels: Sequence[int],
+                 stats: dict[int, DeckStats], first_step: int,
+                 score: Callable[[], tuple[float, list[Terms]]]
+                 ) -> tuple[int, bool, tuple[float, list[Terms]]]:
+    """Play `levels` (`matches` their matches) block by block into `stats`; after each
+    block report score()'s value to the pruner at step first_step + block. Returns (games,
+    pruned by successive halving, the last score)."""
     games = 0
     for b in range(ev.config.blocks):
-        block = ev.play_block(matches, b, first)
+        block = ev.play_block(matches, b, levels)
         games += sum(s.games for s in block)
-        for m, s in zip(first, block, strict=True):
+        for m, s in zip(levels, block, strict=True):
             stats[m] = s if b == 0 else stats[m] + s
-        ts = ev.terms_of(deck, [stats[m] for m in first], first)
-        bound = max(t.total(ev.settings.objective, changed) for t in ts)
-        trial.report(bound, b)
+        scored = score()
+        trial.report(scored[0], first_step + b)
         if b < ev.config.blocks - 1 and trial.should_prune():
-            return games, True
-    trial.set_user_attr("bound", bound)
-    trial.set_user_attr("best_then", state.best.value)
-    return games, cannot_win(bound, state.best.value)
+            return games, True, scored
+    return games, False, scored
 
 
 def cannot_win(bound: float, best: float) -> bool:

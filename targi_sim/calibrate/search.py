@@ -33,15 +33,12 @@ from targi_sim._utils.seeds import derive_seed
 from targi_sim.errors import ConfigError, InputError
 from targi_sim.game.deck import Deck, load_deck
 from targi_sim.game.rules import Rules, load_rules
-from targi_sim.players.strategy import (
-    Strategy,
-    follow_retuned,
-    searches_with,
-)
+from targi_sim.players.strategy import Strategy, follow_retuned
 from targi_sim.searches import (
     SETTINGS_FILE,
     check_bounds,
     claim_settings,
+    moving_levels,
     open_study,
     resolve_levels,
     settings_of,
@@ -224,9 +221,7 @@ class Evaluator:
 
     def _fixed_levels(self) -> list[str]:
         """Levels measurable before any re-tune (they and the level below are fixed)."""
-        moving = {i for i, n in enumerate(self.names) if n in self.retuned}
-        moving |= {i for i, s in enumerate(self.strategies)  # a search on a re-tuned base
-                   if any(searches_with(s, self.strategies[j]) for j in moving)}
+        moving = moving_levels(self.names, self.strategies, self.retuned)
         return [n for i, n in enumerate(self.names)
                 if i not in moving and not (i > 0 and i - 1 in moving)]
 

@@ -9,7 +9,7 @@ May import: play, players, game, engine, stats and below.
 
 from .config import check_bounds, check_whole
 from .journal import SETTINGS_FILE, claim_settings, differences, open_study, settings_of
-from .levels import Levels, resolve_levels
+from .levels import Levels, moving_levels, resolve_levels
 
 __all__ = ["SETTINGS_FILE", "Levels", "check_bounds", "check_whole", "claim_settings",
-           "differences", "open_study", "resolve_levels", "settings_of"]
+           "differences", "moving_levels", "open_study", "resolve_levels", "settings_of"]

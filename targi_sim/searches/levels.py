@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from targi_sim.engine import constants as C
 from targi_sim.errors import ConfigError
-from targi_sim.players.strategy import Strategy, level_spec, resolve_strategy
+from targi_sim.players.strategy import Strategy, level_spec, resolve_strategy, searches_with
 
 
 @dataclass(frozen=True)
@@ -59,4 +59,14 @@ def resolve_levels(levels: Sequence[str], retune: Sequence[str] | None = None,
                   tuple(specs[i] for i in chosen))
 
 
-__all__ = ["Levels", "resolve_levels"]
+def moving_levels(names: Sequence[str], strategies: Sequence[Strategy],
+                  retuned: Sequence[str]) -> set[int]:
+    """The levels a candidate deck changes: those re-tuned for it, and the search levels
+    whose rollouts play a re-tuned level (players.strategy.follow_retuned). The others
+    can be measured before any re-tune."""
+    moving = {i for i, n in enumerate(names) if n in retuned}
+    return moving | {i for i, s in enumerate(strategies)
+                     if any(searches_with(s, strategies[j]) for j in moving)}
+
+
+__all__ = ["Levels", "moving_levels", "resolve_levels"]
