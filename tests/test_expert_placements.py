@@ -22,7 +22,7 @@ from targi_sim.cli.app import app
 from targi_sim.engine import layout as lay
 from targi_sim.engine.buffers import make_logs
 from targi_sim.engine.constants import MC_ITERATIONS, MC_PENDING, MC_SEARCH, SEARCH_ISMCTS
-from targi_sim.engine.ismcts import T_CHILD, T_VISITS
+from targi_sim.engine.ismcts import ROOT, T_CHILD, T_VISITS
 from targi_sim.engine.montecarlo import choose_placement, search_scratch
 from targi_sim.engine.rounds import legal_placements, play_to_end, reseed_policies, setup_game
 from targi_sim.errors import DataError, InputError
@@ -53,7 +53,7 @@ def _search(m, S, SP):
     O = np.zeros(256, dtype=np.int64)
     scratch = search_scratch(SP, lay.S_SIZE)
     choice = choose_placement(S, m.D, m.R, SP, m.PB, 0, O, *scratch)
-    return int(choice), scratch[-1]
+    return int(choice), scratch[-1][0]  # seat 0's region (its root at row ROOT)
 
 
 def test_the_shipped_expert_placements_is_an_ismcts_search_on_tuned():
@@ -69,14 +69,14 @@ def test_the_tree_counts_every_iteration_once_and_plays_its_most_visited_card():
     n = legal_placements(S, m.D, m.R, 0, np.zeros(256, dtype=np.int64))
     assert n > 2
     choice, T = _search(m, S.copy(), SP)
-    assert T[0, T_VISITS] == 64
-    children = [int(k) for k in T[0, T_CHILD:] if k >= 0]
+    assert T[ROOT, T_VISITS] == 64
+    children = [int(k) for k in T[ROOT, T_CHILD:] if k >= 0]
     assert len(children) == n  # 64 iterations try every legal card first
     assert sum(T[k, T_VISITS] for k in children) == 64
     # one new node per iteration (the round's placements are far from exhausted)
-    assert int((T[:, T_VISITS] > 0).sum()) == 64 + 1
+    assert int((T[ROOT:, T_VISITS] > 0).sum()) == 64 + 1
     most = max(T[k, T_VISITS] for k in children)
-    assert T[int(T[0, T_CHILD + choice]), T_VISITS] == most
+    assert T[int(T[ROOT, T_CHILD + choice]), T_VISITS] == most
 
 
 def test_a_decision_is_a_function_of_the_state_and_the_players_stream():
@@ -92,7 +92,7 @@ def test_a_decision_is_a_function_of_the_state_and_the_players_stream():
 def test_one_iteration_plays_the_card_it_expanded():
     m, S, SP = _at_first_placement("expert-placements@1")
     choice, T = _search(m, S.copy(), SP)
-    tried = [b for b in range(16) if T[0, T_CHILD + b] >= 0]
+    tried = [b for b in range(16) if T[ROOT, T_CHILD + b] >= 0]
     assert tried == [choice]
 
 

@@ -205,6 +205,9 @@ def _toml(settings: dict, name: str, base: str = "balanced") -> str:
     for key in ("decisions", "placement_tree"):
         if key in settings:
             lines.append(f'{key} = "{settings[key]}"')
+    for key in ("placement_crn", "reuse_tree"):
+        if key in settings:
+            lines.append(f"{key} = {str(settings[key]).lower()}")
     for section in ("weights", "symbols"):
         if section in settings:
             lines.append(f"[{section}]")

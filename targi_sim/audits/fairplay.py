@@ -74,18 +74,27 @@ class _Seat:
             self.O2 = np.zeros(256, dtype=np.int64)
             self.scratch = search_scratch(SP, lay.S_SIZE)
 
-    def answer(self, game: Game, S: np.ndarray, SP: np.ndarray, audit_seed: int = 0) -> int:
+    def memory(self) -> np.ndarray | None:
+        """A copy of what the seat carries from one decision to the next besides its row:
+        its placement trees (a search that reuses its tree), None for other kinds."""
+        return self.scratch[5].copy() if self.mc else None
+
+    def answer(self, game: Game, S: np.ndarray, SP: np.ndarray, audit_seed: int = 0,
+               memory: np.ndarray | None = None) -> int:
         """The option index this strategy answers at the pending decision, given state S.
 
         A search of every decision starts from the round's start and replays the round's
         answers (engine/expert.py), so it is not handed a re-dealt S: `audit_seed` makes it
-        re-deal the position in place, at the decision, before its own determinisation."""
+        re-deal the position in place, at the decision, before its own determinisation.
+        `memory` (from `memory()` before the real answer): a re-asked decision starts from
+        the trees the real one started from; None: the seat's own (the real answer)."""
         d = game.decision
         assert d is not None
+        trees = self.scratch[5] if memory is None and self.mc else memory
         if self.searches_all:
             m = game.match
             value, _ = answer_paused(game.round_start.copy(), game.paused_replay(), m.D, m.R,
-                                     SP, self.PB, d.player, audit_seed)
+                                     SP, self.PB, d.player, audit_seed, trees)
             return d.values.index(int(value))
         if self.strategy.python is not None:
             python = self.strategy.python.strategy
@@ -100,7 +109,7 @@ class _Seat:
         O[:len(d.options)] = [o.value for o in d.options]
         if self.mc and dtype == DT_PLACE:
             SP[d.player, MC_PENDING] = choose_placement(S, m.D, m.R, SP, self.PB, d.player,
-                                                        self.O2, *self.scratch)
+                                                        self.O2, *self.scratch[:5], trees)
         assert self.policy is not None
         return int(self.policy(S, m.D, m.R, SP, d.player, dtype, O, len(d.options), d.context))
 
@@ -145,6 +154,7 @@ def check_no_peeking(strategy: StrategySpec, *, opponent: StrategySpec = "balanc
             if d.player == seat:
                 report.decisions += 1
                 before = SP.copy()
+                memory = seats[seat].memory()
                 rng_state = _python_rng(checked)
                 choice = seats[seat].answer(game, S.copy(), SP)
                 after_rng = _python_rng(checked)
@@ -154,7 +164,8 @@ def check_no_peeking(strategy: StrategySpec, *, opponent: StrategySpec = "balanc
                     redeal(S2, d.player, redeal_seed, slots)
                     SP2 = before.copy()
                     _set_python_rng(checked, rng_state)
-                    alt = seats[seat].answer(game, S2, SP2, audit_seed=redeal_seed + 1)
+                    alt = seats[seat].answer(game, S2, SP2, audit_seed=redeal_seed + 1,
+                                             memory=None if memory is None else memory.copy())
                     report.redeals += 1
                     if alt != choice:
                         report.differences.append(Difference(

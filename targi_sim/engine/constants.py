@@ -194,6 +194,9 @@ HC_UVO = 150         # + 5: the opponent's unit values (valued with this player'
 HC_FOCUS_KEY = 155   # row focus exponent for which HC_FRAC holds its powers
 HC_FRAC = 156        # + n - 1 (3): (n / DISPLAY_COLS) ** focus for a row of n = 1..3 cards
 HC_END = 159         # first column after the cache
+MC_REUSE_TREE = 159  # ismcts: 1 = a placement search starts from the subtree of the seat's
+                     # last placement search of the round (engine/ismcts.py); a parameter,
+                     # after the cache
 
 # --- decision types (what a strategy is asked) --------------------------------
 DT_PLACE = 0          # option: border index 0..15

@@ -61,7 +61,7 @@ from .decision_tree import (
     tree_reset,
 )
 from .information import redeal
-from .ismcts import search_placement
+from .ismcts import new_game_trees, search_placement
 from .jit import OVERLOAD_OPTIONS, jit, jit_alloc
 from .layout import (
     S_CORE,
@@ -255,11 +255,15 @@ def search_arrays(SP, S_size):
 
 
 @jit_alloc
-def answer_paused(S0, Sp, D, R, SP, PB, p, audit_seed):
+def answer_paused(S0, Sp, D, R, SP, PB, p, audit_seed, trees):
     """search_decision for a driver in Python (targi_sim.play.session, the no-peeking
-    audit): allocates its own arrays. Returns (answer, nodes expanded by decision type)."""
+    audit): allocates its own arrays but the placement trees, `trees`
+    (montecarlo.placement_trees), which the driver keeps for the game, so a seat that
+    reuses its tree plays as in a batch. Returns (answer, nodes expanded by decision
+    type)."""
     arrays = search_arrays(SP, Sp.shape[0])
-    a = answer_decision(S0, Sp, D, R, SP, PB, p, arrays, search_scratch(SP, Sp.shape[0]),
+    Sm, SPm, Lm, Om, slots, _ = search_scratch(SP, Sp.shape[0])
+    a = answer_decision(S0, Sp, D, R, SP, PB, p, arrays, (Sm, SPm, Lm, Om, slots, trees),
                         audit_seed)
     CTL = arrays[0]
     return a, CTL[C_NODES_BY_TYPE:C_NODES_BY_TYPE + N_DECISION_TYPES].copy()
@@ -347,6 +351,7 @@ def play_batch_search(D, R, SP, P, PB, seeds, first_players, game_ids, G, L, sta
         L[H_GAME] = game_ids[i]
         setup_game(S, D, R, seeds[i], first_players[i])
         reseed_policies(S, SP, seeds[i])
+        new_game_trees(scratch[5])
         copy_rows(SP, SPw)
         for q in range(2):
             SPw[q, MC_PENDING] = np.nan

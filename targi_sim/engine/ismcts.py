@@ -27,9 +27,22 @@ middle; the rollout strategy's heuristic decides them, in the search as in the g
 beyond it a node would be a sequence of chance-laden rounds that determinisations
 do not share.
 
-The tree lives in T (float64, one row per node): visits, the sum of results, the player
-to move, then one column per border card holding the child's row (-1: untried).
-Everything is a function of the game's state and p's stream: same seed, same choice.
+The tree lives in T[p], the seat's own region (float64, one row per node): visits, the
+sum of results, the player to move, then one column per border card holding the child's
+row (-1: untried); row 0 is a header (H_*) saying which search built the tree.
+
+Reuse (`reuse_tree`, MC_REUSE_TREE): a seat's next placement search in the same round
+starts from its last one's tree. The placements made since (its own and the
+opponent's) are public and were moves of that tree, so the node they lead to is the
+root of the new position, and its visits were gathered from determinisations of what
+p still cannot know -- the determinisation allows it. That subtree is moved to the
+front of the region (the rest dropped) and the search runs only until the root has
+`iterations` visits. A search with nothing to reuse (the round's first, another game,
+or a position the tree does not reach) starts a fresh tree.
+
+Everything is a function of the game's state, p's stream and the tree the seat's
+earlier placement searches of the round left: a driver that asks a seat's placements
+in order within one scratch per game (or per replayed round) gets the same choices.
 """
 
 import math
@@ -39,14 +52,16 @@ from targi_sim.engine.constants import (
     MC_ITERATIONS,
     MC_MARGIN,
     MC_PLACEMENT_CRN,
+    MC_REUSE_TREE,
     N_BORDER,
 )
 
+from .access import pbase
 from .ask import rollout_policies
 from .decision_tree import CRN_STREAMS
 from .information import determinize
 from .jit import jit
-from .layout import S_PLACE_K, S_POLICY_RNG
+from .layout import P_TARGI, S_CELLS_VERSION, S_FIRST, S_PLACE_K, S_POLICY_RNG, S_ROUND
 from .rng import next32, randbelow, seed_stream
 from .rollouts import MARGIN, determinised_copy, playout_value, rollout_rows
 from .rounds import apply_placement, legal_placements, placing_player
@@ -57,6 +72,19 @@ T_MOVER = 2
 T_CHILD = 3
 T_SIZE = T_CHILD + N_BORDER
 MAX_DEPTH = 8  # a round has at most 6 placements
+ROOT = 1  # a tree's root row (row 0 is the header)
+# header (row 0 of a seat's region): which search built the tree, and what reuse saved
+H_VALID = 0      # 1: the tree below is the seat's last placement search of this game
+H_ROUND = 1      # its round,
+H_CELLS = 2      # the centre's version then,
+H_FIRST = 3      # the round's first player,
+H_K = 4          # the placement (S_PLACE_K) it searched,
+H_ROOT = 5       # its root row
+H_USED = 6       # rows in use
+H_PLACED = 7     # + k (6): the border card of the round's placement k before it (-1 none)
+H_SEARCHES = 13  # per game: placement searches that ran iterations
+H_REUSED = 14    # per game: root visits those searches started with (reused)
+H_RUN = 15       # per game: iterations they ran
 
 
 @jit
@@ -118,73 +146,178 @@ def _untried(T, node, Or, n, Sr, rng):
 
 
 @jit
+def new_game_trees(T):
+    """Forget every seat's tree (a new game starts: nothing of the last one is reused)."""
+    for q in range(T.shape[0]):
+        for j in range(T_SIZE):
+            T[q, 0, j] = 0.0
+
+
+@jit
+def _placer(S, k):
+    """The player whose Targi the round's placement k is."""
+    return S[S_FIRST] if k % 2 == 0 else 1 - S[S_FIRST]
+
+
+@jit
+def _reusable_root(Tp, S, p):
+    """The row of the seat's last tree (Tp) that stands for the position S, where p is to
+    place: reached from that search's root through the placements made since; -1 when
+    the tree is of another round or game, S is not ahead of it, or it never went there."""
+    if Tp[0, H_VALID] != 1 or Tp[0, H_ROUND] != S[S_ROUND]:
+        return -1
+    if Tp[0, H_CELLS] != S[S_CELLS_VERSION] or Tp[0, H_FIRST] != S[S_FIRST]:
+        return -1
+    old_k = int(Tp[0, H_K])
+    if S[S_PLACE_K] <= old_k:
+        return -1
+    for k in range(old_k):  # the placements before the old search are the same ones
+        if Tp[0, H_PLACED + k] != S[pbase(_placer(S, k)) + P_TARGI + k // 2]:
+            return -1
+    node = int(Tp[0, H_ROOT])
+    for k in range(old_k, S[S_PLACE_K]):
+        b = S[pbase(_placer(S, k)) + P_TARGI + k // 2]
+        if b < 0:  # a Targi without a legal card: the tree skips it too (_next_placer)
+            continue
+        node = int(Tp[node, T_CHILD + b])
+        if node < 0:
+            return -1
+    if Tp[node, T_VISITS] <= 0 or int(Tp[node, T_MOVER]) != p:
+        return -1
+    return node
+
+
+@jit
+def _compact(T, p, node):
+    """Move the subtree of row `node` of seat p's tree to rows ROOT.. (breadth first, via
+    the spare region T[2]); returns the rows in use. A subtree holds at most as many
+    nodes as its root has visits, so it fits where a fresh search's tree would."""
+    Tp = T[p]
+    tmp = T[T.shape[0] - 1]
+    tmp[ROOT, T_VALUE] = node  # T_VALUE holds each new row's source row meanwhile
+    head = ROOT
+    tail = ROOT + 1
+    while head < tail:
+        src = int(tmp[head, T_VALUE])
+        for b in range(N_BORDER):
+            c = Tp[src, T_CHILD + b]
+            if c >= 0:
+                tmp[tail, T_VALUE] = c
+                tmp[head, T_CHILD + b] = tail
+                tail += 1
+            else:
+                tmp[head, T_CHILD + b] = -1.0
+        head += 1
+    for r in range(ROOT, tail):
+        src = int(tmp[r, T_VALUE])
+        tmp[r, T_VISITS] = Tp[src, T_VISITS]
+        tmp[r, T_VALUE] = Tp[src, T_VALUE]
+        tmp[r, T_MOVER] = Tp[src, T_MOVER]
+    for r in range(ROOT, tail):
+        for j in range(T_SIZE):
+            Tp[r, j] = tmp[r, j]
+    return tail
+
+
+@jit
+def _record(Tp, S, used, reused, run):
+    """The header: the tree now below is this search's (and what it reused and ran)."""
+    Tp[0, H_VALID] = 1.0
+    Tp[0, H_ROUND] = S[S_ROUND]
+    Tp[0, H_CELLS] = S[S_CELLS_VERSION]
+    Tp[0, H_FIRST] = S[S_FIRST]
+    Tp[0, H_K] = S[S_PLACE_K]
+    Tp[0, H_ROOT] = ROOT
+    Tp[0, H_USED] = used
+    for k in range(6):
+        Tp[0, H_PLACED + k] = -1.0
+        if k < S[S_PLACE_K]:
+            Tp[0, H_PLACED + k] = S[pbase(_placer(S, k)) + P_TARGI + k // 2]
+    Tp[0, H_SEARCHES] += 1.0
+    Tp[0, H_REUSED] += reused
+    Tp[0, H_RUN] += run
+
+
+@jit
 def search_placement(S, D, R, SP, PB, p, O, Sr, SPr, Lr, Or, slots, T):
-    """The border position player p (an ismcts seat) places its next Targi on."""
+    """The border position player p (an ismcts seat) places its next Targi on; T holds
+    a region per seat (T[p]) and a spare one (see the module docstring)."""
     n_root = legal_placements(S, D, R, p, O)
     if n_root == 1:
         return O[0]
+    Tp = T[p]
     Pr = rollout_policies(PB, p)
     iterations = max(1, int(SP[p, MC_ITERATIONS]))
     c = SP[p, MC_EXPLORATION]
     base_seed = next32(S, S_POLICY_RNG + 4 * p)
     rollout_rows(SP, p, SPr)
     rng = S_POLICY_RNG + 4 * p  # in the copy: p's stream, re-seeded per iteration
-    _new_node(T, 0, p)
-    used = 1
+    reuse = -1
+    if SP[p, MC_REUSE_TREE] == 1:
+        reuse = _reusable_root(Tp, S, p)
+    reused = 0
+    if reuse >= 0:
+        used = _compact(T, p, reuse)
+        reused = int(Tp[ROOT, T_VISITS])
+    else:
+        _new_node(Tp, ROOT, p)
+        used = ROOT + 1
+    run = max(0, iterations - reused)
     path = slots[128:128 + MAX_DEPTH]
     common = SP[p, MC_PLACEMENT_CRN] == 1  # the expert's: expert-placements re-deals per iteration
     margin = SP[p, MC_MARGIN] if SP[p, MC_MARGIN] > 0 else MARGIN
-    for it in range(iterations):
+    for it in range(run):
         determinised_copy(S, p, base_seed, it, Sr, SPr, slots)
-        node = 0
+        node = ROOT
         depth = 0
         path[depth] = node
         depth += 1
         while True:
             if common and depth == 2:  # the root answer is chosen: its k-th visit, re-deal k
-                seed_stream(Sr, rng, base_seed, CRN_STREAMS + int(T[path[1], T_VISITS]))
+                seed_stream(Sr, rng, base_seed, CRN_STREAMS + int(Tp[path[1], T_VISITS]))
                 determinize(Sr, p, rng, slots)
             q, n = _next_placer(Sr, D, R, Or)
             if q < 0:
                 break
-            b = _untried(T, node, Or, n, Sr, rng)
-            if b >= 0 and used < T.shape[0]:
+            b = _untried(Tp, node, Or, n, Sr, rng)
+            if b >= 0 and used < Tp.shape[0]:
                 child = used
                 used += 1
-                T[node, T_CHILD + b] = child
+                Tp[node, T_CHILD + b] = child
                 apply_placement(Sr, q, b)
                 nq, _ = _next_placer(Sr, D, R, Or)
-                _new_node(T, child, nq)
+                _new_node(Tp, child, nq)
                 path[depth] = child
                 depth += 1
                 break
             if b >= 0:  # the tree is full: roll out from here
                 apply_placement(Sr, q, b)
                 break
-            b = _select(T, node, Or, n, c, p)
+            b = _select(Tp, node, Or, n, c, p)
             apply_placement(Sr, q, b)
-            node = int(T[node, T_CHILD + b])
+            node = int(Tp[node, T_CHILD + b])
             path[depth] = node
             depth += 1
-        if common and depth == 2 and T[path[1], T_VISITS] == 0:
+        if common and depth == 2 and Tp[path[1], T_VISITS] == 0:
             # a new root answer: expanded above before the re-deal, so re-deal it now
             seed_stream(Sr, rng, base_seed, CRN_STREAMS)
             determinize(Sr, p, rng, slots)
         v = playout_value(D, R, p, Sr, SPr, Lr, Pr, Or, margin, SP)
         for d in range(depth):
             k = path[d]
-            T[k, T_VISITS] += 1.0
-            T[k, T_VALUE] += v
+            Tp[k, T_VISITS] += 1.0
+            Tp[k, T_VALUE] += v
+    _record(Tp, S, used, reused, run)
     best = O[0]
     best_n = -1.0
     best_mean = -1e300
     for i in range(n_root):
         b = O[i]
-        k = int(T[0, T_CHILD + b])
+        k = int(Tp[ROOT, T_CHILD + b])
         if k < 0:
             continue
-        visits = T[k, T_VISITS]
-        mean = T[k, T_VALUE] / visits
+        visits = Tp[k, T_VISITS]
+        mean = Tp[k, T_VALUE] / visits
         if visits > best_n or (visits == best_n and mean > best_mean):
             best_n = visits
             best_mean = mean

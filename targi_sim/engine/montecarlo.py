@@ -32,7 +32,7 @@ from targi_sim.engine.logs import H_GAME, H_SIZE, room_for_game
 
 from .ask import rollout_policies
 from .batch import copy_rows, write_result
-from .ismcts import T_SIZE, search_placement
+from .ismcts import T_SIZE, new_game_trees, search_placement
 from .jit import jit, jit_alloc
 from .layout import S_PAUSE_MC, S_POLICY_RNG
 from .rng import next32
@@ -81,8 +81,8 @@ def choose_placement(S, D, R, SP, PB, p, O, Sr, SPr, Lr, Or, slots, T):
 
 @jit
 def tree_rows(SP):
-    """Rows of the ISMCTS scratch tree for these seats: one node per iteration, plus
-    the root (2 when no seat searches a tree)."""
+    """Rows of a seat's region of the ISMCTS scratch tree: one node per iteration, plus
+    the root and the header (2 when no seat searches a tree)."""
     most = 0
     for q in range(SP.shape[0]):
         if SP[q, MC_SEARCH] == SEARCH_ISMCTS:
@@ -91,12 +91,22 @@ def tree_rows(SP):
 
 
 @jit_alloc
+def placement_trees(SP):
+    """The ISMCTS placement trees of a game: a region per seat and a spare one
+    (engine/ismcts.py). A driver outside the compiled batches (the session, the
+    no-peeking audit) keeps them for a whole game, as the batches do."""
+    return np.zeros((3, tree_rows(SP), T_SIZE))
+
+
+@jit_alloc
 def search_scratch(SP, S_size):
     """(Sr, SPr, Lr, Or, slots, T): the scratch arrays choose_placement works in (one
-    allocation for the compiled drivers, the session stepper and the no-peeking audit)."""
+    allocation for the compiled drivers, the session stepper and the no-peeking audit).
+    T: a tree region per seat and a spare one (engine/ismcts.py); a seat that reuses its
+    tree needs the same T for all its placements of a round, in order."""
     return (np.zeros(S_size, dtype=np.int64), np.zeros_like(SP),
             np.zeros(H_SIZE, dtype=np.int32), np.zeros(256, dtype=np.int64),
-            np.zeros(256, dtype=np.int64), np.zeros((tree_rows(SP), T_SIZE)))
+            np.zeros(256, dtype=np.int64), placement_trees(SP))
 
 
 @jit_alloc
@@ -114,6 +124,7 @@ def play_batch_mc(D, R, SP, P, PB, seeds, first_players, game_ids, G, L, start, 
         L[H_GAME] = game_ids[i]
         setup_game(S, D, R, seeds[i], first_players[i])
         reseed_policies(S, SP, seeds[i])
+        new_game_trees(T)
         S[S_PAUSE_MC] = 1
         copy_rows(SP, SPw)
         for q in range(2):

@@ -33,6 +33,7 @@ from targi_sim.engine.buffers import make_logs
 from targi_sim.engine.constants import DECISION_NAMES, MC_PENDING, N_STRAT_PARAMS, SK_EXTERNAL
 from targi_sim.engine.decision_tree import C_SIZE, N_COLS
 from targi_sim.engine.expert import answer_paused, real_seats
+from targi_sim.engine.ismcts import H_REUSED, H_RUN, H_SEARCHES
 from targi_sim.engine.logs import (
     G_SIZE,
     H_GAME,
@@ -42,7 +43,7 @@ from targi_sim.engine.logs import (
     T_TRACE,
     room_for_game,
 )
-from targi_sim.engine.montecarlo import uses_montecarlo
+from targi_sim.engine.montecarlo import placement_trees, uses_montecarlo
 from targi_sim.engine.round_replay import play_one_round_plain
 from targi_sim.engine.rounds import setup_game
 from targi_sim.engine.stepping import GAME_OVER, PAUSED, play_one_round
@@ -149,6 +150,8 @@ class Game:
         self._seats = _replay_seats(match, transcript or any(self._searching)
                                     or _resampling_seat(match))
         self._search_nodes = np.zeros((2, len(DECISION_NAMES)), dtype=np.int64)
+        # the searching seats' placement trees, kept for the game as a batch keeps them
+        self._trees = placement_trees(match.SP)
         self._round_S = np.zeros(lay.S_SIZE, dtype=np.int64)
         setup_game(self._round_S, match.D, match.R, self.seed, self.first_player)
         if len(self._seats) == 5:
@@ -197,7 +200,7 @@ class Game:
                 if self._searching[p]:
                     m = self.match
                     answer, nodes = answer_paused(self._round_S, self._S, m.D, m.R,
-                                                  self._round_SP, m.PB, p, 0)
+                                                  self._round_SP, m.PB, p, 0, self._trees)
                     self._answers.append(int(answer))
                     self._search_nodes[p] += nodes
                     continue
@@ -292,6 +295,15 @@ class Game:
         by the decision type of the answer each node stands for (both seats' answers)."""
         return {name: int(k) for name, k in zip(DECISION_NAMES, self._search_nodes[player],
                                                 strict=True) if k}
+
+    def placement_searches(self, player: int) -> dict[str, int]:
+        """What the placement searches (engine/ismcts.py) of a seat that searches every
+        decision did this game:
+        `searches` that ran, root visits they `reused` from the seat's previous search of
+        the round (`reuse_tree`) and iterations they `ran`."""
+        header = self._trees[player, 0]
+        return {"searches": int(header[H_SEARCHES]), "reused": int(header[H_REUSED]),
+                "ran": int(header[H_RUN])}
 
     def paused_replay(self) -> np.ndarray:
         """A copy of the whole engine state of the replay that paused at the pending
@@ -398,7 +410,7 @@ class Game:
         g = Game.__new__(Game)
         g.__dict__.update(self.__dict__)
         for name in ("_round_S", "_round_SP", "_L", "_round_used", "_S", "_SP", "_O",
-                     "_search_nodes"):
+                     "_search_nodes", "_trees"):
             setattr(g, name, getattr(self, name).copy())
         g._answers = list(self._answers)
         g._redeals = list(self._redeals)

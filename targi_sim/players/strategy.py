@@ -20,7 +20,14 @@ import numpy as np
 
 from targi_sim._utils.paths import data_dir
 from targi_sim.engine import constants as C
-from targi_sim.engine.constants import HC_KEY, N_STRAT_PARAMS, SK_GREEDY, SK_RANDOM, SK_SCRIPTED
+from targi_sim.engine.constants import (
+    HC_END,
+    HC_KEY,
+    N_STRAT_PARAMS,
+    SK_GREEDY,
+    SK_RANDOM,
+    SK_SCRIPTED,
+)
 from targi_sim.engine.policies import Policy, Seats, builtin
 from targi_sim.engine.policies.scripted import SCRIPT_START
 from targi_sim.errors import (
@@ -80,7 +87,7 @@ EVAL_KEYS = ("rollout_rounds", *EVAL_FITTED)
 TOP_KEYS = ("name", "kind", "description", "weights", "symbols", "rollouts", "base",
             "search", "iterations", "exploration", "decisions", "action_iterations", "depth",
             "prior", "placement_tree", "action_exploration", "placement_crn", "margin",
-            "confidence", *EVAL_KEYS)
+            "confidence", "reuse_tree", *EVAL_KEYS)
 KIND_KEYS = {
     "random": ("name", "kind", "description"),
     "greedy": ("name", "kind", "description"),
@@ -193,7 +200,7 @@ class Strategy:
         row[:] = self.params
         row[0] = self.kind
         if self.kind >= SK_GREEDY:
-            row[HC_KEY:] = np.nan
+            row[HC_KEY:HC_END] = np.nan
         return row
 
     def settings(self) -> dict[str, Any]:
@@ -223,6 +230,7 @@ class Strategy:
                     out["margin"] = float(self.params[C.MC_MARGIN])
                     out["confidence"] = float(self.params[C.MC_CONFIDENCE])
                 out["exploration"] = float(self.params[C.MC_EXPLORATION])
+                out["reuse_tree"] = bool(self.params[C.MC_REUSE_TREE] == 1)
                 out["rollout_rounds"] = int(self.params[C.MC_ROLLOUT_ROUNDS])
                 if out["rollout_rounds"] > 0 and not np.isnan(self.params[C.MC_EVAL_SCALE]):
                     for key, col in zip(EVAL_FITTED, EVAL_COLUMNS, strict=True):
@@ -420,7 +428,8 @@ def _search_budget(r: FieldReader, params: np.ndarray) -> None:
     (`iterations` per decision, `exploration`); a key of the other search is refused."""
     search = r.get_choice("search", C.SEARCH_NAMES, "flat")
     params[C.MC_SEARCH] = C.SEARCH_NAMES.index(search)
-    other = (("iterations", "exploration", *EVERY_DECISION_KEYS, "decisions", *EVAL_KEYS)
+    other = (("iterations", "exploration", *EVERY_DECISION_KEYS, "decisions", "reuse_tree",
+              *EVAL_KEYS)
              if search == "flat" else ("rollouts",))
     for key in other:
         if key in r.data:
@@ -429,6 +438,7 @@ def _search_budget(r: FieldReader, params: np.ndarray) -> None:
     params[C.MC_ROLLOUTS] = r.get_int("rollouts", 8, lo=1, hi=MAX_ROLLOUTS)
     params[C.MC_ITERATIONS] = r.get_int("iterations", 1000, lo=1, hi=MAX_ITERATIONS)
     params[C.MC_EXPLORATION] = _float(r, "exploration", DEFAULT_EXPLORATION, 0.0)
+    params[C.MC_REUSE_TREE] = 1.0 if r.get_bool("reuse_tree", False) else 0.0
     _evaluation(r, params)
     decisions = r.get_choice("decisions", C.SEARCHED_NAMES, "placements")
     params[C.MC_DECISIONS] = C.SEARCHED_NAMES.index(decisions)

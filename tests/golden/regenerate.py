@@ -42,7 +42,8 @@ GOLDEN_GAMES: dict[str, dict[str, Any]] = {
         "rules": "default", "first_player": 1,
     },
     # the search of every decision: replays, determinisation in the middle of a round,
-    # the tree with its prior, the placement searcher's cache across replays
+    # the tree with its prior, the placement searcher's cache across replays, the
+    # expert's placement tree reused between its placements of a round
     "game_seed_20261206_expert.json": {
         "seed": 20261206, "strategies": ["expert@30", "expert-placements@20"],
         "deck": "abilities-example", "rules": "default", "first_player": 0,
