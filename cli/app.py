@@ -31,6 +31,7 @@ from . import (
     tournament,
     tune,
 )
+from .common import show_fits
 from .helptext import CONTEXT
 
 app = typer.Typer(
@@ -56,6 +57,7 @@ app.command()(listing.version)
 def main() -> None:
     """Console-script entry point (after cli/launch.py has imported this module)."""
     signals.install()
+    show_fits()
     try:
         app()
     except KeyboardInterrupt as exc:  # e.g. a stop before a command took over

@@ -150,8 +150,6 @@ def load_engine(console: Console, quiet: bool, matches: list) -> None:
     """Load the compiled engine builds these matches need; a build not compiled yet on
     this machine is compiled, showing the time so far and the expected total (the last
     first compile here, or the documented figure: targi_sim.play.builds)."""
-    import threading
-
     from targi_sim.play.builds import build_of, estimate_seconds, is_compiled, load_build
 
     builds: dict[str, object] = {}
@@ -165,36 +163,75 @@ def load_engine(console: Console, quiet: bool, matches: list) -> None:
                 with status(console, "Loading the compiled engine..."):
                     load_build(m)
             continue
-        expect = estimate_seconds(m)
         t0 = time.perf_counter()
-
-        def say(elapsed: float, expect: float = expect, build: str = build) -> str:
-            if elapsed <= expect:
-                left = f"about {expect - elapsed:.0f} s left"
-            else:
-                left = f"longer than the {expect:.0f} s expected"
-            return (f"Compiling the engine ({build} build; once per machine and version, "
-                    f"then cached): {elapsed:.0f} s, {left}")
-
-        with status(console, say(0.0), eager=True, describe=say) as shown:
-            stop = threading.Event()
-
-            def tick(shown=shown, stop=stop, t0=t0, say=say) -> None:
-                while not stop.wait(1.0):
-                    shown.update(say(time.perf_counter() - t0))
-
-            ticker = threading.Thread(target=tick, daemon=not isinstance(shown, LogStatus))
-            if not isinstance(shown, LogStatus):  # a log line every 10 s is LogStatus's
-                ticker.start()
-            try:
-                load_build(m)
-            finally:
-                stop.set()
-                if ticker.is_alive():
-                    ticker.join()
+        with compiling(console, f"Compiling the engine ({build} build; once per machine "
+                                "and version, then cached)", estimate_seconds(m)):
+            load_build(m)
         console.print(f"Compiled the engine's {build} build in {time.perf_counter() - t0:.0f} s "
                       "(cached for next time).", highlight=False)
     signals.check()  # a stop swallowed while loading still stops the command here
+
+
+@contextmanager
+def compiling(console: Console, what: str, expect: float) -> Iterator[None]:
+    """A status line while a compile runs: the seconds so far and about how many are
+    left (`expect`: the expected total), updated every second on a terminal and every
+    10 s in a log."""
+    import threading
+
+    t0 = time.perf_counter()
+
+    def say(elapsed: float) -> str:
+        if elapsed <= expect:
+            left = f"about {expect - elapsed:.0f} s left"
+        else:
+            left = f"longer than the {expect:.0f} s expected"
+        return f"{what}: {elapsed:.0f} s, {left}"
+
+    with status(console, say(0.0), eager=True, describe=say) as shown:
+        stop = threading.Event()
+
+        def tick() -> None:
+            while not stop.wait(1.0):
+                shown.update(say(time.perf_counter() - t0))
+
+        ticker = threading.Thread(target=tick, daemon=not isinstance(shown, LogStatus))
+        if not isinstance(shown, LogStatus):  # a log line every 10 s is LogStatus's
+            ticker.start()
+        try:
+            yield
+        finally:
+            stop.set()
+            if ticker.is_alive():
+                ticker.join()
+
+
+def show_fits() -> None:
+    """Show a status line while a search's playout evaluation is fitted for the first
+    time on this machine (players/evaluation.py): that fit compiles its game recorder for
+    tens of seconds, before any engine build's own progress. A warm fit (a fraction of a
+    second) shows nothing; a command's --quiet silences it."""
+    from targi_sim.players.evaluation import observe_fits
+
+    observe_fits(_fit_status)
+
+
+@contextmanager
+def _fit_status() -> Iterator[None]:
+    import click
+
+    from targi_sim.play.builds import FIT_BUILD, estimate_build_seconds, is_built, remember_build
+
+    ctx = click.get_current_context(silent=True)
+    if is_built(FIT_BUILD) or (ctx is not None and ctx.params.get("quiet")):
+        yield  # a warm fit takes a fraction of a second: nothing to show
+        return
+    console, t0 = Console(stderr=True), time.perf_counter()
+    with compiling(console, "Fitting the search's playout evaluation on this deck (its "
+                            "recorder compiles once per machine and version)",
+                   estimate_build_seconds(FIT_BUILD)):
+        yield
+    remember_build(FIT_BUILD, time.perf_counter() - t0)
 
 
 def status(console: Console, text: str, eager: bool = False, describe=None):

@@ -4,6 +4,7 @@ figure scaled by its speed (the estimate once said 'about 55 s left' for 18 s)."
 
 from __future__ import annotations
 
+import contextlib
 import json
 
 import pytest
@@ -46,3 +47,54 @@ def test_this_versions_own_compile_comes_first(cache):
 
 def test_the_reference_loop_takes_milliseconds():
     assert 0 < builds.reference_loop_seconds() < 2
+
+
+# ------------------------------------------------------------------ the evaluation fit
+def test_a_fit_runs_inside_the_observer_a_front_end_installed(monkeypatch):
+    """The fit of a cut playout's evaluation (players/evaluation.py) compiles its game
+    recorder the first time on a machine, before any engine build: a front end sees it."""
+    from targi_sim.play.match import prepare_match
+    from targi_sim.players import evaluation
+
+    seen: list[str] = []
+
+    @contextlib.contextmanager
+    def observer():
+        seen.append("start")
+        yield
+        seen.append("end")
+
+    monkeypatch.setattr(evaluation, "_FITTED", {})  # nothing fitted in this process yet
+    previous = evaluation.observe_fits(observer)
+    try:
+        prepare_match(("expert", "tuned"))
+        prepare_match(("expert", "tuned"))  # memoised: no second fit
+    finally:
+        evaluation.observe_fits(previous)
+    assert seen == ["start", "end"]
+
+
+def test_the_cli_shows_the_first_fit_on_a_machine_and_remembers_its_seconds(cache, capsys):
+    from cli.common import _fit_status
+
+    with _fit_status():
+        pass
+    shown = capsys.readouterr().err
+    assert "Fitting the search's playout evaluation" in shown and "left" in shown
+    assert builds.is_built(builds.FIT_BUILD)
+    with _fit_status():  # fitted before on this machine: a fraction of a second, silent
+        pass
+    assert capsys.readouterr().err == ""
+
+
+def test_a_commands_quiet_silences_the_fit(cache, capsys):
+    import click
+
+    from cli.common import _fit_status
+
+    with click.Context(click.Command("run")) as ctx:
+        ctx.params["quiet"] = True
+        with _fit_status():
+            pass
+    assert capsys.readouterr().err == ""
+    assert not builds.is_built(builds.FIT_BUILD)

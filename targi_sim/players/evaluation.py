@@ -20,6 +20,8 @@ it holds round by round.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 
 import numpy as np
@@ -100,6 +102,18 @@ def fit_positions(pos: Positions) -> Evaluation:
 
 
 _FITTED: dict[bytes, Evaluation] = {}  # one fit per deck, rules and rollout strategy
+# what a front end wants to see while a fit runs (its first run on a machine compiles the
+# position recorder, tens of seconds): a context manager factory, or None
+FitObserver = Callable[[], AbstractContextManager[object]]
+_observer: FitObserver | None = None
+
+
+def observe_fits(observer: FitObserver | None) -> FitObserver | None:
+    """Have `observer()` wrap every fit from now on (None: none); returns the previous
+    one. The CLI shows a status line with the time so far and the expected total."""
+    global _observer
+    previous, _observer = _observer, observer
+    return previous
 
 
 def fitted_evaluation(D: np.ndarray, R: np.ndarray, SP: np.ndarray, PB: tuple,
@@ -108,7 +122,8 @@ def fitted_evaluation(D: np.ndarray, R: np.ndarray, SP: np.ndarray, PB: tuple,
     base = SP[p, C.MC_BASE:C.MC_BASE + 1 + C.N_HEURISTIC_WEIGHTS]
     key = b"".join(np.ascontiguousarray(a).tobytes() for a in (D, R, base))
     if key not in _FITTED:
-        _FITTED[key] = fit_positions(mirror_positions(D, R, SP, PB, p))
+        with _observer() if _observer is not None else nullcontext():
+            _FITTED[key] = fit_positions(mirror_positions(D, R, SP, PB, p))
     return _FITTED[key]
 
 
@@ -125,6 +140,6 @@ def fill_evaluations(SP: np.ndarray, D: np.ndarray, R: np.ndarray, PB: tuple) ->
             SP[p, list(EVAL_COLUMNS)] = fitted_evaluation(D, R, SP, PB, p).values()
 
 
-__all__ = ["EVAL_COLUMNS", "EVAL_FITTED", "FIT_GAMES", "FIT_SEED", "Evaluation", "Positions",
-           "fill_evaluations", "fit_positions", "fitted_evaluation", "mirror_positions",
-           "needs_fit"]
+__all__ = ["EVAL_COLUMNS", "EVAL_FITTED", "FIT_GAMES", "FIT_SEED", "Evaluation", "FitObserver",
+           "Positions", "fill_evaluations", "fit_positions", "fitted_evaluation",
+           "mirror_positions", "needs_fit", "observe_fits"]
