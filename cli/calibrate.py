@@ -76,6 +76,9 @@ Budget = Annotated[str, typer.Option("--budget", "-n", metavar="CANDIDATES",
 Deals = Annotated[str, _opt("--deals", "Deals per level and candidate in the search.")]
 RetuneBudget = Annotated[str, _opt("--retune-budget", "Games of each re-tune (0: no re-tune).",
                                    "GAMES")]
+SearchRetuneBudget = Annotated[str | None, _opt(
+    "--search-retune-budget", "Games of each re-tune in the search (0: none there; default: "
+    "--retune-budget); the validation's re-tunes keep --retune-budget.", "GAMES")]
 ValidateDeals = Annotated[str, _opt("--validate-deals",
                                     "Deals per level in the final validation.")]
 ValidateRetunes = Annotated[str, _opt(
@@ -96,6 +99,7 @@ def calibrate(deck: options.Deck = "base", rules: options.Rules = "default",
               playtest: Playtest = None, playtest_level: PlaytestLevel = None,
               levels: Levels = None, retune_names: Retune = None, budget: Budget = "100",
               deals: Deals = "1000", retune_budget: RetuneBudget = "3e5",
+              search_retune_budget: SearchRetuneBudget = None,
               validate_deals: ValidateDeals = "4000", validate_retunes: ValidateRetunes = "4",
               finalists: Finalists = "6",
               seed: options.Seed = "0", seeds: Seeds = None, jobs: options.Jobs = "1",
@@ -115,7 +119,8 @@ def calibrate(deck: options.Deck = "base", rules: options.Rules = "default",
                  for f, t in (("trials", budget), ("deals", deals), ("seed", seed),
                               ("retune_budget", retune_budget), ("finalists", finalists),
                               ("validate_deals", validate_deals),
-                              ("validate_retunes", validate_retunes))}
+                              ("validate_retunes", validate_retunes),
+                              ("search_retune_budget", search_retune_budget)) if t is not None}
         seed_list = parse_seed_list(seeds, seed)
         retuned = names_or_none(retune_names, "--retune")
         config = CalibrationConfig(deck, rules, space, targets, playtest, playtest_level,

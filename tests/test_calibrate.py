@@ -307,6 +307,33 @@ def test_resume_with_other_settings_is_refused(tiny_run):
         calibrate(other, tmp / "a")
 
 
+def test_the_search_can_re_tune_on_its_own_budget_and_the_validation_keeps_its_own(
+        tiny_run, monkeypatch):
+    """--search-retune-budget: the candidates' re-tunes in the search play that many games
+    (0: the level's own weights), every validation re-tune --retune-budget's."""
+    from targi_sim.calibrate import search
+
+    config, cal, tmp = tiny_run
+    budgets: list[tuple[str, int]] = []
+    phase = ["search"]
+    players = search.Evaluator.players
+
+    def spy(self, deck, rules, retune_seed, budget):
+        budgets.append((phase[0], budget))
+        return players(self, deck, rules, retune_seed, budget)
+
+    def on_phase(name, n):
+        phase[0] = name
+
+    monkeypatch.setattr(search.Evaluator, "players", spy)
+    cheap = CalibrationConfig(**{**config.__dict__, "search_retune_budget": 0})
+    again = calibrate(cheap, tmp / "cheap", jobs=1, on_phase=on_phase)
+    assert {b for p, b in budgets if p == "search"} == {0}
+    assert {b for p, b in budgets if p != "search"} == {config.retune_budget}
+    assert len([p for p, _ in budgets if p != "search"]) == \
+        len(again.validated) * config.validate_retunes
+
+
 def test_finalists_skip_raced_and_repeated_candidates():
     cs = [Candidate(0, {"a": 1}, 5.0), Candidate(1, {"a": 2}, 1.0, raced=True),
           Candidate(2, {"a": 3}, 2.0), Candidate(3, {"a": 3}, 2.0),

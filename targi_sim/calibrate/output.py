@@ -18,7 +18,7 @@ from targi_sim.report.output import write_report
 from targi_sim.strength.tune import retuned_strategy_text
 
 from .figures import FIGURES
-from .search import Calibration, Candidate, changed, meets_all
+from .search import Calibration, Candidate, changed, meets_all, search_budget
 from .space import changes, economy, value_key
 
 # figures the shipped targets leave free: what tells apart economies that all fit
@@ -271,7 +271,9 @@ def build_report(cal: Calibration) -> Report:
              ("targets", cal.targets.name), ("levels", ", ".join(cal.levels or c.levels)),
              ("seed", str(c.seed)), ("candidates", str(c.trials)),
              ("deals", f"{c.deals:,} search / {c.validate_deals:,} validation"),
-             ("re-tune budget", f"{c.retune_budget:,} games per level and candidate")]
+             ("re-tune budget", f"{c.retune_budget:,} games per level and candidate"
+              + ("" if search_budget(c) == c.retune_budget else
+                 f" in the validation, {search_budget(c):,} in the search"))]
     return Report(title="targi-sim calibration", facts=facts, sections=sections, min_n=0)
 
 

@@ -88,6 +88,7 @@ class CalibrationConfig:
     trials: int = DEFAULT_TRIALS
     deals: int = DEFAULT_DEALS
     retune_budget: int = DEFAULT_RETUNE_BUDGET
+    search_retune_budget: int | None = None  # the search's re-tunes (None: retune_budget)
     validate_deals: int = DEFAULT_VALIDATE_DEALS
     validate_retunes: int = DEFAULT_VALIDATE_RETUNES
     finalists: int = DEFAULT_FINALISTS
@@ -178,6 +179,7 @@ class Inputs:
 
 
 BOUNDS = {"trials": (1, 100_000), "deals": (1, 10_000_000), "retune_budget": (0, 10**10),
+          "search_retune_budget": (0, 10**10),
           "validate_deals": (1, 10_000_000), "validate_retunes": (1, 64),
           "finalists": (0, 100), "seed": (0, 2**31 - 1)}
 
@@ -225,14 +227,13 @@ class Evaluator:
         return [n for i, n in enumerate(self.names)
                 if i not in moving and not (i > 0 and i - 1 in moving)]
 
-    def players(self, deck: Deck, rules: Rules, retune_seed: int
+    def players(self, deck: Deck, rules: Rules, retune_seed: int, budget: int
                 ) -> tuple[list[Strategy], dict[str, list[float]]]:
         players = list(self.strategies)
         weights: dict[str, list[float]] = {}
         for i, n in enumerate(self.names):
             if n not in self.retuned:
                 continue
-            budget = self.config.retune_budget
 
             def progress(gen: Generation, per_gen: int, n=n, budget=budget) -> None:
                 if self.on_retune is not None:
@@ -251,7 +252,9 @@ class Evaluator:
 
     def evaluate(self, number: int, choice: dict[str, Any], *, measure_seed: int,
                  retune_seed: int, deals: int, best: float = math.inf,
-                 race: bool = True) -> tuple[Candidate, list[Strategy]]:
+                 race: bool = True, retune_budget: int | None = None
+                 ) -> tuple[Candidate, list[Strategy]]:
+        """One economy measured (`retune_budget` None: the configured one)."""
         t0 = time.perf_counter()
         deck, rules, _ = economy(self.space, choice, self.deck, self.rules,
                                  f"{self.deck.name}-candidate-{number}")
@@ -265,7 +268,8 @@ class Evaluator:
             if partial > best:
                 return Candidate(number, choice, partial, True, figures, {},
                                  time.perf_counter() - t0), list(self.strategies)
-        players, weights = self.players(deck, rules, retune_seed)
+        budget = self.config.retune_budget if retune_budget is None else retune_budget
+        players, weights = self.players(deck, rules, retune_seed, budget)
         rest = [n for n in self.names if n not in figures]
         shapes = measure_levels(players, self.names, deck, rules, deals=deals,
                                 seed=measure_seed, parallel=self.parallel, only=rest)
@@ -303,6 +307,12 @@ def _open_study(out: Path, config: CalibrationConfig, inputs: Inputs):
     defaults = settings_of(CalibrationConfig())  # a setting added since reads as its default
     claim_settings(out, inputs.settings(config), "calibration", defaults, CalibrationError)
     return open_study(out, STUDY, direction="minimize")
+
+
+def search_budget(config: CalibrationConfig) -> int:
+    """Games of each re-tune in the search (the validation's: `retune_budget`)."""
+    return (config.retune_budget if config.search_retune_budget is None
+            else config.search_retune_budget)
 
 
 def _sampler(seed: int, number: int):
@@ -359,7 +369,8 @@ def calibrate(config: CalibrationConfig, out: str | Path, *, jobs: int = 1,
                 cand.repeat_of, cand.number, cand.seconds = cand.number, number, 0.0
             else:
                 cand, _ = ev.evaluate(number, choice, measure_seed=measure_seed,
-                                      retune_seed=config.seed, deals=config.deals, best=best)
+                                      retune_seed=config.seed, deals=config.deals, best=best,
+                                      retune_budget=search_budget(config))
             trial.set_user_attr("candidate", number)
             for k, v in _candidate_attrs(cand).items():
                 trial.set_user_attr(k, v)
@@ -601,4 +612,4 @@ def _validate(ev: Evaluator, chosen: list[Candidate], config: CalibrationConfig,
 __all__ = ["CONFIG_FILE", "Calibration", "CalibrationConfig", "CalibrationError",
            "Candidate", "Evaluator", "Inputs", "calibrate", "changed", "choose_proposal",
            "finalists", "load_inputs", "meets_all", "met_targets", "objective_of", "rank",
-           "over_draws", "simplify", "start_of_simplification", "stream"]
+           "over_draws", "search_budget", "simplify", "start_of_simplification", "stream"]
