@@ -216,9 +216,13 @@ class Evaluator:
                       self.classes)
                 for m, s in zip(at, stats, strict=True)]
 
-    def value(self, ts: Sequence[Terms], changed: int) -> float:
-        return combine(self.settings, self.levels, [t.total(self.settings.objective, changed)
-                                                    for t in ts])
+    def value(self, ts: Sequence[Terms], changed: int,
+              levels: Sequence[int] | None = None) -> float:
+        """The levels' terms as one value (`levels`: the levels `ts` belong to, when not
+        all: with "worst", those levels' bound on the full value)."""
+        names = self.levels if levels is None else [self.levels[m] for m in levels]
+        return combine(self.settings, names, [t.total(self.settings.objective, changed)
+                                              for t in ts])
 
     def changed(self, edits: Edits, econ: dict[str, Any]) -> int:
         """Changes of a proposal: edited classes plus changed economy values."""
@@ -617,7 +621,7 @@ def _evaluate(study, trial, edits: Edits, econ: dict[str, Any], ev: Evaluator,
     if first:
         def bound() -> tuple[float, list[Terms]]:
             ts = ev.terms_of(cand_deck, [stats[m] for m in first], first)
-            return max(t.total(ev.settings.objective, changed) for t in ts), ts
+            return ev.value(ts, changed, first), ts
 
         matches = ev.matches_for(cand_deck, rules, [ev.strategies[m] for m in first])
         games, pruned, (low, _) = _play_blocks(trial, ev, matches, first, stats, 0, bound)

@@ -235,7 +235,7 @@ class Evaluator:
             if n not in self.retuned:
                 continue
 
-            def progress(gen: Generation, per_gen: int, n=n, budget=budget) -> None:
+            def progress(gen: Generation, per_gen: int, n=n) -> None:
                 if self.on_retune is not None:
                     self.on_retune(n, gen.index, budget // per_gen)
 

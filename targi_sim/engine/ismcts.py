@@ -78,13 +78,11 @@ H_VALID = 0      # 1: the tree below is the seat's last placement search of this
 H_ROUND = 1      # its round,
 H_CELLS = 2      # the centre's version then,
 H_FIRST = 3      # the round's first player,
-H_K = 4          # the placement (S_PLACE_K) it searched,
-H_ROOT = 5       # its root row
-H_USED = 6       # rows in use
-H_PLACED = 7     # + k (6): the border card of the round's placement k before it (-1 none)
-H_SEARCHES = 13  # per game: placement searches that ran iterations
-H_REUSED = 14    # per game: root visits those searches started with (reused)
-H_RUN = 15       # per game: iterations they ran
+H_K = 4          # the placement (S_PLACE_K) it searched (its root is row ROOT),
+H_PLACED = 5     # + k (6): the border card of the round's placement k before it (-1 none)
+H_SEARCHES = 11  # per game: placement searches that ran iterations
+H_REUSED = 12    # per game: root visits those searches started with (reused)
+H_RUN = 13       # per game: iterations they ran
 
 
 @jit
@@ -154,9 +152,11 @@ def new_game_trees(T):
 
 
 @jit
-def _placer(S, k):
-    """The player whose Targi the round's placement k is."""
-    return S[S_FIRST] if k % 2 == 0 else 1 - S[S_FIRST]
+def _placed(S, k):
+    """The border card of the round's placement k (-1: that Targi had no legal card or is
+    not placed yet): the first player places at even k."""
+    q = S[S_FIRST] if k % 2 == 0 else 1 - S[S_FIRST]
+    return S[pbase(q) + P_TARGI + k // 2]
 
 
 @jit
@@ -172,11 +172,11 @@ def _reusable_root(Tp, S, p):
     if S[S_PLACE_K] <= old_k:
         return -1
     for k in range(old_k):  # the placements before the old search are the same ones
-        if Tp[0, H_PLACED + k] != S[pbase(_placer(S, k)) + P_TARGI + k // 2]:
+        if Tp[0, H_PLACED + k] != _placed(S, k):
             return -1
-    node = int(Tp[0, H_ROOT])
+    node = ROOT
     for k in range(old_k, S[S_PLACE_K]):
-        b = S[pbase(_placer(S, k)) + P_TARGI + k // 2]
+        b = _placed(S, k)
         if b < 0:  # a Targi without a legal card: the tree skips it too (_next_placer)
             continue
         node = int(Tp[node, T_CHILD + b])
@@ -220,19 +220,15 @@ def _compact(T, p, node):
 
 
 @jit
-def _record(Tp, S, used, reused, run):
+def _record(Tp, S, reused, run):
     """The header: the tree now below is this search's (and what it reused and ran)."""
     Tp[0, H_VALID] = 1.0
     Tp[0, H_ROUND] = S[S_ROUND]
     Tp[0, H_CELLS] = S[S_CELLS_VERSION]
     Tp[0, H_FIRST] = S[S_FIRST]
     Tp[0, H_K] = S[S_PLACE_K]
-    Tp[0, H_ROOT] = ROOT
-    Tp[0, H_USED] = used
     for k in range(6):
-        Tp[0, H_PLACED + k] = -1.0
-        if k < S[S_PLACE_K]:
-            Tp[0, H_PLACED + k] = S[pbase(_placer(S, k)) + P_TARGI + k // 2]
+        Tp[0, H_PLACED + k] = _placed(S, k)  # -1 from S_PLACE_K on
     Tp[0, H_SEARCHES] += 1.0
     Tp[0, H_REUSED] += reused
     Tp[0, H_RUN] += run
@@ -307,7 +303,7 @@ def search_placement(S, D, R, SP, PB, p, O, Sr, SPr, Lr, Or, slots, T):
             k = path[d]
             Tp[k, T_VISITS] += 1.0
             Tp[k, T_VALUE] += v
-    _record(Tp, S, used, reused, run)
+    _record(Tp, S, reused, run)
     best = O[0]
     best_n = -1.0
     best_mean = -1e300
