@@ -52,7 +52,9 @@ def main() -> None:
         c = game.placement_searches(seat)
         totals += (c["searches"], c["reused"], c["ran"])
         shares.append(c["reused"] / max(1, c["searches"] * iterations))
-        print(f"  game {g + 1}/{args.games} ({time.perf_counter() - t0:.0f} s): "
+        elapsed = time.perf_counter() - t0
+        eta = elapsed / (g + 1) * (args.games - g - 1)
+        print(f"  game {g + 1}/{args.games} ({elapsed:.0f} s, ETA {eta:.0f} s): "
               f"{c['searches']} searches, {c['reused']:,} visits reused, {c['ran']:,} run",
               flush=True)
     searches, reused, ran = (int(x) for x in totals)
