@@ -11,7 +11,7 @@ economies with the record the test suite holds the deck to
 time, each changed value and the verdict; exit code 1 on a mismatch. `--record` copies
 the run's validated.json over the shipped record (after a deliberate re-calibration).
 
-    python benchmarks/shipped_calibration.py                  # about 26 min on 2 cores
+    python benchmarks/shipped_calibration.py                  # about 13 min on 2 cores
     python benchmarks/shipped_calibration.py --out runs/cal   # reuse a finished run
 """
 

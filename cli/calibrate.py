@@ -77,8 +77,9 @@ Deals = Annotated[str, _opt("--deals", "Deals per level and candidate in the sea
 RetuneBudget = Annotated[str, _opt("--retune-budget", "Games of each re-tune (0: no re-tune).",
                                    "GAMES")]
 SearchRetuneBudget = Annotated[str | None, _opt(
-    "--search-retune-budget", "Games of each re-tune in the search (0: none there; default: "
-    "--retune-budget); the validation's re-tunes keep --retune-budget.", "GAMES")]
+    "--search-retune-budget", "Games of each re-tune in the search (0: candidates are "
+    "measured with the levels' own weights); the validation's re-tunes keep "
+    "--retune-budget.", "GAMES")]
 ValidateDeals = Annotated[str, _opt("--validate-deals",
                                     "Deals per level in the final validation.")]
 ValidateRetunes = Annotated[str, _opt(
@@ -99,7 +100,7 @@ def calibrate(deck: options.Deck = "base", rules: options.Rules = "default",
               playtest: Playtest = None, playtest_level: PlaytestLevel = None,
               levels: Levels = None, retune_names: Retune = None, budget: Budget = "100",
               deals: Deals = "1000", retune_budget: RetuneBudget = "3e5",
-              search_retune_budget: SearchRetuneBudget = None,
+              search_retune_budget: SearchRetuneBudget = "0",
               validate_deals: ValidateDeals = "4000", validate_retunes: ValidateRetunes = "4",
               finalists: Finalists = "6",
               seed: options.Seed = "0", seeds: Seeds = None, jobs: options.Jobs = "1",
@@ -232,7 +233,7 @@ class CalibrationView:
         from .common import NestedRetunes
 
         self.retunes = NestedRetunes(bar)
-        self.done, self.best, self.phase_name = 0, None, None
+        self.done, self.best, self.phase_name, self.passes = 0, None, None, 0
 
     def callbacks(self) -> dict:
         return {"on_plan": self.plan, "on_trial": self.trial, "on_retune": self.retune_step,
@@ -259,15 +260,18 @@ class CalibrationView:
         self.retunes.step(self.task, level, gen, gens)
 
     def phase(self, phase: str, economies: int) -> None:
-        """A phase begins: its bar counts the economies it measures (simplification's
-        count is an upper bound: a step already validated is not measured again)."""
+        """A phase begins: its bar counts the economies it measures (simplification
+        announces each pass, its count an upper bound: a step already validated is not
+        measured again)."""
         if self.phase_name is None:  # the candidates end here
             self.bar.update(self.task, completed=self.total)
-        else:  # the previous phase ends here
+        else:  # the previous phase (or pass) ends here
             self.bar.remove_task(self.task)
+        self.passes = self.passes + 1 if phase == "simplify" else 0
         self.phase_name = {"simplify": "simplifying the proposal",
                            "validate": "validating finalists"}[phase]
-        self.task = self.bar.add_task(f"{self.label}{self.phase_name}",
+        again = f" (pass {self.passes})" if self.passes > 1 else ""
+        self.task = self.bar.add_task(f"{self.label}{self.phase_name}{again}",
                                       total=max(economies, 1), unit="economies")
 
     def stopped(self) -> str:

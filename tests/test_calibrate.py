@@ -294,8 +294,9 @@ def test_search_resumes_to_the_same_result_and_ignores_jobs(tiny_run):
     # which gives its progress bar a total and an ETA
     steps = len(resumed.simplified)
     assert phases[0] == ("validate", len(resumed.validated) - steps)
-    assert [p for p, _ in phases] == ["validate", "simplify"]
-    assert phases[1][1] >= steps
+    assert [p for p, _ in phases][:2] == ["validate", "simplify"]  # then a phase a pass
+    assert set(p for p, _ in phases[1:]) == {"simplify"}
+    assert sum(n for _, n in phases[1:]) >= steps
 
 
 def test_resume_with_other_settings_is_refused(tiny_run):
@@ -307,10 +308,31 @@ def test_resume_with_other_settings_is_refused(tiny_run):
         calibrate(other, tmp / "a")
 
 
+def test_a_folder_from_before_the_search_budget_existed_is_not_continued_with_the_new_default(
+        tiny_run):
+    """Such a folder's search re-tuned like its validation; continuing it with no
+    re-tunes in the search would mix two kinds of candidate."""
+    from targi_sim.calibrate.search import CalibrationError
+
+    config, _, tmp = tiny_run
+    saved = json.loads((tmp / "a" / "config.json").read_text(encoding="utf-8"))
+    del saved["search_retune_budget"]
+    (tmp / "old").mkdir()
+    (tmp / "old" / "config.json").write_text(json.dumps(saved), encoding="utf-8")
+    with pytest.raises(CalibrationError, match="search_retune_budget"):
+        calibrate(config, tmp / "old")
+    # it continues with the search re-tuned like the validation, however that is written
+    for budget in (None, config.retune_budget):
+        again = CalibrationConfig(**{**config.__dict__, "search_retune_budget": budget})
+        assert calibrate(again, tmp / "old", stop_after=0) is None
+
+
+@pytest.mark.parametrize("search_budget", [0, None])
 def test_the_search_can_re_tune_on_its_own_budget_and_the_validation_keeps_its_own(
-        tiny_run, monkeypatch):
+        tiny_run, monkeypatch, search_budget):
     """--search-retune-budget: the candidates' re-tunes in the search play that many games
-    (0: the level's own weights), every validation re-tune --retune-budget's."""
+    (0, the default: the level's own weights; None: as the validation's), every
+    validation re-tune --retune-budget's."""
     from targi_sim.calibrate import search
 
     config, cal, tmp = tiny_run
@@ -326,9 +348,11 @@ def test_the_search_can_re_tune_on_its_own_budget_and_the_validation_keeps_its_o
         phase[0] = name
 
     monkeypatch.setattr(search.Evaluator, "players", spy)
-    cheap = CalibrationConfig(**{**config.__dict__, "search_retune_budget": 0})
-    again = calibrate(cheap, tmp / "cheap", jobs=1, on_phase=on_phase)
-    assert {b for p, b in budgets if p == "search"} == {0}
+    assert CalibrationConfig().search_retune_budget == 0  # the documented default
+    cheap = CalibrationConfig(**{**config.__dict__, "search_retune_budget": search_budget})
+    again = calibrate(cheap, tmp / f"search-{search_budget}", jobs=1, on_phase=on_phase)
+    assert {b for p, b in budgets if p == "search"} == \
+        {config.retune_budget if search_budget is None else 0}
     assert {b for p, b in budgets if p != "search"} == {config.retune_budget}
     assert len([p for p, _ in budgets if p != "search"]) == \
         len(again.validated) * config.validate_retunes
@@ -432,7 +456,37 @@ def test_simplify_puts_back_a_value_only_while_every_met_target_stays_met(tmp_pa
 
     got = simplify(sp, start, cur, measure, RULE_TARGETS, slack=1.0)
     assert got == {gold: 2, silver: "any", merchant: "any"}
-    assert asked[0] == {gold: 1, silver: 1, merchant: 2} and len(asked) == 3
+    assert asked[0] == {gold: 1, silver: 1, merchant: 2} and len(asked) == 4
+    assert asked[3] == {gold: 1, silver: "any", merchant: "any"}  # the second pass's retry
+
+
+def test_simplify_tries_a_rejected_step_again_after_a_later_one_is_kept(tmp_path, base):
+    """The case measured on the token economy: putting the Merchant's trades back missed
+    while the Silversmith's were still moved, and was never tried again once they were
+    put back -- so the simplest fit was never validated. A pass that keeps a step is
+    followed by another, until a pass keeps nothing."""
+    sp = load_space(write(tmp_path, "s.toml", space_text(
+        GOLD_VP, SILVER_TIMES, ("border.Merchant.times", '["any", 2]'))), *base)
+    gold, silver, merchant = (p.path for p in sp.parameters)
+    cur = sp.current()
+    start = _cand(1, {gold: 2, silver: 1, merchant: 2}, (0.03, 0.02, 0.04), (8.0, 7.9, 8.1))
+    asked, passes = [], []
+
+    def measure(choice):
+        asked.append(dict(choice))
+        fits = choice[gold] == 2 and (choice[silver] == 1 or choice[merchant] == "any")
+        return _cand(9, choice, *(((0.025, 0.02, 0.03), (7.0, 6.9, 7.1)) if fits else
+                                  ((0.0, 0.0, 0.0), (7.0, 6.9, 7.1))))
+
+    got = simplify(sp, start, cur, measure, RULE_TARGETS, on_pass=passes.append)
+    assert got == {gold: 2, silver: "any", merchant: "any"}
+    assert asked == [{gold: 1, silver: 1, merchant: 2},        # pass 1: gold needed,
+                     {gold: 2, silver: "any", merchant: 2},    # silver too (for now),
+                     {gold: 2, silver: 1, merchant: "any"},    # merchant is not: kept
+                     {gold: 1, silver: 1, merchant: "any"},    # pass 2: gold still needed,
+                     {gold: 2, silver: "any", merchant: "any"},  # silver no longer: kept
+                     {gold: 1, silver: "any", merchant: "any"}]  # pass 3 keeps nothing
+    assert passes == [3, 2, 1]
 
 
 def test_simplify_without_a_fit_keeps_a_step_within_the_slack_that_keeps_the_met_targets(

@@ -5,7 +5,7 @@ data/baselines/calibration-base.json is the validated.json that `targi-sim calib
 economy with its figures on fresh deals, and the proposal. These tests hold the deck to
 that record -- the record is the command's, with the shipped defaults; the proposal
 rule applied to it chooses the record's proposal; base.toml is base-token-economy with
-exactly that economy. That the command still writes this record is a 26-minute run (2 cores):
+exactly that economy. That the command still writes this record is a 13-minute run (2 cores):
 benchmarks/shipped_calibration.py (docs/benchmarks.md "Calibration")."""
 
 from __future__ import annotations
@@ -19,7 +19,12 @@ import pytest
 
 from targi_sim.calibrate import load_space, load_targets
 from targi_sim.calibrate.output import candidates_from_record
-from targi_sim.calibrate.search import CalibrationConfig, choose_proposal, meets_all
+from targi_sim.calibrate.search import (
+    CalibrationConfig,
+    choose_proposal,
+    meets_all,
+    search_budget,
+)
 from targi_sim.calibrate.space import economy, value_key
 from targi_sim.game.deck import load_deck
 from targi_sim.game.rules import load_rules
@@ -38,6 +43,8 @@ def test_the_record_is_the_documented_command_with_the_shipped_defaults(record):
     assert (record["rules"], record["space"], record["targets"], record["seed"],
             record["slack"]) == (d.rules, d.space, d.targets, d.seed, d.simplify_slack)
     assert record["levels"] == list(d.levels)
+    assert (record["retune_budget"], record["search_retune_budget"]) == \
+        (d.retune_budget, search_budget(d))
     assert len(record["validated"]) >= 1 + d.finalists
 
 

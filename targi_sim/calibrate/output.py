@@ -273,6 +273,8 @@ def build_report(cal: Calibration) -> Report:
              ("deals", f"{c.deals:,} search / {c.validate_deals:,} validation"),
              ("re-tune budget", f"{c.retune_budget:,} games per level and candidate"
               + ("" if search_budget(c) == c.retune_budget else
+                 " in the validation; none in the search (the levels' own weights)"
+                 if search_budget(c) == 0 else
                  f" in the validation, {search_budget(c):,} in the search"))]
     return Report(title="targi-sim calibration", facts=facts, sections=sections, min_n=0)
 
@@ -356,6 +358,8 @@ def record(cal: Calibration) -> dict:
     return {"deck": cal.config.deck, "rules": cal.config.rules, "space": cal.space.name,
             "targets": cal.targets.name, "levels": list(cal.levels or cal.config.levels),
             "seed": cal.config.seed, "slack": cal.config.simplify_slack,
+            "retune_budget": cal.config.retune_budget,
+            "search_retune_budget": search_budget(cal.config),
             "proposal": cal.proposal.number if cal.proposal else None,
             "validated": [{"number": c.number, "role": _role(cal, c),
                            "choice": {p: value_key(v) for p, v in c.choice.items()},

@@ -25,7 +25,7 @@ import json
 import math
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +56,9 @@ DEFAULT_LEVELS = ("balanced", "tuned")
 DEFAULT_TRIALS = 100
 DEFAULT_DEALS = 1000
 DEFAULT_RETUNE_BUDGET = 300_000
+# the search measures candidates with the levels' own weights: its ranking only chooses
+# what the validation re-tunes (docs/calibrate.md step 2)
+DEFAULT_SEARCH_RETUNE_BUDGET = 0
 DEFAULT_VALIDATE_DEALS = 4000
 DEFAULT_VALIDATE_RETUNES = 4  # independent re-tunes per validated economy (the unit)
 DEFAULT_FINALISTS = 6
@@ -88,7 +91,7 @@ class CalibrationConfig:
     trials: int = DEFAULT_TRIALS
     deals: int = DEFAULT_DEALS
     retune_budget: int = DEFAULT_RETUNE_BUDGET
-    search_retune_budget: int | None = None  # the search's re-tunes (None: retune_budget)
+    search_retune_budget: int | None = DEFAULT_SEARCH_RETUNE_BUDGET  # None: retune_budget
     validate_deals: int = DEFAULT_VALIDATE_DEALS
     validate_retunes: int = DEFAULT_VALIDATE_RETUNES
     finalists: int = DEFAULT_FINALISTS
@@ -173,6 +176,8 @@ class Inputs:
 
     def settings(self, config: CalibrationConfig) -> dict[str, Any]:
         """What a continued calibration must share with the one that started the folder."""
+        # the search's budget as played: None and the validation's budget are one setting
+        config = replace(config, search_retune_budget=search_budget(config))
         return settings_of(config, deck_sha256=self.deck.sha256,
                            rules_sha256=getattr(self.rules, "sha256", None),
                            strategies_sha256=[s.sha256 for s in self.strategies])
@@ -304,7 +309,9 @@ def _candidate_from_trial(trial, space: Space) -> Candidate:
 def _open_study(out: Path, config: CalibrationConfig, inputs: Inputs):
     """The folder's study: a new one, or the one a calibration with the same settings
     left there (continued); other settings are refused."""
-    defaults = settings_of(CalibrationConfig())  # a setting added since reads as its default
+    # a setting added since reads as its default then: a folder written before
+    # search_retune_budget existed re-tuned its search like its validation
+    defaults = settings_of(CalibrationConfig(search_retune_budget=config.retune_budget))
     claim_settings(out, inputs.settings(config), "calibration", defaults, CalibrationError)
     return open_study(out, STUDY, direction="minimize")
 
@@ -417,10 +424,9 @@ def calibrate(config: CalibrationConfig, out: str | Path, *, jobs: int = 1,
             return v
 
         start = start_of_simplification(validated, targets)
-        if on_phase is not None:  # at most one step a changed value
-            on_phase("simplify", changed(start, validated[0].choice))
         simplify(space, start, validated[0].choice, measure_fresh, targets,
-                 config.simplify_slack)
+                 config.simplify_slack,
+                 None if on_phase is None else lambda n: on_phase("simplify", n))
     proposal = choose_proposal(validated, targets, config.simplify_slack)
     return Calibration(config, space, targets, candidates, validated, proposal, players,
                        time.perf_counter() - t0, out, inputs.deck, inputs.rules,
@@ -473,22 +479,31 @@ def choose_proposal(validated: list[Candidate], targets: Targets,
 
 def simplify(space: Space, start: Candidate, current: dict[str, Any],
              measure: Callable[[dict[str, Any]], Candidate], targets: Targets,
-             slack: float = 0.0) -> dict[str, Any]:
+             slack: float = 0.0,
+             on_pass: Callable[[int], None] | None = None) -> dict[str, Any]:
     """From the validated economy `start`, put each changed value (in the space's order)
     back to its `current` reading, measured like a finalist, and keep the step only when
     every target met so far stays met on the validation deals -- and, while some target
     is missed, the objective stays within `slack` of start's (the slack does not
-    accumulate). The proposal then moves only the values the targets need. Returns the
-    simplified economy."""
+    accumulate). A step rejected in one pass is tried again in the next, after a later
+    step was kept (a value may be needed only while another is still moved), until a
+    pass keeps nothing. The proposal then moves only the values the targets need.
+    `on_pass(n)`: a pass begins that tries n values. Returns the simplified economy."""
     choice, met = dict(start.choice), met_targets(targets, start)
     limit = start.objective + slack
-    for p in space.parameters:
-        if value_key(choice[p.path]) == value_key(current[p.path]):
-            continue
-        step = measure({**choice, p.path: current[p.path]})
-        step_met = met_targets(targets, step)
-        if step_met >= met and (meets_all(targets, step) or step.objective <= limit):
-            choice, met = dict(step.choice), step_met
+    kept, first = True, True
+    while kept:
+        kept = False
+        moved = [p for p in space.parameters
+                 if value_key(choice[p.path]) != value_key(current[p.path])]
+        if (moved or first) and on_pass is not None:
+            on_pass(len(moved))
+        first = False
+        for p in moved:
+            step = measure({**choice, p.path: current[p.path]})
+            step_met = met_targets(targets, step)
+            if step_met >= met and (meets_all(targets, step) or step.objective <= limit):
+                choice, met, kept = dict(step.choice), step_met, True
     return choice
 
 
