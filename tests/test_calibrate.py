@@ -688,3 +688,33 @@ def test_cli_malformed_files_are_one_error_line(tmp_path, kind, body, needles):
     result = runner.invoke(app, ["calibrate", kind, str(f), "--out", str(tmp_path / "o")])
     one_error_line(result, *needles)
     assert not (tmp_path / "o").exists()  # nothing written before the inputs are checked
+
+
+def test_the_progress_view_shows_each_simplification_pass_as_its_own_bar():
+    """Each pass announces the values it tries; the view replaces the pass's bar and says
+    which pass it is, so a second pass is never read as a bar that ran past its total."""
+    from cli.calibrate import CalibrationView
+
+    class Bar:
+        def __init__(self):
+            self.tasks, self.removed = {}, []
+
+        def add_task(self, description, total, **_):
+            self.tasks[len(self.tasks)] = (description, total)
+            return len(self.tasks) - 1
+
+        def update(self, task, **_):
+            pass
+
+        def remove_task(self, task):
+            self.removed.append(task)
+
+    bar = Bar()
+    view = CalibrationView(bar)
+    view.plan(100, 0)
+    for phase, n in (("validate", 7), ("simplify", 5), ("simplify", 4), ("simplify", 1)):
+        view.phase(phase, n)
+    assert list(bar.tasks.values())[1:] == [
+        ("validating finalists", 7), ("simplifying the proposal", 5),
+        ("simplifying the proposal (pass 2)", 4), ("simplifying the proposal (pass 3)", 1)]
+    assert bar.removed == [1, 2, 3]
