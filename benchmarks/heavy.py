@@ -95,8 +95,26 @@ def timed_part(name: str, args: list[str], tree: Path, label: str, loop: Path,
     print(f"  wall {seconds / 60:.1f} min; loop {before:,.0f} / {after:,.0f} games/s; "
           f"normalised {minutes:.1f} min (bar <= {BARS[name]:.0f}: "
           f"{'met' if minutes <= BARS[name] else 'NOT met'})", flush=True)
+    if name == "calibrate":
+        print(f"  {calibration_split(cwd / 'out', seconds)}", flush=True)
     answer = [_TIMES.sub("<t>", ln) for ln in stdout.splitlines() if ln.strip()]
     return {"minutes": minutes, "seconds": seconds, "answer": answer}
+
+
+def calibration_split(out: Path, seconds: float) -> str:
+    """Where a calibration's time went, from its own files: the search's candidates
+    (candidates.csv) and the rest -- the validation's economies, each re-tuned
+    `validate_retunes` times (validated.json, config.json)."""
+    import csv
+    import json
+
+    with open(out / "candidates.csv", newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    search = sum(float(r["seconds"] or 0) for r in rows)
+    economies = len(json.loads((out / "validated.json").read_text())["validated"])
+    retunes = json.loads((out / "config.json").read_text())["validate_retunes"]
+    return (f"search {search:.0f} s ({len(rows)} candidates); the rest {seconds - search:.0f} s: "
+            f"{economies} validated economies x {retunes} re-tunes")
 
 
 MIRROR_WORKER = r'''
