@@ -308,23 +308,29 @@ def test_resume_with_other_settings_is_refused(tiny_run):
         calibrate(other, tmp / "a")
 
 
-def test_a_folder_from_before_the_search_budget_existed_is_not_continued_with_the_new_default(
-        tiny_run):
-    """Such a folder's search re-tuned like its validation; continuing it with no
-    re-tunes in the search would mix two kinds of candidate."""
+@pytest.mark.parametrize("written", ["missing", "null"])
+def test_a_folder_whose_search_re_tuned_is_not_continued_with_the_new_default(
+        tiny_run, written):
+    """A folder written before the setting existed (missing) or while its default was
+    the validation's budget (null): its search re-tuned like its validation, and
+    continuing it with no re-tunes in the search would mix two kinds of candidate."""
     from targi_sim.calibrate.search import CalibrationError
 
     config, _, tmp = tiny_run
     saved = json.loads((tmp / "a" / "config.json").read_text(encoding="utf-8"))
+    assert saved["search_retune_budget"] == 0  # the tiny run's, the default
     del saved["search_retune_budget"]
-    (tmp / "old").mkdir()
-    (tmp / "old" / "config.json").write_text(json.dumps(saved), encoding="utf-8")
+    if written == "null":
+        saved["search_retune_budget"] = None
+    old = tmp / f"old-{written}"
+    old.mkdir()
+    (old / "config.json").write_text(json.dumps(saved), encoding="utf-8")
     with pytest.raises(CalibrationError, match="search_retune_budget"):
-        calibrate(config, tmp / "old")
+        calibrate(config, old)
     # it continues with the search re-tuned like the validation, however that is written
     for budget in (None, config.retune_budget):
         again = CalibrationConfig(**{**config.__dict__, "search_retune_budget": budget})
-        assert calibrate(again, tmp / "old", stop_after=0) is None
+        assert calibrate(again, old, stop_after=0) is None
 
 
 @pytest.mark.parametrize("search_budget", [0, None])

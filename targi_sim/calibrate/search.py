@@ -176,8 +176,10 @@ class Inputs:
 
     def settings(self, config: CalibrationConfig) -> dict[str, Any]:
         """What a continued calibration must share with the one that started the folder."""
-        # the search's budget as played: None and the validation's budget are one setting
-        config = replace(config, search_retune_budget=search_budget(config))
+        # the search's budget as played: the validation's budget and None are one setting,
+        # written None (as folders written before the default was 0 hold it)
+        same = search_budget(config) == config.retune_budget
+        config = replace(config, search_retune_budget=None if same else search_budget(config))
         return settings_of(config, deck_sha256=self.deck.sha256,
                            rules_sha256=getattr(self.rules, "sha256", None),
                            strategies_sha256=[s.sha256 for s in self.strategies])
@@ -306,13 +308,18 @@ def _candidate_from_trial(trial, space: Space) -> Candidate:
                      float(a.get("seconds", 0.0)), a.get("repeat_of"))
 
 
+def settings_defaults() -> dict[str, Any]:
+    """How a setting missing from a folder's settings reads: as its default when the
+    folder was written -- for search_retune_budget, which came later, None (the search
+    re-tuned like the validation)."""
+    return settings_of(CalibrationConfig(search_retune_budget=None))
+
+
 def _open_study(out: Path, config: CalibrationConfig, inputs: Inputs):
     """The folder's study: a new one, or the one a calibration with the same settings
     left there (continued); other settings are refused."""
-    # a setting added since reads as its default then: a folder written before
-    # search_retune_budget existed re-tuned its search like its validation
-    defaults = settings_of(CalibrationConfig(search_retune_budget=config.retune_budget))
-    claim_settings(out, inputs.settings(config), "calibration", defaults, CalibrationError)
+    claim_settings(out, inputs.settings(config), "calibration", settings_defaults(),
+                   CalibrationError)
     return open_study(out, STUDY, direction="minimize")
 
 

@@ -20,7 +20,7 @@ from targi_sim.report.model import Report, Section, Table
 from targi_sim.report.output import write_report
 
 from .output import candidates_from_record, fits
-from .search import Calibration, CalibrationConfig, Inputs, changed, meets_all
+from .search import Calibration, CalibrationConfig, Inputs, changed, meets_all, settings_defaults
 from .space import value_key
 
 
@@ -31,7 +31,7 @@ def finished_calibration(out: str | Path, config: CalibrationConfig,
     calibrated is not measured again when seeds are compared."""
     import json
 
-    from targi_sim.searches import SETTINGS_FILE, differences, settings_of
+    from targi_sim.searches import SETTINGS_FILE, differences
 
     out = Path(out)
     try:
@@ -39,7 +39,7 @@ def finished_calibration(out: str | Path, config: CalibrationConfig,
         data = json.loads((out / "validated.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    if differences(saved, inputs.settings(config), settings_of(CalibrationConfig())):
+    if differences(saved, inputs.settings(config), settings_defaults()):
         return None
     validated = candidates_from_record(data)
     proposal = next((v for v in validated if v.number == data["proposal"]), None)
