@@ -104,15 +104,17 @@ def timed_part(name: str, args: list[str], tree: Path, label: str, loop: Path,
 def calibration_split(out: Path, seconds: float) -> str:
     """Where a calibration's time went, from its own files: the search's candidates
     (candidates.csv) and the rest -- the validation's economies, each re-tuned
-    `validate_retunes` times (validated.json, config.json)."""
+    `validate_retunes` times (validated.json, the folder's settings)."""
     import csv
     import json
+
+    from targi_sim.searches import SETTINGS_FILE
 
     with open(out / "candidates.csv", newline="", encoding="utf-8") as f:
         rows = list(csv.DictReader(f))
     search = sum(float(r["seconds"] or 0) for r in rows)
     economies = len(json.loads((out / "validated.json").read_text())["validated"])
-    retunes = json.loads((out / "config.json").read_text())["validate_retunes"]
+    retunes = json.loads((out / SETTINGS_FILE).read_text())["validate_retunes"]
     return (f"search {search:.0f} s ({len(rows)} candidates); the rest {seconds - search:.0f} s: "
             f"{economies} validated economies x {retunes} re-tunes")
 

@@ -271,12 +271,19 @@ def build_report(cal: Calibration) -> Report:
              ("targets", cal.targets.name), ("levels", ", ".join(cal.levels or c.levels)),
              ("seed", str(c.seed)), ("candidates", str(c.trials)),
              ("deals", f"{c.deals:,} search / {c.validate_deals:,} validation"),
-             ("re-tune budget", f"{c.retune_budget:,} games per level and candidate"
-              + ("" if search_budget(c) == c.retune_budget else
-                 " in the validation; none in the search (the levels' own weights)"
-                 if search_budget(c) == 0 else
-                 f" in the validation, {search_budget(c):,} in the search"))]
+             ("re-tune budget", _budget_fact(c))]
     return Report(title="targi-sim calibration", facts=facts, sections=sections, min_n=0)
+
+
+def _budget_fact(c) -> str:
+    """The re-tune budgets of the validation and, when it differs, of the search."""
+    text = f"{c.retune_budget:,} games per level and candidate"
+    searched = search_budget(c)
+    if searched == c.retune_budget:
+        return text
+    if searched == 0:
+        return text + " in the validation; none in the search (the levels' own weights)"
+    return text + f" in the validation, {searched:,} in the search"
 
 
 def rule_sentence(cal: Calibration) -> str:
