@@ -10,6 +10,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from targi_sim.calibrate import load_space, load_targets
@@ -37,8 +39,11 @@ from targi_sim.calibrate.search import (
     calibrate,
     choose_proposal,
     finalists,
+    keeps_step,
     meets_all,
+    met_targets,
     objective_of,
+    rejected_early,
     simplify,
 )
 from targi_sim.calibrate.targets import Estimate, Target, Targets, playtest_figures, read_playtest
@@ -454,7 +459,7 @@ def test_simplify_puts_back_a_value_only_while_every_met_target_stays_met(tmp_pa
     start = _cand(1, {gold: 2, silver: 1, merchant: 2}, (0.03, 0.02, 0.04), (8.0, 7.9, 8.1))
     asked = []
 
-    def measure(choice):
+    def measure(choice, rejected):
         asked.append(dict(choice))
         if choice[gold] != 2:  # the gold rate makes the cards: reverting it misses by 0.5
             return _cand(9, choice, (0.03, 0.02, 0.04), (5.5, 5.4, 5.6))
@@ -478,7 +483,7 @@ def test_simplify_tries_a_rejected_step_again_after_a_later_one_is_kept(tmp_path
     start = _cand(1, {gold: 2, silver: 1, merchant: 2}, (0.03, 0.02, 0.04), (8.0, 7.9, 8.1))
     asked, passes = [], []
 
-    def measure(choice):
+    def measure(choice, rejected):
         asked.append(dict(choice))
         fits = choice[gold] == 2 and (choice[silver] == 1 or choice[merchant] == "any")
         return _cand(9, choice, *(((0.025, 0.02, 0.03), (7.0, 6.9, 7.1)) if fits else
@@ -501,11 +506,128 @@ def test_simplify_without_a_fit_keeps_a_step_within_the_slack_that_keeps_the_met
     (p,) = sp.parameters
     start = _cand(1, {p.path: 1}, (0.0, 0.0, 0.0), (6.5, 6.4, 6.6))  # misses full by 1 unit
     step = _cand(2, {p.path: "any"}, (0.0, 0.0, 0.0), (6.2, 6.1, 6.3))
-    assert simplify(sp, start, {p.path: "any"}, lambda c: step, RULE_TARGETS,
+    assert simplify(sp, start, {p.path: "any"}, lambda c, r: step, RULE_TARGETS,
                     slack=0.0) == {p.path: "any"}  # no worse: kept
     worse = _cand(2, {p.path: "any"}, (0.0, 0.0, 0.0), (5.0, 4.9, 5.1))  # loses cards
-    assert simplify(sp, start, {p.path: "any"}, lambda c: worse, RULE_TARGETS,
+    assert simplify(sp, start, {p.path: "any"}, lambda c, r: worse, RULE_TARGETS,
                     slack=100.0) == {p.path: 1}
+
+
+# racing the simplification: a step whose fixed level breaks a met target stops early
+TWO_LEVELS = Targets("t2", (
+    Target("balanced", "card_point_share", 0.5, None, 0.1, "s"),
+    Target("balanced", "first_player_rate", 0.4, 0.6, 0.1, "s"),
+    Target("tuned", "first_player_rate", 0.4, 0.6, 0.1, "s"),
+    Target("tuned", "display_full_share", 0.02, None, 0.02, "s"),
+    Target("tuned", "cards_per_player", 6.0, None, 1.0, "s")))
+_FIGS = {"balanced": ("card_point_share", "first_player_rate"),
+         "tuned": ("first_player_rate", "display_full_share", "cards_per_player")}
+
+
+def _two_level(number: int, choice: dict, values: dict, raced: bool = False) -> Candidate:
+    """A validated economy from {(level, figure): value}; `raced`: balanced only, as a
+    step stopped before its re-tunes is."""
+    levels = ("balanced",) if raced else ("balanced", "tuned")
+    figs = {lv: {f: Estimate(values[lv, f], values[lv, f], values[lv, f], 4)
+                 for f in _FIGS[lv]} for lv in levels}
+    return Candidate(number, choice, objective_of(TWO_LEVELS, figs, list(levels)), raced,
+                     figs)
+
+
+def test_a_step_whose_fixed_level_breaks_a_met_target_is_rejected_before_its_retunes():
+    v = {("balanced", "card_point_share"): 0.45, ("balanced", "first_player_rate"): 0.5,
+         ("tuned", "first_player_rate"): 0.5, ("tuned", "display_full_share"): 0.03,
+         ("tuned", "cards_per_player"): 8.0}
+    partial = _two_level(5, {}, v, raced=True)
+    assert partial.objective == pytest.approx(0.25)  # (0.05 / 0.1) ** 2
+    assert rejected_early(TWO_LEVELS, frozenset({0, 3}), 10.0, partial)  # card share was met
+    # not met so far: only the objective bound can reject it
+    assert not rejected_early(TWO_LEVELS, frozenset({3}), 10.0, partial)
+    assert rejected_early(TWO_LEVELS, frozenset({3}), 0.2, partial)
+    # a fixed level inside every band decides nothing
+    fine = _two_level(6, {}, {**v, ("balanced", "card_point_share"): 0.6}, raced=True)
+    assert not rejected_early(TWO_LEVELS, frozenset({0, 1, 2, 3, 4}), 0.0, fine)
+    # a raced step is never kept, whatever its (partial) figures say
+    assert not keeps_step(TWO_LEVELS, frozenset(), 10.0, fine)
+
+
+_value_of = {"card_point_share": st.floats(0.0, 1.0), "first_player_rate": st.floats(0.3, 0.7),
+             "display_full_share": st.floats(0.0, 0.05), "cards_per_player": st.floats(3, 9)}
+
+
+@settings(max_examples=400, deadline=None)
+@given(data=st.data(), met=st.sets(st.integers(0, 4)), limit=st.floats(0.0, 30.0))
+def test_rejecting_early_never_rejects_a_step_the_whole_validation_would_keep(data, met,
+                                                                               limit):
+    """Exactness: whenever the fixed level alone rejects a step, the step measured at
+    every level is rejected by simplify's rule too -- so racing changes no answer."""
+    values = {(lv, f): data.draw(_value_of[f]) for lv, fs in _FIGS.items() for f in fs}
+    met = frozenset(met)
+    if rejected_early(TWO_LEVELS, met, limit, _two_level(1, {}, values, raced=True)):
+        assert not keeps_step(TWO_LEVELS, met, limit, _two_level(1, {}, values))
+
+
+def test_a_raced_simplification_proposes_what_the_whole_validation_proposes(tmp_path, base):
+    """The planted case of the retrying simplification, with a fixed level: putting the
+    gold rate back breaks balanced's card share (met by the start). A measure that stops
+    such steps before their re-tunes simplifies to the same economy, and stops exactly
+    the steps the whole validation rejects for that reason."""
+    sp = load_space(write(tmp_path, "s.toml", space_text(
+        GOLD_VP, SILVER_TIMES, ("border.Merchant.times", '["any", 2]'))), *base)
+    gold, silver, merchant = (p.path for p in sp.parameters)
+
+    def figures(choice) -> dict:
+        fits = choice[gold] == 2 and (choice[silver] == 1 or choice[merchant] == "any")
+        return {("balanced", "card_point_share"): 0.6 if choice[gold] == 2 else 0.4,
+                ("balanced", "first_player_rate"): 0.5, ("tuned", "first_player_rate"): 0.5,
+                ("tuned", "display_full_share"): 0.03 if fits else 0.0,
+                ("tuned", "cards_per_player"): 8.0}
+
+    start = _two_level(1, {gold: 2, silver: 1, merchant: 2}, figures(
+        {gold: 2, silver: 1, merchant: 2}))
+    runs = {}
+    for racing in (False, True):
+        retuned, stopped = [], []
+
+        def measure(choice, rejected, racing=racing, retuned=retuned, stopped=stopped):
+            partial = _two_level(9, choice, figures(choice), raced=True)
+            if racing and rejected(partial):
+                stopped.append(dict(choice))
+                return partial
+            retuned.append(dict(choice))
+            return _two_level(9, choice, figures(choice))
+
+        got = simplify(sp, start, sp.current(), measure, TWO_LEVELS)
+        runs[racing] = (got, retuned, stopped)
+    (whole, retuned_all, _), (raced, retuned_some, stopped) = runs[False], runs[True]
+    assert raced == whole == {gold: 2, silver: "any", merchant: "any"}
+    assert stopped == [c for c in retuned_all if c[gold] != 2] and len(stopped) == 3
+    assert retuned_some == [c for c in retuned_all if c[gold] == 2]
+    for c in stopped:  # each one the whole validation rejected
+        assert not keeps_step(TWO_LEVELS, met_targets(TWO_LEVELS, start), start.objective,
+                              _two_level(9, c, figures(c)))
+
+
+def test_a_step_stopped_early_carries_the_fixed_figures_its_whole_validation_has(tiny_run):
+    """On the engine: a validation stopped before its re-tunes (the screen says reject)
+    reports for the fixed level the very figures, to the bit, of the whole validation of
+    the same economy; a screen that rejects nothing validates as before."""
+    from targi_sim.calibrate.search import Evaluator, _validate_one, load_inputs, stream
+    from targi_sim.runner.dispatch import parallel_pool
+
+    config, cal, _ = tiny_run
+    whole = cal.validated[0]  # the current economy: validated in full, never raced
+    with parallel_pool(1, "loky", None) as parallel:
+        ev = Evaluator(config, load_inputs(config), parallel)
+        seed = stream(config.seed, "validate")
+        stopped, players = _validate_one(ev, 0, whole.choice, config, seed, lambda p: True)
+        again, _ = _validate_one(ev, 0, whole.choice, config, seed, lambda p: False)
+    assert stopped.raced and set(stopped.figures) == {"balanced"} and not stopped.weights
+    assert stopped.figures["balanced"] == whole.figures["balanced"]
+    assert stopped.objective <= whole.objective
+    assert players["tuned"] is ev.strategies[1]  # not re-tuned
+    assert not again.raced and again.figures == whole.figures
+    assert again.objective == whole.objective and again.weights == whole.weights
 
 
 def test_on_a_tie_fewer_changes_rank_first():

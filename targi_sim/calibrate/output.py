@@ -41,14 +41,17 @@ def candidates_table(cal: Calibration) -> pl.DataFrame:
 
 
 def targets_table(cal: Calibration) -> pl.DataFrame:
-    """Per validated candidate and target: the figure, its interval, the band, the miss."""
+    """Per validated candidate and target: the figure, its interval, the band, the miss
+    (`raced`: a simplification step stopped before its re-tunes, its re-tuned levels not
+    measured)."""
     rows = []
     for c in cal.validated:
         role = _role(cal, c)
         for t in cal.targets.targets:
             e = c.figures.get(t.level, {}).get(t.figure)
             v = e.value if e is not None else math.nan
-            rows.append({"candidate": c.number, "economy": role, "level": t.level,
+            rows.append({"candidate": c.number, "economy": role, "raced": c.raced,
+                         "level": t.level,
                          "figure": t.figure, "value": v,
                          "lo": e.lo if e is not None else math.nan,
                          "hi": e.hi if e is not None else math.nan,
@@ -82,7 +85,8 @@ def fits_table(cal: Calibration) -> pl.DataFrame:
     """Per economy that fits (or, when none does, the three smallest misses) and level:
     its values and its shape on the figures the targets do not fix."""
     cur = cal.validated[0].choice
-    shown = fits(cal) or sorted(cal.validated, key=lambda c: (c.objective, c.number))[:3]
+    shown = fits(cal) or sorted((c for c in cal.validated if not c.raced),
+                                key=lambda c: (c.objective, c.number))[:3]
     rows = []
     for c in shown:
         for lv, fs in c.figures.items():
@@ -219,7 +223,9 @@ def build_report(cal: Calibration) -> Report:
                f"({sum(c.raced for c in cal.candidates)} raced out before their re-tunes, "
                f"{sum(c.repeat_of is not None for c in cal.candidates)} repeats), "
                f"{len(cal.validated) - 1 - len(cal.simplified)} finalists and "
-               f"{len(cal.simplified)} simplification steps validated on fresh deals: "
+               f"{len(cal.simplified)} simplification steps validated on fresh deals "
+               f"({sum(c.raced for c in cal.validated)} stopped before their re-tunes: "
+               "their fixed levels alone broke a target met so far): "
                f"{spent / 60:.1f} minutes of measuring and re-tuning in all "
                f"({cal.seconds / 60:.1f} in this call).",
                f"Objective (sum of squared misses, 0 = every target's value inside its "
@@ -370,7 +376,7 @@ def record(cal: Calibration) -> dict:
             "proposal": cal.proposal.number if cal.proposal else None,
             "validated": [{"number": c.number, "role": _role(cal, c),
                            "choice": {p: value_key(v) for p, v in c.choice.items()},
-                           "objective": c.objective,
+                           "objective": c.objective, "raced": c.raced,
                            "figures": {lv: {f: [e.value, e.lo, e.hi, e.units]
                                             for f, e in fs.items()}
                                        for lv, fs in c.figures.items()}}
@@ -383,7 +389,7 @@ def candidates_from_record(data: dict) -> list[Candidate]:
     from .targets import Estimate
 
     return [Candidate(v["number"], {p: parse_value(x) for p, x in v["choice"].items()},
-                      v["objective"],
+                      v["objective"], v.get("raced", False),
                       figures={lv: {f: Estimate(*e[:3], int(e[3])) for f, e in fs.items()}
                                for lv, fs in v["figures"].items()})
             for v in data["validated"]]

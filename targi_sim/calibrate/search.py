@@ -257,20 +257,44 @@ class Evaluator:
             weights[n] = [float(x) for x in result.strategy.params]
         return follow_retuned(players, self.strategies), weights
 
-    def evaluate(self, number: int, choice: dict[str, Any], *, measure_seed: int,
-                 retune_seed: int, deals: int, best: float = math.inf,
-                 race: bool = True, retune_budget: int | None = None
-                 ) -> tuple[Candidate, list[Strategy]]:
-        """One economy measured (`retune_budget` None: the configured one)."""
-        t0 = time.perf_counter()
+    def racing_levels(self) -> list[str]:
+        """The levels measured before the re-tunes when a candidate is raced (none when
+        every level is fixed, or every level moves)."""
+        fixed = self._fixed_levels()
+        return fixed if len(fixed) < len(self.names) else []
+
+    def _economy(self, number: int, choice: dict[str, Any]) -> tuple[Deck, Rules]:
         deck, rules, _ = economy(self.space, choice, self.deck, self.rules,
                                  f"{self.deck.name}-candidate-{number}")
-        figures: dict[str, dict[str, Estimate]] = {}
-        fixed = self._fixed_levels()
-        if race and fixed and len(fixed) < len(self.names):
-            shapes = measure_levels(self.strategies, self.names, deck, rules, deals=deals,
-                                    seed=measure_seed, parallel=self.parallel, only=fixed)
-            figures.update(_figs(shapes))
+        return deck, rules
+
+    def fixed_figures(self, number: int, choice: dict[str, Any], *, measure_seed: int,
+                      deals: int) -> dict[str, dict[str, Estimate]]:
+        """The racing levels' figures on these deals: what evaluate measures of them,
+        to the bit, without any re-tune."""
+        deck, rules = self._economy(number, choice)
+        shapes = measure_levels(self.strategies, self.names, deck, rules, deals=deals,
+                                seed=measure_seed, parallel=self.parallel,
+                                only=self.racing_levels())
+        return _figs(shapes)
+
+    def evaluate(self, number: int, choice: dict[str, Any], *, measure_seed: int,
+                 retune_seed: int, deals: int, best: float = math.inf,
+                 race: bool = True, retune_budget: int | None = None,
+                 known: dict[str, dict[str, Estimate]] | None = None
+                 ) -> tuple[Candidate, list[Strategy]]:
+        """One economy measured (`retune_budget` None: the configured one). `known`: the
+        racing levels' figures on these deals, already measured (fixed_figures)."""
+        t0 = time.perf_counter()
+        deck, rules = self._economy(number, choice)
+        figures: dict[str, dict[str, Estimate]] = dict(known or {})
+        fixed = self.racing_levels()
+        if race and fixed:
+            if not known:
+                shapes = measure_levels(self.strategies, self.names, deck, rules,
+                                        deals=deals, seed=measure_seed,
+                                        parallel=self.parallel, only=fixed)
+                figures.update(_figs(shapes))
             partial = objective_of(self.targets, figures, fixed)
             if partial > best:
                 return Candidate(number, choice, partial, True, figures, {},
@@ -413,9 +437,11 @@ def calibrate(config: CalibrationConfig, out: str | Path, *, jobs: int = 1,
         validated, players = _validate(ev, chosen, config, validate_seed, validated_one)
         steps: list[int] = []  # validated as simplification steps, in order
 
-        def measure_fresh(choice: dict[str, Any]) -> Candidate:
+        def measure_fresh(choice: dict[str, Any],
+                          rejected: Callable[[Candidate], bool]) -> Candidate:
             """A simplification step, measured like the finalists (fresh deals, fresh
-            re-tunes); an economy already validated is not played again."""
+            re-tunes) but raced: stopped before its re-tunes when its fixed levels already
+            reject it; an economy already validated is not played again."""
             key = _key(choice)
             known = next((v for v in validated if _key(v.choice) == key), None)
             if known is not None:
@@ -424,7 +450,8 @@ def calibrate(config: CalibrationConfig, out: str | Path, *, jobs: int = 1,
             # an economy the search never measured gets the next number after its own
             number = (twin.number if twin is not None else
                       len(candidates) + sum(n >= len(candidates) for n in steps))
-            v, players[number] = _validate_one(ev, number, choice, config, validate_seed)
+            v, players[number] = _validate_one(ev, number, choice, config, validate_seed,
+                                               rejected)
             validated.append(v)
             steps.append(number)
             validated_one(v)
@@ -454,13 +481,14 @@ def meets_all(targets: Targets, c: Candidate) -> bool:
 def start_of_simplification(validated: list[Candidate], targets: Targets) -> Candidate:
     """Where simplification starts: the validated economy with the fewest changes among
     those that meet every target; when none does, the smallest miss (then the fewest
-    changes). validated[0] is the current economy."""
+    changes). validated[0] is the current economy; a step stopped before its re-tunes
+    (raced: its objective only a lower bound) is never chosen."""
     current = validated[0].choice
-    fit = [c for c in validated if meets_all(targets, c)]
+    whole = [c for c in validated if not c.raced]
+    fit = [c for c in whole if meets_all(targets, c)]
     if fit:
         return min(fit, key=lambda c: (changed(c, current), round(c.objective, 9), c.number))
-    return min(validated, key=lambda c: (round(c.objective, 9), changed(c, current),
-                                         c.number))
+    return min(whole, key=lambda c: (round(c.objective, 9), changed(c, current), c.number))
 
 
 def choose_proposal(validated: list[Candidate], targets: Targets,
@@ -477,7 +505,7 @@ def choose_proposal(validated: list[Candidate], targets: Targets,
         best = top
     else:
         keep = met_targets(targets, top)
-        close = [c for c in validated if c.objective <= top.objective + slack
+        close = [c for c in validated if not c.raced and c.objective <= top.objective + slack
                  and met_targets(targets, c) >= keep]
         best = min(close, key=lambda c: (changed(c, current), round(c.objective, 9),
                                          c.number))
@@ -485,8 +513,8 @@ def choose_proposal(validated: list[Candidate], targets: Targets,
 
 
 def simplify(space: Space, start: Candidate, current: dict[str, Any],
-             measure: Callable[[dict[str, Any]], Candidate], targets: Targets,
-             slack: float = 0.0,
+             measure: Callable[[dict[str, Any], Callable[[Candidate], bool]], Candidate],
+             targets: Targets, slack: float = 0.0,
              on_pass: Callable[[int], None] | None = None) -> dict[str, Any]:
     """From the validated economy `start`, put each changed value (in the space's order)
     back to its `current` reading, measured like a finalist, and keep the step only when
@@ -495,7 +523,11 @@ def simplify(space: Space, start: Candidate, current: dict[str, Any],
     accumulate). A step rejected in one pass is tried again in the next, after a later
     step was kept (a value may be needed only while another is still moved), until a
     pass keeps nothing. The proposal then moves only the values the targets need.
-    `on_pass(n)`: a pass begins that tries n values. Returns the simplified economy."""
+
+    `measure(choice, rejected)`: the step validated; `rejected(partial)` tells it when
+    the levels it measured first already reject the step (then it may stop there and
+    return it raced: a raced step is never kept). `on_pass(n)`: a pass begins that
+    tries n values. Returns the simplified economy."""
     choice, met = dict(start.choice), met_targets(targets, start)
     limit = start.objective + slack
     kept, first = True, True
@@ -507,11 +539,31 @@ def simplify(space: Space, start: Candidate, current: dict[str, Any],
             on_pass(len(moved))
         first = False
         for p in moved:
-            step = measure({**choice, p.path: current[p.path]})
-            step_met = met_targets(targets, step)
-            if step_met >= met and (meets_all(targets, step) or step.objective <= limit):
-                choice, met, kept = dict(step.choice), step_met, True
+            step = measure({**choice, p.path: current[p.path]},
+                           lambda part, met=met: rejected_early(targets, met, limit, part))
+            if keeps_step(targets, met, limit, step):
+                choice, met, kept = dict(step.choice), met_targets(targets, step), True
     return choice
+
+
+def keeps_step(targets: Targets, met: frozenset[int], limit: float, step: Candidate) -> bool:
+    """simplify's rule for one validated step: every target met so far stays met, and
+    every target is met or the objective is within `limit`. A raced step (stopped
+    before its re-tunes: rejected_early) is not kept."""
+    return (not step.raced and met_targets(targets, step) >= met
+            and (meets_all(targets, step) or step.objective <= limit))
+
+
+def rejected_early(targets: Targets, met: frozenset[int], limit: float,
+                   partial: Candidate) -> bool:
+    """Whether a simplification step measured at some levels only (`partial.figures`)
+    is rejected whatever its other levels show: it misses a target of those levels that
+    was met so far, or it misses one (so it cannot meet every target) and its objective
+    on those levels alone -- a lower bound of the whole, a sum of squares -- is already
+    above `limit`. Exact: the full measurement would reject it too."""
+    missed = {i for i, t in enumerate(targets.targets) if t.level in partial.figures
+              and not t.met(partial.figures[t.level].get(t.figure))}
+    return bool(missed & met) or (bool(missed) and partial.objective > limit)
 
 
 def _key(choice: dict[str, Any]) -> str:
@@ -564,26 +616,55 @@ def finalists(candidates: Sequence[Candidate], k: int) -> list[Candidate]:
 
 
 def _validate_one(ev: Evaluator, number: int, choice: dict[str, Any],
-                 config: CalibrationConfig, seed: int) -> tuple[Candidate, dict[str, Strategy]]:
+                  config: CalibrationConfig, seed: int,
+                  screen: Callable[[Candidate], bool] | None = None
+                  ) -> tuple[Candidate, dict[str, Strategy]]:
     """One economy validated: `validate_retunes` independent re-tunes, each measured on
-    its share of `validate_deals` fresh deals, never raced. The re-tune is the unit of
-    every figure's interval: a re-tuned player is one draw of the strong level, and the
-    figures of one draw share it (one re-tune's full-display share ranged 0.2-4.5% over
-    seeds for one economy: docs/calibrate.md)."""
+    its share of `validate_deals` fresh deals. The re-tune is the unit of every figure's
+    interval: a re-tuned player is one draw of the strong level, and the figures of one
+    draw share it (one re-tune's full-display share ranged 0.2-4.5% over seeds for one
+    economy: docs/calibrate.md).
+
+    `screen(partial)`: the levels that are never re-tuned are measured first, on every
+    draw's deals (the very figures the whole validation would give them); when `screen`
+    says that alone decides the economy's fate, it is returned raced, without re-tunes."""
     k = config.validate_retunes
     deals = -(-config.validate_deals // k)
-    draws = [ev.evaluate(number, choice, measure_seed=stream(seed, f"block{r}"),
+    blocks = [stream(seed, f"block{r}") for r in range(k)]
+    known: list[dict[str, dict[str, Estimate]] | None] = [None] * k
+    screened = 0.0
+    if screen is not None and ev.racing_levels():
+        t0 = time.perf_counter()
+        known = [ev.fixed_figures(number, choice, measure_seed=b, deals=deals)
+                 for b in blocks]
+        figures = _pooled(known, k)
+        screened = time.perf_counter() - t0
+        partial = Candidate(number, choice,
+                            objective_of(ev.targets, figures, ev.racing_levels()), True,
+                            figures, {}, screened)
+        if screen(partial):
+            return partial, dict(zip(ev.names, ev.strategies, strict=True))
+    draws = [ev.evaluate(number, choice, measure_seed=b,
                          retune_seed=stream(config.seed, f"validate-retune{r}"),
-                         deals=deals, race=False) for r in range(k)]
+                         deals=deals, race=False, known=known[r])
+             for r, b in enumerate(blocks)]
     v, ps = draws[0]  # the first re-tune's players are the ones written out
-    draws = [d for d, _ in draws]
     if k > 1:
-        figures = {lv: {f: over_draws([d.figures[lv][f] for d in draws],
-                                      share=FIGURES[f].unit == "share")
-                        for f in fs} for lv, fs in v.figures.items()}
+        figures = _pooled([d.figures for d, _ in draws], k)
         v = Candidate(number, choice, objective_of(ev.targets, figures), False, figures,
-                      v.weights, sum(d.seconds for d in draws))
-    return v, {n: p for n, p in zip(ev.names, ps, strict=True)}
+                      v.weights, sum(d.seconds for d, _ in draws))
+    v.seconds += screened
+    return v, dict(zip(ev.names, ps, strict=True))
+
+
+def _pooled(draws: Sequence[dict[str, dict[str, Estimate]]], k: int
+            ) -> dict[str, dict[str, Estimate]]:
+    """Each figure over the validation's draws (over_draws); one draw's own figures when
+    there is one."""
+    if k == 1:
+        return draws[0]
+    return {lv: {f: over_draws([d[lv][f] for d in draws], share=FIGURES[f].unit == "share")
+                 for f in fs} for lv, fs in draws[0].items()}
 
 
 def over_draws(estimates: Sequence[Estimate], share: bool = False) -> Estimate:
@@ -633,5 +714,6 @@ def _validate(ev: Evaluator, chosen: list[Candidate], config: CalibrationConfig,
 
 __all__ = ["CONFIG_FILE", "Calibration", "CalibrationConfig", "CalibrationError",
            "Candidate", "Evaluator", "Inputs", "calibrate", "changed", "choose_proposal",
-           "finalists", "load_inputs", "meets_all", "met_targets", "objective_of", "rank",
-           "over_draws", "search_budget", "simplify", "start_of_simplification", "stream"]
+           "finalists", "keeps_step", "load_inputs", "meets_all", "met_targets",
+           "objective_of", "rank", "over_draws", "rejected_early", "search_budget", "simplify",
+           "start_of_simplification", "stream"]
