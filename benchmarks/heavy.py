@@ -113,10 +113,12 @@ def calibration_split(out: Path, seconds: float) -> str:
     with open(out / "candidates.csv", newline="", encoding="utf-8") as f:
         rows = list(csv.DictReader(f))
     search = sum(float(r["seconds"] or 0) for r in rows)
-    economies = len(json.loads((out / "validated.json").read_text())["validated"])
+    validated = json.loads((out / "validated.json").read_text())["validated"]
+    raced = sum(bool(v.get("raced")) for v in validated)
     retunes = json.loads((out / SETTINGS_FILE).read_text())["validate_retunes"]
     return (f"search {search:.0f} s ({len(rows)} candidates); the rest {seconds - search:.0f} s: "
-            f"{economies} validated economies x {retunes} re-tunes")
+            f"{len(validated) - raced} validated economies x {retunes} re-tunes"
+            f" (and {raced} steps stopped before their re-tunes)")
 
 
 MIRROR_WORKER = r'''
