@@ -11,7 +11,8 @@ How (docs/calibrate.md):
   "measure" stream of the seed); the final comparison uses fresh ones ("validate").
 - **Racing:** the levels that are not re-tuned are measured first; a candidate whose
   miss on them alone already exceeds the best complete candidate's is dropped before
-  its (costly) re-tunes.
+  its (costly) re-tunes, and so is a simplification step they alone already reject
+  (rejected_early: exact, the whole validation would reject it too).
 - **Objective:** the sum over targets of the squared miss (targets.Target.miss), so a
   candidate inside every band scores 0.
 - **Continued when rerun:** trials live in an Optuna journal file in the output folder
