@@ -269,15 +269,18 @@ class Evaluator:
                                  f"{self.deck.name}-candidate-{number}")
         return deck, rules
 
-    def fixed_figures(self, number: int, choice: dict[str, Any], *, measure_seed: int,
-                      deals: int) -> dict[str, dict[str, Estimate]]:
-        """The racing levels' figures on these deals: what evaluate measures of them,
-        to the bit, without any re-tune."""
+    def _measure_fixed(self, deck: Deck, rules: Rules, measure_seed: int, deals: int
+                       ) -> dict[str, dict[str, Estimate]]:
+        return _figs(measure_levels(self.strategies, self.names, deck, rules, deals=deals,
+                                    seed=measure_seed, parallel=self.parallel,
+                                    only=self.racing_levels()))
+
+    def fixed_figures(self, number: int, choice: dict[str, Any], *, seeds: Sequence[int],
+                      deals: int) -> list[dict[str, dict[str, Estimate]]]:
+        """The racing levels' figures on each seed's deals: what evaluate measures of them,
+        to the bit, without any re-tune (the economy built once)."""
         deck, rules = self._economy(number, choice)
-        shapes = measure_levels(self.strategies, self.names, deck, rules, deals=deals,
-                                seed=measure_seed, parallel=self.parallel,
-                                only=self.racing_levels())
-        return _figs(shapes)
+        return [self._measure_fixed(deck, rules, s, deals) for s in seeds]
 
     def evaluate(self, number: int, choice: dict[str, Any], *, measure_seed: int,
                  retune_seed: int, deals: int, best: float = math.inf,
@@ -292,10 +295,7 @@ class Evaluator:
         fixed = self.racing_levels()
         if race and fixed:
             if not known:
-                shapes = measure_levels(self.strategies, self.names, deck, rules,
-                                        deals=deals, seed=measure_seed,
-                                        parallel=self.parallel, only=fixed)
-                figures.update(_figs(shapes))
+                figures.update(self._measure_fixed(deck, rules, measure_seed, deals))
             partial = objective_of(self.targets, figures, fixed)
             if partial > best:
                 return Candidate(number, choice, partial, True, figures, {},
@@ -636,8 +636,7 @@ def _validate_one(ev: Evaluator, number: int, choice: dict[str, Any],
     screened = 0.0
     if screen is not None and ev.racing_levels():
         t0 = time.perf_counter()
-        known = [ev.fixed_figures(number, choice, measure_seed=b, deals=deals)
-                 for b in blocks]
+        known = ev.fixed_figures(number, choice, seeds=blocks, deals=deals)
         figures = _pooled(known, k)
         screened = time.perf_counter() - t0
         partial = Candidate(number, choice,
