@@ -27,12 +27,13 @@ def dask_cluster(cwd: Path, workers: int = 2) -> Iterator[str]:
     port = _free_port()
     address = f"tcp://127.0.0.1:{port}"
     env = {**os.environ, "DASK_DISTRIBUTED__WORKER__DAEMON": "False"}
-    procs = [subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", str(port),
-                               "--no-dashboard"], env=env, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL)]
+    scheduler = subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port",
+                                  str(port), "--no-dashboard"], env=env,
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    worker_procs: list[subprocess.Popen] = []
     try:
         for _ in range(workers):
-            procs.append(subprocess.Popen(
+            worker_procs.append(subprocess.Popen(
                 [dask, "worker", address, "--nthreads", "1", "--nworkers", "1",
                  "--no-dashboard"], env=env, cwd=cwd, stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL))
@@ -45,8 +46,8 @@ def dask_cluster(cwd: Path, workers: int = 2) -> Iterator[str]:
     finally:
         # the workers first, the scheduler once they are gone: a worker whose scheduler
         # vanished first waits to reconnect before it exits (8 s of every such test)
-        _stop(procs[1:])
-        _stop(procs[:1])
+        _stop(worker_procs)
+        _stop([scheduler])
 
 
 def _stop(procs: list[subprocess.Popen]) -> None:

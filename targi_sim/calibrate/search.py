@@ -271,6 +271,7 @@ class Evaluator:
 
     def _measure_fixed(self, deck: Deck, rules: Rules, measure_seed: int, deals: int
                        ) -> dict[str, dict[str, Estimate]]:
+        """The racing levels measured on one seed's deals (evaluate's and screening's)."""
         return _figs(measure_levels(self.strategies, self.names, deck, rules, deals=deals,
                                     seed=measure_seed, parallel=self.parallel,
                                     only=self.racing_levels()))
